@@ -1,0 +1,106 @@
+import type { ApiErrorBody } from './types';
+
+/**
+ * The one catalogue of error codes (convention C2/C3). Each code has one HTTP status; the store
+ * throws codes, the error middleware turns them into statuses, so the store knows nothing of HTTP.
+ */
+export const ERROR_STATUS = {
+  missing_token: 401,
+  invalid_token: 401,
+  not_found: 404,
+  parameter_missing: 400,
+  parameter_invalid: 400,
+  parameter_unknown: 400,
+  too_many_parameters: 400,
+  nesting_too_deep: 400,
+  malformed_body: 400,
+  malformed_url: 400,
+  route_not_found: 404,
+  method_not_allowed: 405,
+  body_too_large: 413,
+  unsupported_media_type: 415,
+  internal: 500,
+} as const;
+
+export type ErrorCode = keyof typeof ERROR_STATUS;
+
+export class ApiError extends Error {
+  readonly code: ErrorCode;
+  readonly param: string | undefined;
+  /** Extra response headers that belong to this refusal (`WWW-Authenticate`, `Allow`). */
+  readonly headers: Readonly<Record<string, string>>;
+
+  constructor(code: ErrorCode, message: string, param?: string, headers: Record<string, string> = {}) {
+    super(message);
+    this.name = 'ApiError';
+    this.code = code;
+    this.param = param;
+    this.headers = headers;
+  }
+
+  get status(): number {
+    return ERROR_STATUS[this.code];
+  }
+
+  toJSON(): ApiErrorBody {
+    const body: ApiErrorBody = {
+      type: this.status >= 500 ? 'api_error' : 'invalid_request',
+      code: this.code,
+      message: this.message,
+    };
+    if (this.param !== undefined) body.param = this.param;
+    return body;
+  }
+}
+
+/** Named constructors, so every message of one kind is worded once. */
+export const errors = {
+  missingToken: () =>
+    new ApiError(
+      'missing_token',
+      'No access token was sent. Send the header "Authorization: Bearer <token>".',
+      undefined,
+      { 'WWW-Authenticate': 'Bearer realm="messaging"' },
+    ),
+  invalidToken: (why: string) =>
+    new ApiError('invalid_token', `${why} Send the header "Authorization: Bearer <token>".`, undefined, {
+      'WWW-Authenticate': 'Bearer realm="messaging", error="invalid_token"',
+    }),
+  notFound: (resource: 'contact' | 'message' | 'conversation', id: string, param?: string) =>
+    new ApiError('not_found', `No such ${resource}: '${id}'.`, param),
+  missing: (param: string, hint: string) =>
+    new ApiError('parameter_missing', `Missing required parameter: ${param}. ${hint}`, param),
+  invalid: (param: string, rule: string) => new ApiError('parameter_invalid', `Invalid ${param}: ${rule}`, param),
+  unknown: (param: string, allowed: readonly string[]) =>
+    new ApiError(
+      'parameter_unknown',
+      `Received unknown parameter: ${param}. ` +
+        (allowed.length > 0 ? `This request accepts only: ${allowed.join(', ')}.` : 'This request takes no parameters.'),
+      param,
+    ),
+  routeNotFound: (method: string, path: string) =>
+    new ApiError('route_not_found', `Unrecognized request URL (${method}: ${path}).`),
+  methodNotAllowed: (method: string, path: string, allowed: readonly string[]) =>
+    new ApiError(
+      'method_not_allowed',
+      `${path} does not accept ${method}. Use one of: ${allowed.join(', ')}.`,
+      undefined,
+      { Allow: allowed.join(', ') },
+    ),
+  bodyTooLarge: (limit: string) =>
+    new ApiError('body_too_large', `The request body is larger than ${limit}. Send a smaller body.`),
+  unsupportedMediaType: (type: string) =>
+    new ApiError(
+      'unsupported_media_type',
+      `Content-Type '${type}' is not supported. Send application/x-www-form-urlencoded, application/json or multipart/form-data (UTF-8).`,
+    ),
+  malformedBody: (why: string) => new ApiError('malformed_body', `The request body could not be read: ${why}`),
+  malformedUrl: () =>
+    new ApiError('malformed_url', 'The request URL is not valid percent-encoding. Encode it with encodeURIComponent.'),
+  tooManyParameters: (limit: number) =>
+    new ApiError('too_many_parameters', `The request has more than ${limit} parameters. Send fewer.`),
+  nestingTooDeep: (limit: number) =>
+    new ApiError('nesting_too_deep', `The request nests parameters deeper than ${limit} levels. Flatten it.`),
+  internal: () =>
+    new ApiError('internal', 'The mock failed to answer this request. This is a bug in the mock; please report it.'),
+};

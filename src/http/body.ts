@@ -1,0 +1,193 @@
+import bodyParser from 'body-parser';
+import busboy from 'busboy';
+import type { NextFunction, Request, RequestHandler } from 'express';
+import qs from 'qs';
+import { ApiError, errors } from '../errors';
+import { paramsFrom, type Params } from '../store/params';
+
+/** Convention C12: bounds that no body, query or multipart form can exceed. */
+export const BODY_LIMITS = {
+  bytes: 100 * 1024,
+  label: '100 kB',
+  parameters: 1000,
+  depth: 5,
+  arrayLength: 100,
+} as const;
+
+const QS_OPTIONS: qs.IParseOptions & { throwOnLimitExceeded: boolean; strictDepth: boolean } = {
+  // Null-prototype objects: a key like `constructor` is data, never a route to a prototype.
+  plainObjects: true,
+  depth: BODY_LIMITS.depth,
+  strictDepth: true,
+  parameterLimit: BODY_LIMITS.parameters,
+  arrayLimit: BODY_LIMITS.arrayLength,
+  throwOnLimitExceeded: true,
+};
+
+/** Parses `a=1&reactions[heart][]=bob` style text, with the limits above. */
+export function parseFormText(text: string): Record<string, unknown> {
+  try {
+    return qs.parse(text, QS_OPTIONS) as Record<string, unknown>;
+  } catch (error) {
+    const message = error instanceof Error ? error.message : '';
+    if (message.startsWith('Input depth')) throw errors.nestingTooDeep(BODY_LIMITS.depth);
+    if (message.startsWith('Array limit')) {
+      throw new ApiError('too_many_parameters', `A list in the request has more than ${BODY_LIMITS.arrayLength} items, or an index beyond ${BODY_LIMITS.arrayLength - 1}. Send fewer.`);
+    }
+    if (message.startsWith('Parameter limit')) throw errors.tooManyParameters(BODY_LIMITS.parameters);
+    throw errors.malformedBody('the form encoding could not be decoded.');
+  }
+}
+
+/** The query string of a request's URL, parsed like a form body. */
+export function queryParams(req: Request): Map<string, unknown> {
+  const at = req.originalUrl.indexOf('?');
+  return at === -1 ? new Map() : paramsFrom(parseFormText(req.originalUrl.slice(at + 1)));
+}
+
+/** A request's parameters: its query, and for POST and PUT its body too. */
+export function requestParams(req: Request): Params {
+  const params = queryParams(req);
+  const body: unknown = req.body;
+  if (body !== undefined) {
+    for (const [key, value] of paramsFrom(body)) {
+      if (params.has(key)) throw errors.invalid(key, 'was sent both in the query and in the body; send it once.');
+      params.set(key, value);
+    }
+  }
+  return params;
+}
+
+const FORM = 'application/x-www-form-urlencoded';
+const MULTIPART = 'multipart/form-data';
+
+const readForm = bodyParser.text({ type: () => true, limit: BODY_LIMITS.bytes, defaultCharset: 'utf-8' });
+const readJson = bodyParser.json({ type: () => true, limit: BODY_LIMITS.bytes, strict: true });
+
+/**
+ * Reads a form, JSON or multipart body into `req.body` as a plain object, or refuses it with
+ * 400/413/415. A request without a body gets `req.body = undefined`.
+ */
+export const parseBody: RequestHandler = (req, res, next) => {
+  req.body = undefined;
+  if (!hasBody(req)) return next();
+  const declared = Number(req.headers['content-length']);
+  if (declared > BODY_LIMITS.bytes) return next(errors.bodyTooLarge(BODY_LIMITS.label));
+  const type = req.is([FORM, 'json', MULTIPART]);
+  if (type === FORM) {
+    return readForm(req, res, (error?: unknown) => {
+      if (error) return next(bodyError(error));
+      try {
+        req.body = parseFormText(req.body as string);
+        next();
+      } catch (refusal) {
+        next(refusal);
+      }
+    });
+  }
+  if (type === MULTIPART) return readMultipart(req, next);
+  if (type) {
+    return readJson(req, res, (error?: unknown) => {
+      if (error) return next(bodyError(error));
+      if (req.body === null || typeof req.body !== 'object' || Array.isArray(req.body)) {
+        return next(errors.malformedBody('a JSON body must be an object of parameters, e.g. {"username": "alice"}.'));
+      }
+      try {
+        checkJsonShape(req.body);
+        next();
+      } catch (refusal) {
+        next(refusal);
+      }
+    });
+  }
+  next(errors.unsupportedMediaType(req.headers['content-type'] ?? '(none)'));
+};
+
+function hasBody(req: Request): boolean {
+  return req.headers['transfer-encoding'] !== undefined || (req.headers['content-length'] ?? '0') !== '0';
+}
+
+/** The same bounds for JSON as qs sets for forms: depth and number of values. */
+function checkJsonShape(root: object): void {
+  let values = 0;
+  const stack: [unknown, number][] = [[root, 0]];
+  while (stack.length > 0) {
+    const [value, depth] = stack.pop()!;
+    if (value === null || typeof value !== 'object') continue;
+    if (depth > BODY_LIMITS.depth) throw errors.nestingTooDeep(BODY_LIMITS.depth);
+    const children = Array.isArray(value) ? value : Object.values(value);
+    if (Array.isArray(value) && value.length > BODY_LIMITS.arrayLength) {
+      throw new ApiError('too_many_parameters', `A list in the request has more than ${BODY_LIMITS.arrayLength} items. Send fewer.`);
+    }
+    values += children.length;
+    if (values > BODY_LIMITS.parameters) throw errors.tooManyParameters(BODY_LIMITS.parameters);
+    for (const child of children) stack.push([child, depth + 1]);
+  }
+}
+
+/** body-parser's failures, in the catalogue's words. */
+function bodyError(error: unknown): ApiError {
+  const type = (error as { type?: string }).type;
+  switch (type) {
+    case 'entity.too.large':
+      return errors.bodyTooLarge(BODY_LIMITS.label);
+    case 'charset.unsupported':
+    case 'encoding.unsupported':
+      return new ApiError('unsupported_media_type', `${(error as Error).message}. Send the body as UTF-8, without Content-Encoding.`);
+    case 'entity.parse.failed':
+      return errors.malformedBody('it is not valid JSON. Check quotes, commas and brackets.');
+    default:
+      return errors.malformedBody('it ended early or did not match its Content-Length.');
+  }
+}
+
+/** Multipart fields (no file parts), turned into form text so that bracket keys work alike. */
+function readMultipart(req: Request, next: NextFunction): void {
+  let parser: busboy.Busboy;
+  try {
+    parser = busboy({
+      headers: req.headers,
+      limits: {
+        fieldSize: BODY_LIMITS.bytes,
+        fields: BODY_LIMITS.parameters,
+        files: 0,
+        parts: BODY_LIMITS.parameters,
+      },
+    });
+  } catch {
+    return next(errors.malformedBody('the multipart boundary is missing from Content-Type.'));
+  }
+  const pairs: string[] = [];
+  let received = 0;
+  let failure: ApiError | undefined;
+  const fail = (error: ApiError) => {
+    if (failure) return;
+    failure = error;
+    req.unpipe(parser);
+    req.resume();
+    next(error);
+  };
+  req.on('data', (chunk: Buffer) => {
+    received += chunk.length;
+    if (received > BODY_LIMITS.bytes) fail(errors.bodyTooLarge(BODY_LIMITS.label));
+  });
+  parser.on('field', (name, value) => pairs.push(`${encodeURIComponent(name)}=${encodeURIComponent(value)}`));
+  parser.on('file', (name, stream) => {
+    stream.resume();
+    fail(errors.invalid(name, 'file uploads are not supported; send a file_url in attachments instead.'));
+  });
+  parser.on('filesLimit', () => fail(errors.invalid('file', 'file uploads are not supported; send a file_url in attachments instead.')));
+  parser.on('fieldsLimit', () => fail(errors.tooManyParameters(BODY_LIMITS.parameters)));
+  parser.on('partsLimit', () => fail(errors.tooManyParameters(BODY_LIMITS.parameters)));
+  parser.on('error', () => fail(errors.malformedBody('the multipart body is malformed.')));
+  parser.on('close', () => {
+    if (failure) return;
+    try {
+      req.body = parseFormText(pairs.join('&'));
+      next();
+    } catch (refusal) {
+      fail(refusal as ApiError);
+    }
+  });
+  req.pipe(parser);
+}

@@ -1,0 +1,18 @@
+import { randomBytes } from 'node:crypto';
+
+const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
+export const ID_LENGTH = 16;
+
+/** A 16-character `[A-Za-z0-9]` id (convention C6), e.g. `WAz8eIbvDR60rouK`. */
+export function randomId(): string {
+  let id = '';
+  while (id.length < ID_LENGTH) {
+    for (const byte of randomBytes(ID_LENGTH * 2)) {
+      // 248 = 4 * 62: rejecting the rest keeps every character equally likely.
+      if (byte < 248 && id.length < ID_LENGTH) id += ALPHABET[byte % 62];
+    }
+  }
+  return id;
+}
+
+export const ID_PATTERN = /^[A-Za-z0-9]{16}$/;

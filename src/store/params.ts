@@ -1,0 +1,106 @@
+import { errors } from '../errors';
+
+/**
+ * The parameters of one request, as a Map so that no key (`__proto__`, `constructor`) can ever
+ * reach an object's prototype. Values are strings (forms, queries) or JSON values.
+ */
+export type Params = ReadonlyMap<string, unknown>;
+
+export function paramsFrom(source: unknown): Map<string, unknown> {
+  if (source === null || typeof source !== 'object' || Array.isArray(source)) return new Map();
+  return new Map(Object.entries(source));
+}
+
+/** Convention C13: anything an operation does not take is refused, naming the parameter. */
+export function refuseUnknown(params: Params, allowed: readonly string[]): void {
+  for (const key of params.keys()) {
+    if (!allowed.includes(key)) throw errors.unknown(key, allowed);
+  }
+}
+
+export interface StringRule {
+  min?: number;
+  max: number;
+  pattern?: RegExp;
+  /** Says in words what `pattern` allows, for the error message. */
+  patternText?: string;
+}
+
+/** Length in characters (code points), so that an emoji counts once. */
+export function charLength(value: string): number {
+  let n = 0;
+  for (const _ of value) n++;
+  return n;
+}
+
+export function checkString(value: unknown, name: string, rule: StringRule): string {
+  if (typeof value !== 'string') throw errors.invalid(name, `must be a string, got ${describe(value)}.`);
+  const min = rule.min ?? 0;
+  // A cheap upper bound first: a string of more than 2·max UTF-16 units has more than max characters.
+  const length = value.length > rule.max * 2 ? Infinity : charLength(value);
+  if (length < min || length > rule.max) {
+    throw errors.invalid(
+      name,
+      min > 0 ? `must be ${min} to ${rule.max} characters long.` : `must be at most ${rule.max} characters long.`,
+    );
+  }
+  if (rule.pattern && !rule.pattern.test(value)) {
+    throw errors.invalid(name, `must be ${rule.patternText ?? `match ${rule.pattern}`}.`);
+  }
+  return value;
+}
+
+export function requiredString(params: Params, name: string, rule: StringRule, example: string): string {
+  const value = params.get(name);
+  if (value === undefined) throw errors.missing(name, `Send it as ${name}=${example}.`);
+  return checkString(value, name, rule);
+}
+
+export function optionalString(params: Params, name: string, rule: StringRule): string | undefined {
+  const value = params.get(name);
+  return value === undefined ? undefined : checkString(value, name, rule);
+}
+
+export const MAX_URL_LENGTH = 2048;
+
+export function checkHttpUrl(value: unknown, name: string): string {
+  const text = checkString(value, name, { min: 1, max: MAX_URL_LENGTH });
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    throw errors.invalid(name, 'must be an absolute http(s) URL, e.g. https://example.com/a.png.');
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw errors.invalid(name, 'must be an absolute http(s) URL, e.g. https://example.com/a.png.');
+  }
+  return text;
+}
+
+/** A whole number from a form string (`"12"`) or a JSON number (`12`). */
+export function checkInteger(value: unknown, name: string, min: number, max: number): number {
+  let n: number;
+  if (typeof value === 'number') n = value;
+  else if (typeof value === 'string' && /^[0-9]{1,16}$/.test(value)) n = Number(value);
+  else n = NaN;
+  if (!Number.isSafeInteger(n) || n < min || n > max) {
+    throw errors.invalid(name, `must be a whole number from ${min} to ${max}, got ${describe(value)}.`);
+  }
+  return n;
+}
+
+export function isPlainRecord(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
+}
+
+/** A short description of a value for an error message; never echoes more than a few characters. */
+export function describe(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'a list';
+  if (typeof value === 'object') return 'an object';
+  if (typeof value === 'string') {
+    const shown = value.length > 24 ? `${value.slice(0, 24)}…` : value;
+    return JSON.stringify(shown);
+  }
+  return String(value);
+}
