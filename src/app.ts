@@ -48,7 +48,10 @@ export function createApp(options: AppOptions = {}): Express {
     });
   const worlds = new Worlds(World.fromData(data, { now: options.now }), {
     maxWorlds: options.maxWorlds ?? APP_DEFAULTS.maxWorlds,
-    onEvict: (token) => log(`world of token ${redact(token)} dropped: more than ${options.maxWorlds ?? APP_DEFAULTS.maxWorlds} tokens in use`),
+    onEvict: (token) =>
+      log(
+        `world of token ${redact(token)} dropped: more than ${options.maxWorlds ?? APP_DEFAULTS.maxWorlds} tokens in use`,
+      ),
   });
 
   const app = express();
@@ -76,7 +79,9 @@ export function createApp(options: AppOptions = {}): Express {
   app.use('/v1/contacts', contactsRouter());
   app.use('/v1/messages', messagesRouter());
   app.use(routeNotFound);
-  app.use(errorHandler((error) => log(`internal error: ${error instanceof Error ? error.stack : String(error)}`)));
+  app.use(
+    errorHandler((error) => log(`internal error: ${error instanceof Error ? error.stack : String(error)}`)),
+  );
   return app;
 }
 

@@ -70,12 +70,15 @@ export const errors = {
     new ApiError('not_found', `No such ${resource}: '${id}'.`, param),
   missing: (param: string, hint: string) =>
     new ApiError('parameter_missing', `Missing required parameter: ${param}. ${hint}`, param),
-  invalid: (param: string, rule: string) => new ApiError('parameter_invalid', `Invalid ${param}: ${rule}`, param),
+  invalid: (param: string, rule: string) =>
+    new ApiError('parameter_invalid', `Invalid ${param}: ${rule}`, param),
   unknown: (param: string, allowed: readonly string[]) =>
     new ApiError(
       'parameter_unknown',
       `Received unknown parameter: ${param}. ` +
-        (allowed.length > 0 ? `This request accepts only: ${allowed.join(', ')}.` : 'This request takes no parameters.'),
+        (allowed.length > 0
+          ? `This request accepts only: ${allowed.join(', ')}.`
+          : 'This request takes no parameters.'),
       param,
     ),
   routeNotFound: (method: string, path: string) =>
@@ -94,13 +97,20 @@ export const errors = {
       'unsupported_media_type',
       `Content-Type '${type}' is not supported. Send application/x-www-form-urlencoded, application/json or multipart/form-data (UTF-8).`,
     ),
-  malformedBody: (why: string) => new ApiError('malformed_body', `The request body could not be read: ${why}`),
+  malformedBody: (why: string) =>
+    new ApiError('malformed_body', `The request body could not be read: ${why}`),
   malformedUrl: () =>
-    new ApiError('malformed_url', 'The request URL is not valid percent-encoding. Encode it with encodeURIComponent.'),
+    new ApiError(
+      'malformed_url',
+      'The request URL is not valid percent-encoding. Encode it with encodeURIComponent.',
+    ),
   tooManyParameters: (limit: number) =>
     new ApiError('too_many_parameters', `The request has more than ${limit} parameters. Send fewer.`),
   nestingTooDeep: (limit: number) =>
     new ApiError('nesting_too_deep', `The request nests parameters deeper than ${limit} levels. Flatten it.`),
   internal: () =>
-    new ApiError('internal', 'The mock failed to answer this request. This is a bug in the mock; please report it.'),
+    new ApiError(
+      'internal',
+      'The mock failed to answer this request. This is a bug in the mock; please report it.',
+    ),
 };

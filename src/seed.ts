@@ -46,7 +46,8 @@ export function generateWorld(options: SeedOptions): WorldData {
     const firstName = f.person.firstName();
     const lastName = f.person.lastName();
     let username = f.internet.username({ firstName, lastName }).slice(0, 60);
-    while (usernames.has(username)) username = `${username.slice(0, 56)}${f.number.int({ min: 1, max: 999 })}`;
+    while (usernames.has(username))
+      username = `${username.slice(0, 56)}${f.number.int({ min: 1, max: 999 })}`;
     usernames.add(username);
     const created_at = SEED_NOW - f.number.int({ min: 2 * DAY, max: 730 * DAY });
     const naming = f.number.float();
@@ -69,7 +70,8 @@ export function generateWorld(options: SeedOptions): WorldData {
   if (active.length > 0) {
     const cumulative: number[] = [];
     let total = 0;
-    for (let i = 0; i < active.length; i++) cumulative.push((total += f.number.float({ min: 0.05, max: 1 }) ** 2));
+    for (let i = 0; i < active.length; i++)
+      cumulative.push((total += f.number.float({ min: 0.05, max: 1 }) ** 2));
     for (let i = 0; i < options.messages; i++) {
       const target = f.number.float({ max: total });
       let lo = 0;
@@ -89,7 +91,8 @@ export function generateWorld(options: SeedOptions): WorldData {
   for (const contact of active) {
     const count = counts.get(contact)!;
     const times: number[] = [];
-    for (let i = 0; i < count; i++) times.push(f.number.int({ min: contact.created_at + 60, max: SEED_NOW - 60 }));
+    for (let i = 0; i < count; i++)
+      times.push(f.number.int({ min: contact.created_at + 60, max: SEED_NOW - 60 }));
     times.sort((a, b) => a - b);
     const unread = f.number.int({ min: 0, max: 3 });
     times.forEach((created_at, i) => {
@@ -101,7 +104,8 @@ export function generateWorld(options: SeedOptions): WorldData {
         message: chatLine(f),
         reactions: f.datatype.boolean({ probability: 0.08 }) ? reactions(f, contact.username) : [],
         attachments: f.datatype.boolean({ probability: 0.05 }) ? attachments(f, newId, id, created_at) : [],
-        read_at: i < count - unread ? Math.min(SEED_NOW, created_at + f.number.int({ min: 5, max: 7200 })) : null,
+        read_at:
+          i < count - unread ? Math.min(SEED_NOW, created_at + f.number.int({ min: 5, max: 7200 })) : null,
         created_at,
         updated_at: edited ? Math.min(SEED_NOW, created_at + f.number.int({ min: 30, max: 3600 })) : null,
       });
@@ -122,7 +126,9 @@ function attachments(f: Faker, newId: () => string, messageId: string, created_a
   return Array.from({ length: f.number.int({ min: 1, max: 2 }) }, () => {
     const image = f.datatype.boolean({ probability: 0.6 });
     const extension = image ? 'jpg' : f.helpers.arrayElement(['pdf', 'docx', 'xlsx', 'zip']);
-    const filename = image ? `IMG_${f.number.int({ min: 1000, max: 9999 })}.jpg` : f.system.commonFileName(extension);
+    const filename = image
+      ? `IMG_${f.number.int({ min: 1000, max: 9999 })}.jpg`
+      : f.system.commonFileName(extension);
     return {
       id: newId(),
       message_id: messageId,
@@ -167,7 +173,8 @@ const LINES: ((f: Faker) => string)[] = [
   (f) => `I'm in ${f.location.city()} until ${f.date.weekday()}, want to catch up after?`,
   (f) => `Have you heard "${f.music.songName()}"? Can't stop listening to it`,
   (f) => `Can you send me the ${f.system.commonFileName('pdf')} when you have a sec?`,
-  (f) => `Just finished the ${f.commerce.productAdjective().toLowerCase()} ${f.commerce.product().toLowerCase()} project 🎉`,
+  (f) =>
+    `Just finished the ${f.commerce.productAdjective().toLowerCase()} ${f.commerce.product().toLowerCase()} project 🎉`,
   (f) => `${f.company.name()} is hiring, thought of you`,
   (f) => `Reminder: ${f.person.firstName()}'s party is on ${f.date.weekday()}`,
   (f) => `How did the ${f.word.noun()} thing go?`,
@@ -176,10 +183,13 @@ const LINES: ((f: Faker) => string)[] = [
   (f) => `The ${f.vehicle.vehicle()} is back from the garage, finally`,
   (f) => `${f.hacker.phrase()}`,
   (f) => `Did you feed ${f.animal.petName()}?`,
-  (f) => `Flight lands at ${f.number.int({ min: 1, max: 12 })}:${f.helpers.arrayElement(['05', '20', '35', '50'])}, can you pick me up?`,
+  (f) =>
+    `Flight lands at ${f.number.int({ min: 1, max: 12 })}:${f.helpers.arrayElement(['05', '20', '35', '50'])}, can you pick me up?`,
   (f) => `${f.person.firstName()} says hi 👋`,
 ];
 
 function chatLine(f: Faker): string {
-  return f.datatype.boolean({ probability: 0.3 }) ? f.helpers.arrayElement(SHORT) : f.helpers.arrayElement(LINES)(f);
+  return f.datatype.boolean({ probability: 0.3 })
+    ? f.helpers.arrayElement(SHORT)
+    : f.helpers.arrayElement(LINES)(f);
 }

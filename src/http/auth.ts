@@ -22,7 +22,8 @@ export function authenticate(tokens: readonly string[] | undefined): RequestHand
       return next(errors.invalidToken('The Authorization header is not of the form "Bearer <token>".'));
     }
     const token = match[1]!;
-    if (accepted && !accepted.has(token)) return next(errors.invalidToken('The access token is not accepted here.'));
+    if (accepted && !accepted.has(token))
+      return next(errors.invalidToken('The access token is not accepted here.'));
     res.locals.token = token;
     next();
   };

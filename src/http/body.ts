@@ -32,7 +32,10 @@ export function parseFormText(text: string): Record<string, unknown> {
     const message = error instanceof Error ? error.message : '';
     if (message.startsWith('Input depth')) throw errors.nestingTooDeep(BODY_LIMITS.depth);
     if (message.startsWith('Array limit')) {
-      throw new ApiError('too_many_parameters', `A list in the request has more than ${BODY_LIMITS.arrayLength} items, or an index beyond ${BODY_LIMITS.arrayLength - 1}. Send fewer.`);
+      throw new ApiError(
+        'too_many_parameters',
+        `A list in the request has more than ${BODY_LIMITS.arrayLength} items, or an index beyond ${BODY_LIMITS.arrayLength - 1}. Send fewer.`,
+      );
     }
     if (message.startsWith('Parameter limit')) throw errors.tooManyParameters(BODY_LIMITS.parameters);
     throw errors.malformedBody('the form encoding could not be decoded.');
@@ -51,7 +54,8 @@ export function requestParams(req: Request): Params {
   const body: unknown = req.body;
   if (body !== undefined) {
     for (const [key, value] of paramsFrom(body)) {
-      if (params.has(key)) throw errors.invalid(key, 'was sent both in the query and in the body; send it once.');
+      if (params.has(key))
+        throw errors.invalid(key, 'was sent both in the query and in the body; send it once.');
       params.set(key, value);
     }
   }
@@ -90,7 +94,9 @@ export const parseBody: RequestHandler = (req, res, next) => {
     return readJson(req, res, (error?: unknown) => {
       if (error) return next(bodyError(error));
       if (req.body === null || typeof req.body !== 'object' || Array.isArray(req.body)) {
-        return next(errors.malformedBody('a JSON body must be an object of parameters, e.g. {"username": "alice"}.'));
+        return next(
+          errors.malformedBody('a JSON body must be an object of parameters, e.g. {"username": "alice"}.'),
+        );
       }
       try {
         checkJsonShape(req.body);
@@ -117,7 +123,10 @@ function checkJsonShape(root: object): void {
     if (depth > BODY_LIMITS.depth) throw errors.nestingTooDeep(BODY_LIMITS.depth);
     const children = Array.isArray(value) ? value : Object.values(value);
     if (Array.isArray(value) && value.length > BODY_LIMITS.arrayLength) {
-      throw new ApiError('too_many_parameters', `A list in the request has more than ${BODY_LIMITS.arrayLength} items. Send fewer.`);
+      throw new ApiError(
+        'too_many_parameters',
+        `A list in the request has more than ${BODY_LIMITS.arrayLength} items. Send fewer.`,
+      );
     }
     values += children.length;
     if (values > BODY_LIMITS.parameters) throw errors.tooManyParameters(BODY_LIMITS.parameters);
@@ -133,7 +142,10 @@ function bodyError(error: unknown): ApiError {
       return errors.bodyTooLarge(BODY_LIMITS.label);
     case 'charset.unsupported':
     case 'encoding.unsupported':
-      return new ApiError('unsupported_media_type', `${(error as Error).message}. Send the body as UTF-8, without Content-Encoding.`);
+      return new ApiError(
+        'unsupported_media_type',
+        `${(error as Error).message}. Send the body as UTF-8, without Content-Encoding.`,
+      );
     case 'entity.parse.failed':
       return errors.malformedBody('it is not valid JSON. Check quotes, commas and brackets.');
     default:
@@ -150,7 +162,8 @@ function readMultipart(req: Request, next: NextFunction): void {
       limits: {
         fieldSize: BODY_LIMITS.bytes,
         fields: BODY_LIMITS.parameters,
-        files: 0,
+        // One, so that the 'file' event names the field that we refuse.
+        files: 1,
         parts: BODY_LIMITS.parameters,
       },
     });
@@ -176,7 +189,9 @@ function readMultipart(req: Request, next: NextFunction): void {
     stream.resume();
     fail(errors.invalid(name, 'file uploads are not supported; send a file_url in attachments instead.'));
   });
-  parser.on('filesLimit', () => fail(errors.invalid('file', 'file uploads are not supported; send a file_url in attachments instead.')));
+  parser.on('filesLimit', () =>
+    fail(errors.invalid('file', 'file uploads are not supported; send a file_url in attachments instead.')),
+  );
   parser.on('fieldsLimit', () => fail(errors.tooManyParameters(BODY_LIMITS.parameters)));
   parser.on('partsLimit', () => fail(errors.tooManyParameters(BODY_LIMITS.parameters)));
   parser.on('error', () => fail(errors.malformedBody('the multipart body is malformed.')));

@@ -7,7 +7,10 @@ export function toApiError(error: unknown): ApiError {
   if (error instanceof ApiError) return error;
   const { status, message } = error as { status?: unknown; message?: unknown };
   // Express's router refuses a path segment that is not valid percent-encoding this way.
-  if (error instanceof URIError || (typeof message === 'string' && message.startsWith('Failed to decode param'))) {
+  if (
+    error instanceof URIError ||
+    (typeof message === 'string' && message.startsWith('Failed to decode param'))
+  ) {
     return errors.malformedUrl();
   }
   if (status === 413) return errors.bodyTooLarge(BODY_LIMITS.label);

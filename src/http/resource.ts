@@ -11,7 +11,11 @@ type Method = 'GET' | 'POST' | 'PUT' | 'DELETE';
  * Registers the methods of one path, and answers any other method with 405 and an `Allow`
  * header that lists them (convention C3), so the list is written once.
  */
-export function resource(router: Router, path: string, methods: Partial<Record<Method, RequestHandler[]>>): void {
+export function resource(
+  router: Router,
+  path: string,
+  methods: Partial<Record<Method, RequestHandler[]>>,
+): void {
   const route = router.route(path);
   const allowed: string[] = [];
   for (const [method, handlers] of Object.entries(methods) as [Method, RequestHandler[]][]) {
@@ -49,7 +53,10 @@ export function collectionRouter<T>(collection: Collection<T>): Router {
   };
   resource(router, '/', {
     GET: [(req, res) => void res.json(collection.list(worldOf(res), requestParams(req)))],
-    POST: [parseBody, (req, res) => void res.status(201).json(collection.create(worldOf(res), requestParams(req)))],
+    POST: [
+      parseBody,
+      (req, res) => void res.status(201).json(collection.create(worldOf(res), requestParams(req))),
+    ],
   });
   const idOf = (req: Request) => req.params.id as string;
   resource(router, '/:id', {
@@ -61,7 +68,8 @@ export function collectionRouter<T>(collection: Collection<T>): Router {
     ],
     PUT: [
       parseBody,
-      (req, res) => void res.json(found(collection.update(worldOf(res), idOf(req), requestParams(req)), idOf(req))),
+      (req, res) =>
+        void res.json(found(collection.update(worldOf(res), idOf(req), requestParams(req)), idOf(req))),
     ],
     DELETE: [
       (req, res) => {

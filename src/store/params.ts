@@ -41,7 +41,9 @@ export function checkString(value: unknown, name: string, rule: StringRule): str
   if (length < min || length > rule.max) {
     throw errors.invalid(
       name,
-      min > 0 ? `must be ${min} to ${rule.max} characters long.` : `must be at most ${rule.max} characters long.`,
+      min > 0
+        ? `must be ${min} to ${rule.max} characters long.`
+        : `must be at most ${rule.max} characters long.`,
     );
   }
   if (rule.pattern && !rule.pattern.test(value)) {

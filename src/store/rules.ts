@@ -201,7 +201,8 @@ function attachment(raw: unknown, name: string): AttachmentInput {
       throw errors.unknown(`${name}[${key}]`, ATTACHMENT);
     }
   }
-  if (raw.filename === undefined) throw errors.missing(`${name}[filename]`, `Send it as ${name}[filename]=a.pdf.`);
+  if (raw.filename === undefined)
+    throw errors.missing(`${name}[filename]`, `Send it as ${name}[filename]=a.pdf.`);
   if (raw.file_url === undefined) {
     throw errors.missing(`${name}[file_url]`, `Send it as ${name}[file_url]=https://example.com/a.pdf.`);
   }
@@ -211,7 +212,9 @@ function attachment(raw: unknown, name: string): AttachmentInput {
     filename: checkString(raw.filename, `${name}[filename]`, FILENAME),
     file_url: checkHttpUrl(raw.file_url, `${name}[file_url]`),
     file_type:
-      type === undefined || type === '' ? 'application/octet-stream' : checkString(type, `${name}[file_type]`, FILE_TYPE),
+      type === undefined || type === ''
+        ? 'application/octet-stream'
+        : checkString(type, `${name}[file_type]`, FILE_TYPE),
     file_size:
       size === undefined || size === null || size === ''
         ? null
@@ -230,7 +233,10 @@ function reactionList(raw: unknown): ReactionInput[] {
   groups.forEach((group, i) => {
     const where = Array.isArray(raw) ? `reactions[${i}]` : 'reactions';
     if (!isPlainRecord(group)) {
-      throw errors.invalid(where, 'must map a reaction name to usernames, e.g. reactions[thumbs_up][]=alice.');
+      throw errors.invalid(
+        where,
+        'must map a reaction name to usernames, e.g. reactions[thumbs_up][]=alice.',
+      );
     }
     for (const [name, value] of Object.entries(group)) {
       checkString(name, 'reactions', REACTION_NAME);

@@ -108,10 +108,16 @@ export class World {
   listContacts(params: Params): Page<Contact> {
     const query = rules.contactList(params);
     const list = query.active === undefined ? ALL : query.active ? ACTIVE : NEVER_ACTIVE;
-    return this.#page(this.#contactOrder, list, query, (id) => {
-      const record = this.#contacts.get(id);
-      return record && [list, record.created_at, record.seq];
-    }, (id) => renderContact(this.#contacts.get(id)!));
+    return this.#page(
+      this.#contactOrder,
+      list,
+      query,
+      (id) => {
+        const record = this.#contacts.get(id);
+        return record && [list, record.created_at, record.seq];
+      },
+      (id) => renderContact(this.#contacts.get(id)!),
+    );
   }
 
   createContact(params: Params): Contact {
@@ -152,9 +158,14 @@ export class World {
     if (record === undefined) return false;
     const conversation = record.conversation_id;
     const ids: string[] = [];
-    this.#messageOrder.forRange([conversation, -Infinity, -Infinity], [conversation, Infinity, Infinity], true, (_k, messageId) => {
-      ids.push(messageId);
-    });
+    this.#messageOrder.forRange(
+      [conversation, -Infinity, -Infinity],
+      [conversation, Infinity, Infinity],
+      true,
+      (_k, messageId) => {
+        ids.push(messageId);
+      },
+    );
     for (const messageId of ids) this.#removeMessage(this.#messages.get(messageId)!);
     this.#conversations.delete(conversation);
     this.#contacts.delete(id);
@@ -181,10 +192,16 @@ export class World {
     if (query.conversation_id !== undefined && !this.#conversations.has(query.conversation_id)) {
       throw errors.notFound('conversation', query.conversation_id, 'conversation_id');
     }
-    return this.#page(this.#messageOrder, list, query, (id) => {
-      const record = this.#messages.get(id);
-      return record && [list, record.created_at, record.seq];
-    }, (id) => this.#renderMessage(this.#messages.get(id)!));
+    return this.#page(
+      this.#messageOrder,
+      list,
+      query,
+      (id) => {
+        const record = this.#messages.get(id);
+        return record && [list, record.created_at, record.seq];
+      },
+      (id) => this.#renderMessage(this.#messages.get(id)!),
+    );
   }
 
   sendMessage(params: Params): Message {
@@ -220,7 +237,10 @@ export class World {
     if (record === undefined) return undefined;
     const input = rules.messageUpdate(params);
     if (record.attachments.length + input.attachments.length > rules.LIMITS.attachmentsPerMessage) {
-      throw errors.invalid('attachments', `a message holds at most ${rules.LIMITS.attachmentsPerMessage} attachments.`);
+      throw errors.invalid(
+        'attachments',
+        `a message holds at most ${rules.LIMITS.attachmentsPerMessage} attachments.`,
+      );
     }
     const now = this.#now();
     const updated: MessageRecord = {
@@ -276,7 +296,10 @@ export class World {
     const cursorKey = (param: 'starting_after' | 'ending_before', id: string): OrderKey => {
       const key = keyOf(id);
       if (key === undefined || !index.has(key)) {
-        throw errors.invalid(param, `'${id}' is not an item of this list. Pass the id of an item from a page you got.`);
+        throw errors.invalid(
+          param,
+          `'${id}' is not an item of this list. Pass the id of an item from a page you got.`,
+        );
       }
       return key;
     };
@@ -356,12 +379,18 @@ function addReactions(current: readonly Reaction[], added: readonly rules.Reacti
     const list = byName.get(name) ?? [];
     for (const username of usernames) if (!list.includes(username)) list.push(username);
     if (list.length > rules.LIMITS.usernamesPerReaction) {
-      throw errors.invalid(`reactions[${name}]`, `a reaction holds at most ${rules.LIMITS.usernamesPerReaction} usernames.`);
+      throw errors.invalid(
+        `reactions[${name}]`,
+        `a reaction holds at most ${rules.LIMITS.usernamesPerReaction} usernames.`,
+      );
     }
     byName.set(name, list);
   }
   if (byName.size > rules.LIMITS.reactionNamesPerMessage) {
-    throw errors.invalid('reactions', `a message holds at most ${rules.LIMITS.reactionNamesPerMessage} reaction names.`);
+    throw errors.invalid(
+      'reactions',
+      `a message holds at most ${rules.LIMITS.reactionNamesPerMessage} reaction names.`,
+    );
   }
   // A computed key defines an own property even for a name like "__proto__".
   return [...byName].map(([name, usernames]) => ({ [name]: usernames }));
