@@ -1,0 +1,125 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { Command, InvalidArgumentError, Option } from 'commander';
+import { DEFAULT_TIMEOUT_MS } from './lib/config';
+import { formatConsole } from './report/console';
+import { buildJunit } from './report/junit';
+import { buildMarkdown } from './report/markdown';
+import { RULES, type Profile } from './rules';
+import { handleInterrupts, runKit, type KitResult } from './run';
+
+const positive = (value: string) => {
+  if (!/^[1-9][0-9]*$/.test(value)) throw new InvalidArgumentError('must be a whole number above 0.');
+  return Number(value);
+};
+
+function program(): Command {
+  return new Command()
+    .name('messaging-contract')
+    .description(
+      'Checks a Messaging API server against the API document, rule by rule. Exit 0: it conforms; 1: a rule failed; 2: the run could not judge.',
+    )
+    .addOption(
+      new Option('--base-url <url>', "the server's root (the paths start with /v1)").env('CONTRACT_BASE_URL'),
+    )
+    .addOption(new Option('--token <token>', 'the bearer token').env('CONTRACT_TOKEN'))
+    .addOption(
+      new Option('--token-2 <token>', 'a second user, for token isolation (mock profile)').env(
+        'CONTRACT_TOKEN_2',
+      ),
+    )
+    .addOption(
+      new Option('--profile <profile>', 'documented: only the document; mock: also the conventions C1–C20')
+        .choices(['documented', 'mock'])
+        .default('documented')
+        .env('CONTRACT_PROFILE'),
+    )
+    .addOption(
+      new Option('--timeout-ms <ms>', 'how long to wait for one answer')
+        .default(DEFAULT_TIMEOUT_MS)
+        .argParser(positive)
+        .env('CONTRACT_TIMEOUT_MS'),
+    )
+    .option('--rule <ids...>', 'run only these rules')
+    .option('--junit <file>', 'write JUnit XML, one test case per rule')
+    .option('--report <file>', 'write a Markdown conformance report, with the server profile')
+    .option('--json <file>', 'write the verdicts as JSON')
+    .addOption(
+      new Option(
+        '--workers <n>',
+        'parallel test files (default: 1 for a local server, 4 otherwise)',
+      ).argParser(positive),
+    )
+    .option('--list', 'print the rule catalogue and exit')
+    .showHelpAfterError();
+}
+
+interface CliOptions {
+  baseUrl?: string;
+  token?: string;
+  token2?: string;
+  profile: Profile;
+  timeoutMs: number;
+  rule?: string[];
+  junit?: string;
+  report?: string;
+  json?: string;
+  workers?: number;
+  list?: boolean;
+}
+
+function write(file: string, text: string): void {
+  fs.mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
+  fs.writeFileSync(file, text);
+}
+
+export function formatCatalogue(): string {
+  return RULES.map((r) => `${r.id.padEnd(56)} ${r.profile.padEnd(10)} §${r.section}\n    ${r.sentence}`).join(
+    '\n',
+  );
+}
+
+export function toJson(result: KitResult): unknown {
+  return {
+    ...result,
+    verdicts: result.verdicts.map((v) => ({
+      ...v,
+      rule: v.rule.id,
+      section: v.rule.section,
+      sentence: v.rule.sentence,
+    })),
+  };
+}
+
+export async function main(argv: string[] = process.argv): Promise<number> {
+  const options = program().parse(argv).opts<CliOptions>();
+  if (options.list) {
+    console.log(formatCatalogue());
+    return 0;
+  }
+  const stopHandlers = handleInterrupts((leftovers) => {
+    if (leftovers.length > 0) {
+      console.error(
+        `Could not delete ${leftovers.length} item(s): ${leftovers.map((l) => `${l.resource} ${l.id}`).join(', ')}`,
+      );
+    }
+  });
+  try {
+    const result = await runKit({
+      baseUrl: options.baseUrl ?? '',
+      token: options.token ?? '',
+      token2: options.token2,
+      profile: options.profile,
+      timeoutMs: options.timeoutMs,
+      rules: options.rule,
+      workers: options.workers,
+    });
+    console.log(formatConsole(result));
+    if (options.junit) write(options.junit, buildJunit(result));
+    if (options.report) write(options.report, buildMarkdown(result));
+    if (options.json) write(options.json, `${JSON.stringify(toJson(result), null, 2)}\n`);
+    return result.exitCode;
+  } finally {
+    stopHandlers();
+  }
+}

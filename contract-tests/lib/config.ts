@@ -1,0 +1,37 @@
+import type { Profile } from '../rules';
+
+/**
+ * What one run of the kit is told, through the environment so that jest's workers see it too.
+ * The bin (cli.ts) sets the CONTRACT_* variables from its options before it starts jest.
+ */
+export interface KitConfig {
+  baseUrl: string;
+  token: string;
+  /** A second user, for the isolation rule of the mock profile. */
+  token2: string | undefined;
+  profile: Profile;
+  timeoutMs: number;
+  /** Prefix of every name the kit creates, so that its data can be told apart and swept. */
+  runId: string;
+  /** Where the tests write their verdicts, observations and the ledger of what they created. */
+  resultsDir: string | undefined;
+}
+
+export const DEFAULT_TIMEOUT_MS = 10_000;
+
+export function readConfig(env: NodeJS.ProcessEnv = process.env): KitConfig {
+  const baseUrl = (env.CONTRACT_BASE_URL ?? '').replace(/\/+$/, '');
+  const profile = env.CONTRACT_PROFILE === 'mock' ? 'mock' : 'documented';
+  const timeout = Number(env.CONTRACT_TIMEOUT_MS);
+  return {
+    baseUrl,
+    token: env.CONTRACT_TOKEN ?? '',
+    token2: env.CONTRACT_TOKEN_2 || undefined,
+    profile,
+    timeoutMs: Number.isFinite(timeout) && timeout > 0 ? timeout : DEFAULT_TIMEOUT_MS,
+    runId: env.CONTRACT_RUN_ID || `ct${Date.now().toString(36).slice(-6)}`,
+    resultsDir: env.CONTRACT_RESULTS_DIR || undefined,
+  };
+}
+
+export const config: KitConfig = readConfig();

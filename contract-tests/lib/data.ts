@@ -1,0 +1,199 @@
+import { config } from './config';
+import { is2xx, is4xx, send, type Exchange, type Pairs } from './http';
+import { stopRequested, writeRecord } from './records';
+import { SetupFailure } from './rule';
+
+/**
+ * The kit's own data. Every contact's username and every message's text starts with the run id,
+ * everything created is written to the run's ledger at once (so that the bin can sweep it even
+ * after an interruption), and each test file deletes what it made in afterAll.
+ */
+export type Json = Record<string, unknown>;
+export interface Contact extends Json {
+  id: string;
+  username: string;
+  conversation_id: string;
+}
+export interface Message extends Json {
+  id: string;
+  conversation_id: string;
+}
+
+const created: { resource: 'contact' | 'message'; id: string }[] = [];
+let counter = 0;
+
+/** A username the kit owns: lowercase letters, digits and underscores, well under 64 characters. */
+export function uniqueName(label: string): string {
+  counter += 1;
+  return `${config.runId}_${label}_${process.pid.toString(36)}${counter}`.toLowerCase().slice(0, 60);
+}
+
+export function phoneFor(n: number = counter): string {
+  return `+1 555 01${String(n % 100).padStart(2, '0')} ${String(1000 + ((n * 7919) % 9000))}`;
+}
+
+export function avatarFor(username: string): string {
+  return `https://example.com/avatars/${username}.png`;
+}
+
+function remember(resource: 'contact' | 'message', exchange: Exchange, label: string): void {
+  const body = exchange.body as Json | undefined;
+  if (!is2xx(exchange) || !body || typeof body !== 'object') return;
+  const id = body.id;
+  if (typeof id !== 'string' && typeof id !== 'number') return;
+  created.push({ resource, id: String(id) });
+  writeRecord({ kind: 'created', resource, id: String(id), label });
+}
+
+function refuseAfterStop(): void {
+  if (stopRequested()) throw new SetupFailure('the run was interrupted; the kit creates nothing more');
+}
+
+/** POST /v1/contacts with exactly these form pairs; what the server answers, whatever it is. */
+export async function postContact(form: Pairs, options: { token?: string } = {}): Promise<Exchange> {
+  refuseAfterStop();
+  const exchange = await send('POST', '/v1/contacts', { form, token: options.token });
+  remember('contact', exchange, form.find(([k]) => k === 'username')?.[1] ?? '');
+  return exchange;
+}
+
+export function contactForm(label: string, extra: Record<string, string | undefined> = {}): Pairs {
+  const username = uniqueName(label);
+  const pairs: [string, string][] = [
+    ['username', username],
+    ['phone_number', phoneFor()],
+    ['avatar_url', avatarFor(username)],
+  ];
+  for (const [key, value] of Object.entries(extra)) {
+    const at = pairs.findIndex(([k]) => k === key);
+    if (at >= 0) pairs.splice(at, 1);
+    if (value !== undefined) pairs.push([key, value]);
+  }
+  return pairs;
+}
+
+/**
+ * A contact for a rule that needs one. Fails as "not run" when the server will not make it: the
+ * rules about creating contacts say why.
+ */
+export async function makeContact(
+  label: string,
+  extra: Record<string, string | undefined> = {},
+): Promise<Contact> {
+  const exchange = await postContact(contactForm(label, extra));
+  const body = exchange.body as Json | undefined;
+  if (!is2xx(exchange) || !body || (typeof body.id !== 'string' && typeof body.id !== 'number')) {
+    throw new SetupFailure(
+      `could not create a contact to work with (POST /v1/contacts → ${exchange.status}); see contacts.create`,
+    );
+  }
+  const contact = { ...body, id: String(body.id) } as Contact;
+  if (typeof contact.conversation_id !== 'string' || contact.conversation_id === '') {
+    // The create answer lacks it (rule contacts.create.conversation-id); the stored contact may have it.
+    const again = await send('GET', `/v1/contacts/${encodeURIComponent(contact.id)}`);
+    const stored = again.body as Json | undefined;
+    if (!is2xx(again) || !stored || typeof stored.conversation_id !== 'string') {
+      throw new SetupFailure(
+        'the contact has no conversation_id to send messages to; see contacts.create.conversation-id',
+      );
+    }
+    contact.conversation_id = stored.conversation_id;
+  }
+  return contact;
+}
+
+export async function makeContacts(label: string, count: number): Promise<Contact[]> {
+  const contacts: Contact[] = [];
+  for (let i = 0; i < count; i++) contacts.push(await makeContact(`${label}${i}`));
+  return contacts;
+}
+
+export function messageText(label: string): string {
+  counter += 1;
+  return `${config.runId} ${label} #${counter}`;
+}
+
+export async function postMessage(form: Pairs, options: { token?: string } = {}): Promise<Exchange> {
+  refuseAfterStop();
+  const exchange = await send('POST', '/v1/messages', { form, token: options.token });
+  remember('message', exchange, form.find(([k]) => k === 'message')?.[1] ?? '');
+  return exchange;
+}
+
+export async function makeMessage(
+  conversationId: string,
+  label: string,
+  extra: Pairs = [],
+): Promise<Message> {
+  const exchange = await postMessage([
+    ['conversation_id', conversationId],
+    ['message', messageText(label)],
+    ...extra,
+  ]);
+  const body = exchange.body as Json | undefined;
+  if (!is2xx(exchange) || !body || (typeof body.id !== 'string' && typeof body.id !== 'number')) {
+    throw new SetupFailure(
+      `could not send a message to work with (POST /v1/messages → ${exchange.status}); see messages.send`,
+    );
+  }
+  return { ...body, id: String(body.id) } as Message;
+}
+
+export async function makeMessages(conversationId: string, label: string, count: number): Promise<Message[]> {
+  const messages: Message[] = [];
+  for (let i = 0; i < count; i++) messages.push(await makeMessage(conversationId, `${label}${i}`));
+  return messages;
+}
+
+/** An attachment as the kit sends it: the document does not show its fields, so these are a guess. */
+export function attachmentPairs(index: number, filename: string): Pairs {
+  return [
+    [`attachments[${index}][filename]`, filename],
+    [`attachments[${index}][file_url]`, `https://example.com/files/${filename}`],
+    [`attachments[${index}][file_type]`, 'application/pdf'],
+  ];
+}
+
+/**
+ * Deletes one resource. Gone when the delete succeeds, or when both the delete and a retrieve
+ * are refused (the documented profile cannot tell "not found" from other refusals by status).
+ */
+export async function deleteResource(
+  resource: 'contact' | 'message',
+  id: string,
+  token?: string,
+): Promise<boolean> {
+  const path = `/v1/${resource}s/${encodeURIComponent(id)}`;
+  const removed = await send('DELETE', path, { token });
+  let gone = is2xx(removed);
+  if (!gone && is4xx(removed)) gone = is4xx(await send('GET', path, { token }));
+  if (gone) writeRecord({ kind: 'deleted', resource, id });
+  return gone;
+}
+
+/** Deletes what this process created: messages first (in case a contact's delete does not cascade), then contacts. */
+export async function cleanup(): Promise<void> {
+  const pending = created.splice(0);
+  const ordered = [
+    ...pending.filter((c) => c.resource === 'message'),
+    ...pending.filter((c) => c.resource === 'contact'),
+  ];
+  for (const item of ordered) {
+    try {
+      await deleteResource(item.resource, item.id);
+    } catch {
+      // The bin sweeps whatever is still in the ledger at the end of the run, and reports it.
+    }
+  }
+}
+
+/** Cleans up after the file's tests, whatever happened in them. */
+export function useCleanup(): void {
+  afterAll(cleanup, Math.max(60_000, config.timeoutMs * 10));
+}
+
+/** Memoizes a shared fixture: the first test that needs it makes it; a failure is shared too. */
+export function shared<T>(make: () => Promise<T>): () => Promise<T> {
+  let promise: Promise<T> | undefined;
+  return () => (promise ??= make());
+}

@@ -1,0 +1,167 @@
+import request from 'supertest';
+import { config } from './config';
+
+/** One request and its answer, as the reports show it. */
+export interface Exchange {
+  method: string;
+  /** Path and query, e.g. `/v1/contacts?limit=3`. */
+  path: string;
+  /** What was sent, as text (form or JSON), if anything. */
+  sent?: string;
+  status: number;
+  headers: Record<string, string>;
+  /** The body as text, '' when there was none. */
+  text: string;
+  /** The body parsed as JSON, or undefined when it was not JSON. */
+  body: unknown;
+}
+
+/**
+ * The kit could not get an answer at all (connection refused, reset, timeout). Never a rule
+ * failure: the run ends as "could not judge" (exit 2).
+ */
+export class InfraError extends Error {
+  override name = 'InfraError';
+}
+
+export type Pairs = ReadonlyArray<readonly [string, string]>;
+export type Query = Record<string, string | number | boolean | undefined> | Pairs;
+
+export interface RequestOptions {
+  query?: Query;
+  /** A form body, as ordered key/value pairs (bracket keys are sent as they are). */
+  form?: Pairs | Record<string, string | undefined>;
+  json?: unknown;
+  /** Any other body, with its content type. */
+  raw?: { type: string; data: string | Buffer };
+  headers?: Record<string, string>;
+  /** The bearer token; null sends no Authorization header; a string starting "raw:" is sent as the whole header. */
+  token?: string | null;
+}
+
+type Listener = (exchange: Exchange) => void;
+const listeners = new Set<Listener>();
+
+/** Called with every exchange; the rule wrapper keeps a test's exchanges, the recorder observes them. */
+export function onExchange(listener: Listener): () => void {
+  listeners.add(listener);
+  return () => listeners.delete(listener);
+}
+
+const IDEMPOTENT_READS = new Set(['GET', 'HEAD', 'OPTIONS']);
+const RETRY_DELAYS_MS = [200, 800];
+
+export function toPairs(form: Pairs | Record<string, string | undefined>): Pairs {
+  if (Array.isArray(form)) return form as Pairs;
+  return Object.entries(form).filter((entry): entry is [string, string] => entry[1] !== undefined);
+}
+
+export function encodePairs(pairs: Pairs): string {
+  return pairs.map(([k, v]) => `${encodeURIComponent(k)}=${encodeURIComponent(v)}`).join('&');
+}
+
+export function withQuery(path: string, query: Query | undefined): string {
+  if (query === undefined) return path;
+  const pairs = Array.isArray(query)
+    ? (query as Pairs)
+    : Object.entries(query)
+        .filter(([, v]) => v !== undefined)
+        .map(([k, v]) => [k, String(v)] as const);
+  if (pairs.length === 0) return path;
+  return `${path}${path.includes('?') ? '&' : '?'}${encodePairs(pairs)}`;
+}
+
+/** Reads any body as text, whatever its content type, so that reports can quote it. */
+function readText(res: NodeJS.ReadableStream, done: (error: Error | null, text: string) => void): void {
+  let text = '';
+  res.setEncoding('utf8');
+  res.on('data', (chunk: string) => (text += chunk));
+  res.on('end', () => done(null, text));
+  res.on('error', (error: Error) => done(error, text));
+}
+
+/**
+ * Sends one request to the base URL. Resolves with every answer the server gives, whatever its
+ * status; rejects with InfraError only when there is no answer. Only idempotent reads are
+ * retried, and only when no answer came: a retried POST could create twice.
+ */
+export async function send(method: string, path: string, options: RequestOptions = {}): Promise<Exchange> {
+  const fullPath = withQuery(path, options.query);
+  const attempts = IDEMPOTENT_READS.has(method) ? RETRY_DELAYS_MS.length + 1 : 1;
+  let lastError: unknown;
+  for (let attempt = 0; attempt < attempts; attempt++) {
+    if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, RETRY_DELAYS_MS[attempt - 1]));
+    try {
+      const exchange = await sendOnce(method, fullPath, options);
+      for (const listener of listeners) listener(exchange);
+      return exchange;
+    } catch (error) {
+      if (!(error instanceof InfraError)) throw error;
+      lastError = error;
+    }
+  }
+  throw lastError;
+}
+
+async function sendOnce(method: string, fullPath: string, options: RequestOptions): Promise<Exchange> {
+  const agent = request(config.baseUrl);
+  const verb = method.toLowerCase() as 'get' | 'post' | 'put' | 'delete' | 'head' | 'options' | 'patch';
+  let req = (agent[verb] as (url: string) => request.Test)(fullPath)
+    .timeout({ response: config.timeoutMs, deadline: config.timeoutMs * 2 })
+    .buffer(true)
+    .parse(readText as never);
+  const token = options.token === undefined ? config.token : options.token;
+  if (token !== null) {
+    req = req.set('Authorization', token.startsWith('raw:') ? token.slice(4) : `Bearer ${token}`);
+  }
+  for (const [name, value] of Object.entries(options.headers ?? {})) req = req.set(name, value);
+  let sent: string | undefined;
+  if (options.form !== undefined) {
+    sent = encodePairs(toPairs(options.form));
+    req = req.type('form').send(sent);
+  } else if (options.json !== undefined) {
+    sent = JSON.stringify(options.json);
+    req = req.type('json').send(sent);
+  } else if (options.raw !== undefined) {
+    sent = typeof options.raw.data === 'string' ? options.raw.data : `<${options.raw.data.length} bytes>`;
+    req = req.set('Content-Type', options.raw.type).send(options.raw.data);
+  }
+  let res: request.Response;
+  try {
+    res = await req;
+  } catch (error) {
+    const e = error as { response?: request.Response; message?: string; code?: string; timeout?: number };
+    if (e.response) {
+      res = e.response;
+    } else {
+      const why = e.timeout ? `no answer within ${e.timeout} ms` : (e.code ?? e.message ?? String(error));
+      throw new InfraError(`${method} ${config.baseUrl}${fullPath}: ${why}`);
+    }
+  }
+  const text = typeof res.body === 'string' ? res.body : (res.text ?? '');
+  let body: unknown;
+  if (text.trim() !== '') {
+    try {
+      body = JSON.parse(text);
+    } catch {
+      body = undefined;
+    }
+  }
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(res.headers as Record<string, string | string[]>)) {
+    headers[name.toLowerCase()] = Array.isArray(value) ? value.join(', ') : String(value);
+  }
+  return { method, path: fullPath, sent, status: res.status, headers, text, body };
+}
+
+export const is2xx = (exchange: Exchange): boolean => exchange.status >= 200 && exchange.status < 300;
+export const is4xx = (exchange: Exchange): boolean => exchange.status >= 400 && exchange.status < 500;
+
+/** The exchange in one line plus a body excerpt, for reports. */
+export function describeExchange(exchange: Exchange, max = 400): string {
+  const body = exchange.text.length > max ? `${exchange.text.slice(0, max)}…` : exchange.text;
+  const sent = exchange.sent
+    ? ` (sent: ${exchange.sent.length > 200 ? `${exchange.sent.slice(0, 200)}…` : exchange.sent})`
+    : '';
+  return `${exchange.method} ${exchange.path}${sent} → ${exchange.status} ${body || '(empty body)'}`;
+}

@@ -1,0 +1,65 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { config } from './config';
+
+/** A request and its answer, cut down for a report. */
+export interface ExchangeExcerpt {
+  method: string;
+  path: string;
+  sent?: string;
+  status: number;
+  body: string;
+}
+
+export type Verdict = 'pass' | 'fail' | 'not-run';
+
+/**
+ * What a test tells the bin beside jest's own result, one JSON line each, in files of the run's
+ * results folder (one per process, so that parallel workers never interleave a line).
+ */
+export type RecordLine =
+  | {
+      kind: 'verdict';
+      rule: string;
+      test: string;
+      verdict: Verdict | 'infra' | 'error';
+      reason?: string;
+      exchange?: ExchangeExcerpt;
+    }
+  | { kind: 'observe'; key: string; value: string }
+  | { kind: 'created'; resource: 'contact' | 'message'; id: string; label: string }
+  | { kind: 'deleted'; resource: 'contact' | 'message'; id: string };
+
+export function writeRecord(line: RecordLine): void {
+  if (!config.resultsDir) return;
+  fs.appendFileSync(
+    path.join(config.resultsDir, `records-${process.pid}.jsonl`),
+    `${JSON.stringify(line)}\n`,
+  );
+}
+
+export function readRecords(dir: string): RecordLine[] {
+  if (!fs.existsSync(dir)) return [];
+  const lines: RecordLine[] = [];
+  for (const name of fs.readdirSync(dir).sort()) {
+    if (!name.startsWith('records-')) continue;
+    for (const text of fs.readFileSync(path.join(dir, name), 'utf8').split('\n')) {
+      if (text.trim() === '') continue;
+      try {
+        lines.push(JSON.parse(text) as RecordLine);
+      } catch {
+        // A line cut short by an interrupted worker: nothing in it can be trusted.
+      }
+    }
+  }
+  return lines;
+}
+
+/** Set by the bin when the run is interrupted: tests create nothing more after it. */
+export function stopFile(dir: string): string {
+  return path.join(dir, 'STOP');
+}
+
+export function stopRequested(): boolean {
+  return config.resultsDir !== undefined && fs.existsSync(stopFile(config.resultsDir));
+}

@@ -1,0 +1,117 @@
+/**
+ * The kit's own expectations of the resources, written from the API document's tables (2.1, 2.2,
+ * 2.4), never from the mock. `timestamp` only asks for a number here: that timestamps are whole
+ * numbers is the rule api.integer-timestamps, and which ones are null on a new resource are rules
+ * of their own, so that one broken sentence fails one rule.
+ */
+export type FieldType =
+  'string' | 'string|null' | 'timestamp' | 'timestamp|null' | 'object' | 'array' | 'boolean';
+export type Schema = Readonly<Record<string, FieldType>>;
+
+/** 2.1 Contact. */
+export const CONTACT: Schema = {
+  id: 'string',
+  username: 'string',
+  phone_number: 'string',
+  avatar_url: 'string',
+  display_name: 'string|null',
+  conversation_id: 'string',
+  last_active_at: 'timestamp|null',
+  created_at: 'timestamp',
+};
+
+/** 2.2 Message. */
+export const MESSAGE: Schema = {
+  id: 'string',
+  conversation_id: 'string',
+  contact: 'object',
+  message: 'string',
+  reactions: 'array',
+  attachments: 'array',
+  read_at: 'timestamp|null',
+  created_at: 'timestamp',
+  updated_at: 'timestamp|null',
+};
+
+/** 2.2 The `contact` inside a message: six fields, and never these two. */
+export const SENDER: Schema = {
+  id: 'string',
+  username: 'string',
+  phone_number: 'string',
+  avatar_url: 'string',
+  last_active_at: 'timestamp|null',
+  created_at: 'timestamp',
+};
+export const SENDER_FORBIDDEN = ['display_name', 'conversation_id'] as const;
+
+/** 2.4 Page of results. */
+export const PAGE: Schema = { has_more: 'boolean', data: 'array' };
+
+/** Where timestamps are, for api.integer-timestamps. */
+export const CONTACT_TIMESTAMPS = ['last_active_at', 'created_at'] as const;
+export const MESSAGE_TIMESTAMPS = ['read_at', 'created_at', 'updated_at'] as const;
+
+function matches(value: unknown, type: FieldType): boolean {
+  switch (type) {
+    case 'string':
+      return typeof value === 'string';
+    case 'string|null':
+      return value === null || typeof value === 'string';
+    case 'timestamp':
+      return typeof value === 'number' && Number.isFinite(value);
+    case 'timestamp|null':
+      return value === null || (typeof value === 'number' && Number.isFinite(value));
+    case 'object':
+      return value !== null && typeof value === 'object' && !Array.isArray(value);
+    case 'array':
+      return Array.isArray(value);
+    case 'boolean':
+      return typeof value === 'boolean';
+  }
+}
+
+function show(value: unknown): string {
+  const text = JSON.stringify(value);
+  return text === undefined ? 'undefined' : text.length > 40 ? `${text.slice(0, 40)}…` : text;
+}
+
+/** What is wrong with `value` against `schema`, in words; empty when nothing is. */
+export function problems(value: unknown, schema: Schema, skip: readonly string[] = []): string[] {
+  if (value === null || typeof value !== 'object' || Array.isArray(value))
+    return [`expected an object, got ${show(value)}`];
+  const record = value as Record<string, unknown>;
+  const found: string[] = [];
+  for (const [field, type] of Object.entries(schema)) {
+    if (skip.includes(field)) continue;
+    if (!(field in record)) found.push(`${field} is missing`);
+    else if (!matches(record[field], type))
+      found.push(`${field} should be ${type}, got ${show(record[field])}`);
+  }
+  return found;
+}
+
+/** Every timestamp field of a contact or message (and of a message's contact) that is not an integer. */
+export function nonIntegerTimestamps(
+  resource: Record<string, unknown>,
+  kind: 'contact' | 'message',
+): string[] {
+  const found: string[] = [];
+  const checkField = (where: string, value: unknown, nullable: boolean) => {
+    if (value === null && nullable) return;
+    if (!Number.isInteger(value)) found.push(`${where} = ${show(value)}`);
+  };
+  if (kind === 'contact') {
+    checkField('last_active_at', resource.last_active_at, true);
+    checkField('created_at', resource.created_at, false);
+  } else {
+    checkField('read_at', resource.read_at, true);
+    checkField('created_at', resource.created_at, false);
+    checkField('updated_at', resource.updated_at, true);
+    const sender = resource.contact as Record<string, unknown> | undefined;
+    if (sender && typeof sender === 'object') {
+      checkField('contact.last_active_at', sender.last_active_at, true);
+      checkField('contact.created_at', sender.created_at, false);
+    }
+  }
+  return found;
+}

@@ -1,0 +1,53 @@
+import type { KitResult, RuleVerdict } from '../run';
+
+const MARK: Record<RuleVerdict['verdict'], string> = { pass: 'PASS', fail: 'FAIL', 'not-run': 'NOT RUN' };
+
+export function exchangeLine(verdict: RuleVerdict): string | undefined {
+  const e = verdict.exchange;
+  if (!e) return undefined;
+  return `${e.method} ${e.path}${e.sent ? ` (sent: ${e.sent})` : ''} → ${e.status} ${e.body || '(empty body)'}`;
+}
+
+export function summaryLine(result: KitResult): string {
+  const count = (v: RuleVerdict['verdict']) => result.verdicts.filter((r) => r.verdict === v).length;
+  const failed = count('fail');
+  return `${count('pass')} passed, ${failed} failed, ${count('not-run')} not run`;
+}
+
+/** The per-rule verdicts as plain text, for a terminal or a CI log. */
+export function formatConsole(result: KitResult): string {
+  const lines: string[] = [];
+  lines.push(
+    `Messaging API contract kit: ${result.baseUrl} (profile ${result.profile}, run ${result.runId || '-'})`,
+  );
+  lines.push('');
+  for (const verdict of result.verdicts) {
+    lines.push(`${MARK[verdict.verdict].padEnd(7)} ${verdict.rule.id}  (§${verdict.rule.section})`);
+    if (verdict.verdict !== 'pass' || verdict.reason) {
+      if (verdict.reason) lines.push(`        ${verdict.reason}`);
+      const exchange = exchangeLine(verdict);
+      if (exchange) lines.push(`        ${exchange}`);
+    }
+  }
+  if (result.leftovers.length > 0) {
+    lines.push('');
+    lines.push(`Could not delete ${result.leftovers.length} item(s) the kit created:`);
+    for (const item of result.leftovers) lines.push(`  ${item.resource} ${item.id} (${item.label})`);
+  }
+  if (result.problems.length > 0) {
+    lines.push('');
+    lines.push('Could not judge:');
+    for (const problem of result.problems) lines.push(`  ${problem}`);
+  }
+  lines.push('');
+  const verdict =
+    result.exitCode === 0
+      ? 'the server conforms'
+      : result.exitCode === 1
+        ? 'at least one rule failed'
+        : 'the run could not judge';
+  lines.push(
+    `${summaryLine(result)} in ${(result.durationMs / 1000).toFixed(1)} s: ${verdict} (exit ${result.exitCode})`,
+  );
+  return lines.join('\n');
+}

@@ -1,0 +1,38 @@
+import builder from 'junit-report-builder';
+import type { KitResult } from '../run';
+import { exchangeLine } from './console';
+
+/**
+ * One test case per rule (not per jest test): pass, failure with the exchange that showed it,
+ * or skipped with the reason it was not run. Problems that kept the run from judging are errors.
+ */
+export function buildJunit(result: KitResult): string {
+  const report = builder.newBuilder();
+  const suite = report
+    .testSuite()
+    .name(`messaging-contract (${result.profile}) ${result.baseUrl}`)
+    .timestamp(new Date(result.startedAt))
+    .time(result.durationMs / 1000);
+  for (const verdict of result.verdicts) {
+    const test = suite
+      .testCase()
+      .className(`messaging-contract.${result.profile}`)
+      .name(`${verdict.rule.id}: ${verdict.rule.sentence}`);
+    if (verdict.verdict === 'fail') {
+      test.failure(verdict.reason ?? 'failed', 'RuleFailure');
+      const exchange = exchangeLine(verdict);
+      if (exchange) test.stacktrace(exchange);
+    } else if (verdict.verdict === 'not-run') {
+      test.skipped();
+      if (verdict.reason) test.standardOutput(`not run: ${verdict.reason}`);
+    }
+  }
+  for (const problem of result.problems) {
+    suite
+      .testCase()
+      .className(`messaging-contract.${result.profile}`)
+      .name('could not judge')
+      .error(problem, 'CouldNotJudge');
+  }
+  return report.build();
+}

@@ -1,0 +1,68 @@
+import type { KitResult } from '../run';
+
+const cell = (text: string) => text.replace(/\|/g, '\\|').replace(/\r?\n/g, ' ');
+const code = (text: string) => `\`${text.replace(/`/g, "'")}\``;
+
+const LABEL = { pass: '✅ pass', fail: '❌ fail', 'not-run': '⚪ not run' } as const;
+
+/** The conformance report: verdicts, failures with their exchange, and the server profile. */
+export function buildMarkdown(result: KitResult): string {
+  const lines: string[] = [];
+  const count = (v: string) => result.verdicts.filter((r) => r.verdict === v).length;
+  const outcome =
+    result.exitCode === 0 ? 'conforms' : result.exitCode === 1 ? 'does not conform' : 'could not be judged';
+  lines.push('# Messaging API conformance report', '');
+  lines.push(`- Server: ${code(result.baseUrl)}`);
+  lines.push(`- Profile: **${result.profile}**`);
+  lines.push(
+    `- Run: ${code(result.runId || '-')}, started ${result.startedAt}, ${(result.durationMs / 1000).toFixed(1)} s`,
+  );
+  lines.push(
+    `- Verdict: **${outcome}** (exit ${result.exitCode}): ${count('pass')} passed, ${count('fail')} failed, ${count('not-run')} not run`,
+  );
+  lines.push('');
+  if (result.problems.length > 0) {
+    lines.push('## Could not judge', '');
+    for (const problem of result.problems) lines.push(`- ${cell(problem)}`);
+    lines.push('');
+  }
+  lines.push('## Rules', '', '| Rule | Section | Verdict | Detail |', '|---|---|---|---|');
+  for (const v of result.verdicts) {
+    lines.push(`| ${code(v.rule.id)} | ${v.rule.section} | ${LABEL[v.verdict]} | ${cell(v.reason ?? '')} |`);
+  }
+  lines.push('');
+  const failures = result.verdicts.filter((v) => v.verdict === 'fail');
+  if (failures.length > 0) {
+    lines.push('## Failures', '');
+    for (const v of failures) {
+      lines.push(`### ${v.rule.id}`, '', `> ${v.rule.sentence} (§${v.rule.section})`, '', v.reason ?? '', '');
+      if (v.exchange) {
+        lines.push('```http', `${v.exchange.method} ${v.exchange.path}`);
+        if (v.exchange.sent) lines.push('', v.exchange.sent);
+        lines.push('', `→ ${v.exchange.status}`, v.exchange.body || '(empty body)', '```', '');
+      }
+    }
+  }
+  lines.push('## Server profile', '');
+  lines.push(
+    'What this server chose where the API document says "not shown". Observations, never failures.',
+    '',
+  );
+  const keys = Object.keys(result.serverProfile).sort();
+  if (keys.length === 0) lines.push('Nothing observed.');
+  else {
+    lines.push('| Choice | Observed |', '|---|---|');
+    for (const key of keys) lines.push(`| ${cell(key)} | ${cell(result.serverProfile[key]!.join('; '))} |`);
+  }
+  lines.push('');
+  lines.push('## Clean-up', '');
+  if (result.leftovers.length === 0)
+    lines.push(`Everything the kit created (names starting with ${code(result.runId || '-')}) was deleted.`);
+  else {
+    lines.push(`Could not delete ${result.leftovers.length} item(s):`, '');
+    for (const item of result.leftovers)
+      lines.push(`- ${item.resource} ${code(item.id)} (${cell(item.label)})`);
+  }
+  lines.push('');
+  return lines.join('\n');
+}

@@ -1,0 +1,307 @@
+/**
+ * The rule catalogue: every rule the kit checks, with where it comes from. `documented` rules come
+ * from the API document (shared/spec/messaging-api.md) and are checked in both profiles; `mock`
+ * rules come from the conventions (shared/spec/api-conventions.md) and only in the `mock` profile.
+ * Every test in this folder names exactly one of these ids, and every id has a test
+ * (test/contract-kit/catalogue.test.ts checks both).
+ */
+
+export type Profile = 'documented' | 'mock';
+
+export interface Rule {
+  id: string;
+  /** Where the rule is written, e.g. "4.1 rule 4" or "C8". */
+  section: string;
+  /** The sentence it checks, quoted or closely paraphrased from its source. */
+  sentence: string;
+  profile: Profile;
+}
+
+const documented = (id: string, section: string, sentence: string): Rule => ({
+  id,
+  section,
+  sentence,
+  profile: 'documented',
+});
+const convention = (id: string, section: string, sentence: string): Rule => ({
+  id,
+  section,
+  sentence,
+  profile: 'mock',
+});
+
+export const RULES: readonly Rule[] = [
+  // ---- the API document ----
+  documented('api.v1-prefix', '9', 'The version is carried in the path prefix /v1 on every endpoint.'),
+  documented(
+    'api.auth-required',
+    '4, 5',
+    'Every endpoint requires the Authorization header; every request carries `Authorization: Bearer <ACCESS_TOKEN>`. A request without it is refused (some 4xx) and changes nothing.',
+  ),
+  documented(
+    'api.form-parameters',
+    '2',
+    'Request parameters are sent as form-style key/value parameters (bodies of POST and PUT, query of GET).',
+  ),
+  documented(
+    'api.json-objects',
+    '2',
+    'Responses are JSON objects (every successful list, create, retrieve and update).',
+  ),
+  documented('api.integer-timestamps', '2', 'Timestamps appear in responses as integer numbers.'),
+  documented(
+    'contacts.fields',
+    '2.1',
+    'A contact has id, username, phone_number, avatar_url, conversation_id (strings), display_name (string, can be null), last_active_at and created_at (timestamps).',
+  ),
+  documented(
+    'contacts.create',
+    '4.1',
+    'POST /v1/contacts with username and phone_number (and optional avatar_url, display_name) returns the created contact object, which can then be retrieved.',
+  ),
+  documented(
+    'contacts.create.requires-username-and-phone-number',
+    '4.1, 4.1 rule 7',
+    '`username` and `phone_number` are required: a create without either is refused (some 4xx).',
+  ),
+  documented(
+    'contacts.create.display-name-defaults-to-username',
+    '2.1, 4.1 rule 4',
+    'When a contact is created without `display_name`, `display_name` defaults to the username.',
+  ),
+  documented(
+    'contacts.create.last-active-at-null',
+    '2.1, 4.1 rule 5',
+    'On creation the response carries `last_active_at` as null.',
+  ),
+  documented(
+    'contacts.create.conversation-id',
+    '1, 4.1 rule 5',
+    'On creation the response carries a `conversation_id`; each contact is tied to one conversation through it.',
+  ),
+  documented('contacts.retrieve', '4.1', 'GET /v1/contacts/:id returns the contact object.'),
+  documented(
+    'contacts.update.display-name',
+    '4.1',
+    'PUT /v1/contacts/:id with `display_name` returns the updated contact object, and the new name is kept.',
+  ),
+  documented(
+    'contacts.update.only-display-name',
+    '1, 4.1',
+    '`display_name` is the only updatable attribute: an update of any other attribute is refused or ignored, never applied.',
+  ),
+  documented(
+    'contacts.delete',
+    '4.1',
+    'DELETE /v1/contacts/:id deletes the contact: it can no longer be retrieved.',
+  ),
+  documented(
+    'contacts.delete.cascades-conversation',
+    '1, 4.1 rule 6',
+    'When a contact is deleted, its conversation is deleted too (with the messages in it).',
+  ),
+  documented(
+    'contacts.unknown-id',
+    '4.1 rule 7, 7',
+    'Retrieve, update and delete of an unknown contact id are refused (some 4xx).',
+  ),
+  documented(
+    'contacts.list.active-parameter',
+    '4.1 rule 2',
+    'The list request takes a boolean query parameter `active` (its meaning is not shown): `active=true` and `active=false` are answered with a page.',
+  ),
+  documented(
+    'lists.page-fields',
+    '2.4',
+    'A list returns a page of results: `has_more` (boolean) and `data` (array).',
+  ),
+  documented(
+    'lists.default-page-size',
+    '4.1 rule 1, 4.2 rule 1, 8',
+    'A list returns at most ten items per page by default (contacts and messages).',
+  ),
+  documented(
+    'lists.has-more',
+    '2.4',
+    '`has_more` is true when more items exist beyond this page, false when none do.',
+  ),
+  documented('lists.limit', '4.1, 4.2, 8', '`limit` reduces the number of items returned per list call.'),
+  documented(
+    'messages.fields',
+    '2.2',
+    'A message has id, conversation_id, message (strings), contact (object), reactions and attachments (arrays), read_at, created_at and updated_at (timestamps).',
+  ),
+  documented(
+    'messages.contact-fields',
+    '2.2',
+    'The `contact` of a message carries id, username, phone_number, avatar_url, last_active_at and created_at; it does not carry display_name or conversation_id.',
+  ),
+  documented(
+    'messages.contact-is-sender',
+    '4.2 rule 3',
+    'The `contact` object in a message describes the contact who sent it: the contact the conversation belongs to.',
+  ),
+  documented(
+    'messages.reactions-shape',
+    '2.3',
+    'Each element of `reactions` is an object that maps a reaction name (string) to an array of usernames (strings).',
+  ),
+  documented(
+    'messages.send',
+    '4.2',
+    'POST /v1/messages with conversation_id and message returns the created message object, in that conversation, with that text; it can then be retrieved.',
+  ),
+  documented(
+    'messages.send.requires-conversation-id-and-message',
+    '4.2',
+    '`conversation_id` and `message` are required: a send without either is refused (some 4xx).',
+  ),
+  documented(
+    'messages.send.new-message-defaults',
+    '2.2, 4.2 rule 2',
+    'A newly sent message has `reactions` and `attachments` as empty arrays (when none are sent), `read_at` null and `updated_at` null.',
+  ),
+  documented(
+    'messages.send.attachments',
+    '4.2',
+    'A message may be sent with `attachments` (an array of attachment objects): the created message carries them.',
+  ),
+  documented('messages.retrieve', '4.2', 'GET /v1/messages/:id returns the message object.'),
+  documented(
+    'messages.list.conversation-filter',
+    '4.2',
+    'GET /v1/messages with `conversation_id` restricts the list to that conversation.',
+  ),
+  documented(
+    'messages.list.all-conversations',
+    '4.2 rule 1',
+    'Without `conversation_id`, messages across all conversations are listed.',
+  ),
+  documented('messages.update.edit-text', '1, 4.2 rule 4', 'Updating may edit the text (`message`).'),
+  documented(
+    'messages.update.add-reaction',
+    '2.3, 4.2 rule 4',
+    'Updating may add a reaction, sent as the form key `reactions[<reaction_name>][]` with a username as its value.',
+  ),
+  documented('messages.update.add-attachment', '4.2 rule 4', 'Updating may add an attachment.'),
+  documented(
+    'messages.delete.permanent',
+    '1, 4.2 rule 5',
+    'Deleting a message removes it permanently: it can no longer be retrieved, listed or updated.',
+  ),
+  documented(
+    'messages.unknown-id',
+    '7',
+    'Retrieve, update and delete of an unknown message id are refused (some 4xx).',
+  ),
+
+  // ---- the conventions the mock fills the gaps with (mock profile only) ----
+  convention('mock.success-codes', 'C1', 'GET and PUT answer 200, POST 201, DELETE 204 with an empty body.'),
+  convention(
+    'mock.error-body',
+    'C2',
+    'Errors are flat JSON objects {type, code, message, param?}: `type` invalid_request for 4xx, a known `code`, a human `message`, `param` naming the parameter at fault.',
+  ),
+  convention(
+    'mock.error-statuses',
+    'C3',
+    '400 bad parameter or body, 401 with WWW-Authenticate: Bearer, 404 unknown id or route, 405 with Allow, 413 body over 100 kB, 415 unsupported content type.',
+  ),
+  convention(
+    'mock.token-isolation',
+    'C4',
+    "Each token is one user with its own world: another token cannot see, change or delete this one's contacts and messages; a malformed Authorization header is refused with 401.",
+  ),
+  convention('mock.unix-seconds', 'C5', 'Timestamps are integer Unix seconds (UTC).'),
+  convention(
+    'mock.ids',
+    'C6',
+    'Ids are 16 characters of [A-Za-z0-9]; contact, conversation and message ids never collide.',
+  ),
+  convention(
+    'mock.newest-first',
+    'C7',
+    'Lists are newest first (created_at descending, later creations first on ties).',
+  ),
+  convention(
+    'mock.limit-bounds',
+    'C8',
+    '`limit` is an integer 1–100, default 10; anything else is refused with 400 parameter_invalid.',
+  ),
+  convention(
+    'mock.cursor-walks',
+    'C8',
+    '`starting_after` and `ending_before` walk a list forward and backward with no duplicates or gaps; `has_more` tells whether items exist in the direction of travel; both at once, or an unknown cursor, are refused with 400.',
+  ),
+  convention(
+    'mock.active-filter',
+    'C9',
+    '`active=true` lists only contacts with last_active_at set, `active=false` only those never active; other values are refused with 400.',
+  ),
+  convention(
+    'mock.unknown-conversation',
+    'C10',
+    'A `conversation_id` that names no conversation of this user is refused with 404 not_found (also after its contact was deleted).',
+  ),
+  convention(
+    'mock.sender-exact',
+    'C11',
+    "A message's `contact` is the conversation's contact as it is now, with exactly the six documented fields.",
+  ),
+  convention(
+    'mock.request-bodies',
+    'C12',
+    'Bodies are accepted as form (with bracket keys), JSON and multipart fields.',
+  ),
+  convention(
+    'mock.unknown-parameters',
+    'C13',
+    'Unknown or read-only parameters are refused with 400 parameter_unknown naming the parameter.',
+  ),
+  convention(
+    'mock.field-rules',
+    'C14',
+    'Field limits (username 1–64, phone_number 1–32 of digits, spaces and +-()., avatar_url http(s), message 1–4000); an empty display_name on update sets it to null; strings are stored as sent.',
+  ),
+  convention(
+    'mock.reactions',
+    'C15',
+    'Reactions: one object per name in order of first use, usernames in order of reaction and at most once per name; updates add; JSON bodies may send them too; bad names are refused.',
+  ),
+  convention(
+    'mock.attachments',
+    'C16',
+    'An attachment is {id, message_id, filename, file_url, file_type, file_size, created_at} with defaults application/octet-stream and null; updates append.',
+  ),
+  convention(
+    'mock.updated-at',
+    'C17',
+    '`updated_at` becomes the current time on every successful update; `read_at` stays null.',
+  ),
+  convention(
+    'mock.cascade-at-once',
+    'C18',
+    'Deleting a contact deletes its conversation and every message in it at once.',
+  ),
+  convention(
+    'mock.cors',
+    'C19',
+    'CORS for every origin: a preflight is answered 204 and allows Authorization and Content-Type.',
+  ),
+  convention(
+    'mock.routing',
+    'C20',
+    'A trailing slash is tolerated, HEAD is answered as GET, and paths outside /v1 are 404 route_not_found.',
+  ),
+];
+
+export const RULE_IDS: ReadonlySet<string> = new Set(RULES.map((rule) => rule.id));
+
+export function findRule(id: string): Rule | undefined {
+  return RULES.find((rule) => rule.id === id);
+}
+
+/** The rules a profile checks: `documented` only the document's, `mock` both. */
+export function rulesOf(profile: Profile): Rule[] {
+  return RULES.filter((rule) => profile === 'mock' || rule.profile === 'documented');
+}

@@ -1,0 +1,342 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { runCLI } from 'jest';
+import { config, readConfig } from './lib/config';
+import { deleteResource } from './lib/data';
+import { describeExchange, InfraError, send } from './lib/http';
+import { readRecords, stopFile, type ExchangeExcerpt, type RecordLine, type Verdict } from './lib/records';
+import { RULES, rulesOf, type Profile, type Rule } from './rules';
+
+export interface KitOptions {
+  baseUrl: string;
+  token: string;
+  token2?: string;
+  profile: Profile;
+  timeoutMs?: number;
+  /** Only these rule ids. */
+  rules?: string[];
+  /** Jest workers; 1 runs every file in this process. */
+  workers?: number;
+}
+
+export interface RuleVerdict {
+  rule: Rule;
+  verdict: Verdict;
+  /** Why it failed or was not run. */
+  reason?: string;
+  /** The request and answer that showed the failure. */
+  exchange?: ExchangeExcerpt;
+  /** The tests of the rule, by title. */
+  tests: string[];
+}
+
+export type ExitCode = 0 | 1 | 2;
+
+export interface KitResult {
+  exitCode: ExitCode;
+  baseUrl: string;
+  profile: Profile;
+  runId: string;
+  startedAt: string;
+  durationMs: number;
+  verdicts: RuleVerdict[];
+  /** Why the run could not judge (unreachable, no token, interrupted, a test that broke). */
+  problems: string[];
+  /** What the server chose where the document says "not shown": key → values seen. */
+  serverProfile: Record<string, string[]>;
+  /** What the kit created and could not delete. */
+  leftovers: { resource: 'contact' | 'message'; id: string; label: string }[];
+}
+
+const KIT_DIR = __dirname;
+
+/** The rule id a test names: its title starts with `[id]`. */
+export function ruleIdOfTitle(title: string): string | undefined {
+  return /^\[([^\]\s]+)\]/.exec(title)?.[1];
+}
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
+function isLoopback(baseUrl: string): boolean {
+  try {
+    const host = new URL(baseUrl).hostname;
+    return host === 'localhost' || host.startsWith('127.') || host === '[::1]';
+  } catch {
+    return false;
+  }
+}
+
+/** A run that cannot start: exit 2 with the reason, no rule judged. */
+function cannotJudge(options: KitOptions, problem: string, started: number): KitResult {
+  return {
+    exitCode: 2,
+    baseUrl: options.baseUrl,
+    profile: options.profile,
+    runId: '',
+    startedAt: new Date(started).toISOString(),
+    durationMs: Date.now() - started,
+    verdicts: [],
+    problems: [problem],
+    serverProfile: {},
+    leftovers: [],
+  };
+}
+
+/** Sets the kit's environment, for this process and jest's workers. */
+function configure(options: KitOptions, runId: string, resultsDir: string): void {
+  process.env.CONTRACT_BASE_URL = options.baseUrl;
+  process.env.CONTRACT_TOKEN = options.token;
+  if (options.token2) process.env.CONTRACT_TOKEN_2 = options.token2;
+  else delete process.env.CONTRACT_TOKEN_2;
+  process.env.CONTRACT_PROFILE = options.profile;
+  process.env.CONTRACT_TIMEOUT_MS = String(options.timeoutMs ?? config.timeoutMs);
+  process.env.CONTRACT_RUN_ID = runId;
+  process.env.CONTRACT_RESULTS_DIR = resultsDir;
+  Object.assign(config, readConfig());
+}
+
+/**
+ * One request before the tests: is there a server, does it take the token, does it answer the
+ * document's first endpoint with JSON? Without that, no verdict could be trusted.
+ */
+async function preflight(): Promise<string | undefined> {
+  try {
+    const answer = await send('GET', '/v1/contacts');
+    if (answer.status === 401 || answer.status === 403) {
+      return `the server refused the token: ${describeExchange(answer, 200)}`;
+    }
+    if (answer.status < 200 || answer.status >= 300 || answer.body === undefined) {
+      return `the server answers nothing usable: ${describeExchange(answer, 200)} (is the base URL the server's root, without /v1?)`;
+    }
+    return undefined;
+  } catch (error) {
+    if (error instanceof InfraError) return `the server could not be reached: ${error.message}`;
+    throw error;
+  }
+}
+
+/** Deletes what the ledger says was created and not deleted; returns what could not be. */
+export async function sweep(records: RecordLine[]): Promise<KitResult['leftovers']> {
+  const deleted = new Set(records.filter((r) => r.kind === 'deleted').map((r) => `${r.resource}:${r.id}`));
+  const created = records.filter(
+    (r): r is Extract<RecordLine, { kind: 'created' }> =>
+      r.kind === 'created' && !deleted.has(`${r.resource}:${r.id}`),
+  );
+  const ordered = [
+    ...created.filter((r) => r.resource === 'message'),
+    ...created.filter((r) => r.resource === 'contact'),
+  ];
+  const leftovers: KitResult['leftovers'] = [];
+  for (const item of ordered) {
+    let gone = false;
+    try {
+      gone = await deleteResource(item.resource, item.id);
+    } catch {
+      gone = false;
+    }
+    if (!gone) leftovers.push({ resource: item.resource, id: item.id, label: item.label });
+  }
+  return leftovers;
+}
+
+type TestOutcome = { title: string; status: string; failure: string };
+
+function judge(
+  rule: Rule,
+  outcomes: TestOutcome[],
+  records: RecordLine[],
+  problems: string[],
+): RuleVerdict | undefined {
+  const tests = outcomes.filter(
+    (o) =>
+      ruleIdOfTitle(o.title) === rule.id &&
+      o.status !== 'pending' &&
+      o.status !== 'skipped' &&
+      o.status !== 'disabled',
+  );
+  if (tests.length === 0) return undefined;
+  const verdicts = records.filter(
+    (r): r is Extract<RecordLine, { kind: 'verdict' }> => r.kind === 'verdict' && r.rule === rule.id,
+  );
+  let failure: RuleVerdict | undefined;
+  let notRun: RuleVerdict | undefined;
+  let passed = false;
+  for (const test of tests) {
+    const record = verdicts.find((v) => v.test === test.title);
+    if (test.status === 'failed') {
+      if (record?.verdict === 'fail') {
+        failure ??= { rule, verdict: 'fail', reason: record.reason, exchange: record.exchange, tests: [] };
+      } else if (record?.verdict === 'infra') {
+        problems.push(`${rule.id}: could not judge: ${record.reason}`);
+        notRun ??= { rule, verdict: 'not-run', reason: `could not judge: ${record.reason}`, tests: [] };
+      } else {
+        const why = record?.reason ?? test.failure.split('\n').slice(0, 3).join(' ');
+        problems.push(`${rule.id}: the test broke instead of judging: ${why}`);
+        notRun ??= { rule, verdict: 'not-run', reason: `the test broke: ${why.slice(0, 300)}`, tests: [] };
+      }
+    } else if (record?.verdict === 'not-run') {
+      notRun ??= { rule, verdict: 'not-run', reason: record.reason, tests: [] };
+    } else {
+      passed = true;
+    }
+  }
+  const titles = tests.map((t) => t.title);
+  if (failure) return { ...failure, tests: titles };
+  if (notRun && !passed) return { ...notRun, tests: titles };
+  return {
+    rule,
+    verdict: 'pass',
+    ...(notRun ? { reason: `partly not run: ${notRun.reason}` } : {}),
+    tests: titles,
+  };
+}
+
+let interrupted = false;
+
+/** Runs the kit against one server and judges every rule of the profile. */
+export async function runKit(options: KitOptions): Promise<KitResult> {
+  const started = Date.now();
+  let baseUrl = options.baseUrl.trim().replace(/\/+$/, '');
+  // The document's paths start with /v1, so the base URL is the server's root.
+  if (baseUrl.endsWith('/v1')) baseUrl = baseUrl.slice(0, -3);
+  options = { ...options, baseUrl };
+  if (!baseUrl) return cannotJudge(options, 'no base URL: pass --base-url or set CONTRACT_BASE_URL', started);
+  try {
+    const url = new URL(baseUrl);
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error('not http(s)');
+  } catch {
+    return cannotJudge(options, `the base URL ${JSON.stringify(baseUrl)} is not an http(s) URL`, started);
+  }
+  if (!options.token) return cannotJudge(options, 'no token: pass --token or set CONTRACT_TOKEN', started);
+  const unknown = (options.rules ?? []).filter((id) => !RULES.some((r) => r.id === id));
+  if (unknown.length > 0)
+    return cannotJudge(options, `unknown rule ids: ${unknown.join(', ')} (see --list)`, started);
+  const selected = rulesOf(options.profile).filter(
+    (r) => !options.rules?.length || options.rules.includes(r.id),
+  );
+  if (selected.length === 0)
+    return cannotJudge(
+      options,
+      `none of the selected rules belongs to the ${options.profile} profile`,
+      started,
+    );
+
+  const runId = `ct${Math.random().toString(36).slice(2, 8)}`;
+  const resultsDir = fs.mkdtempSync(path.join(os.tmpdir(), 'messaging-contract-'));
+  configure(options, runId, resultsDir);
+  try {
+    const unusable = await preflight();
+    if (unusable) return { ...cannotJudge(options, unusable, started), runId };
+
+    const workers = options.workers ?? (isLoopback(baseUrl) ? 1 : 4);
+    const pattern = options.rules?.length
+      ? `\\[(${options.rules.map(escapeRegExp).join('|')})\\]`
+      : undefined;
+    const { results } = await runCLI(
+      {
+        $0: 'messaging-contract',
+        _: [],
+        config: path.join(KIT_DIR, 'jest.config.js'),
+        runInBand: workers <= 1,
+        maxWorkers: Math.max(1, workers),
+        silent: true,
+        reporters: [],
+        ...(pattern ? { testNamePattern: pattern } : {}),
+      } as Parameters<typeof runCLI>[0],
+      [KIT_DIR],
+    );
+
+    const records = readRecords(resultsDir);
+    const problems: string[] = [];
+    const outcomes: TestOutcome[] = [];
+    for (const file of results.testResults) {
+      if (file.testExecError) {
+        problems.push(
+          `${path.relative(KIT_DIR, file.testFilePath)} could not run: ${file.testExecError.message.split('\n')[0]}`,
+        );
+      } else if (file.failureMessage && file.testResults.every((a) => a.status !== 'failed')) {
+        // A hook (e.g. afterAll's cleanup) failed outside any test.
+        problems.push(
+          `${path.relative(KIT_DIR, file.testFilePath)}: ${file.failureMessage.split('\n').find((l) => l.trim()) ?? 'failed'}`,
+        );
+      }
+      for (const assertion of file.testResults) {
+        outcomes.push({
+          title: assertion.title,
+          status: assertion.status,
+          failure: assertion.failureMessages.join('\n'),
+        });
+      }
+    }
+    for (const outcome of outcomes) {
+      if (!ruleIdOfTitle(outcome.title)) problems.push(`the test "${outcome.title}" names no rule`);
+    }
+    const verdicts: RuleVerdict[] = [];
+    for (const rule of selected) {
+      const verdict = judge(rule, outcomes, records, problems);
+      if (verdict) verdicts.push(verdict);
+      else {
+        verdicts.push({ rule, verdict: 'not-run', reason: 'no test of this rule ran', tests: [] });
+        problems.push(`${rule.id}: no test of this rule ran`);
+      }
+    }
+    const serverProfile: Record<string, string[]> = {};
+    for (const record of records) {
+      if (record.kind !== 'observe') continue;
+      const values = (serverProfile[record.key] ??= []);
+      if (!values.includes(record.value)) values.push(record.value);
+    }
+    const leftovers = await sweep(records);
+    if (interrupted) problems.push('the run was interrupted');
+    const failed = verdicts.some((v) => v.verdict === 'fail');
+    const nothingJudged = verdicts.every((v) => v.verdict === 'not-run');
+    const exitCode: ExitCode = problems.length > 0 || nothingJudged ? 2 : failed ? 1 : 0;
+    if (nothingJudged && problems.length === 0) problems.push('no rule could be judged');
+    return {
+      exitCode,
+      baseUrl,
+      profile: options.profile,
+      runId,
+      startedAt: new Date(started).toISOString(),
+      durationMs: Date.now() - started,
+      verdicts,
+      problems,
+      serverProfile,
+      leftovers,
+    };
+  } finally {
+    fs.rmSync(resultsDir, { recursive: true, force: true });
+  }
+}
+
+/**
+ * On Ctrl-C or SIGTERM: no more creations, delete what the ledger holds, say what is left, exit 2.
+ * Returns the remover of the handlers.
+ */
+export function handleInterrupts(report: (leftovers: KitResult['leftovers']) => void): () => void {
+  const onSignal = (signal: NodeJS.Signals) => {
+    if (interrupted) process.exit(2);
+    interrupted = true;
+    const dir = config.resultsDir;
+    process.stderr.write(
+      `\n${signal}: stopping; deleting what the kit created (send it again to stop at once)\n`,
+    );
+    if (!dir || !fs.existsSync(dir)) process.exit(2);
+    fs.writeFileSync(stopFile(dir), signal);
+    void sweep(readRecords(dir))
+      .then(report, () => report([]))
+      .finally(() => {
+        fs.rmSync(dir, { recursive: true, force: true });
+        process.exit(2);
+      });
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  return () => {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+  };
+}

@@ -1,0 +1,111 @@
+/**
+ * Runs the contract kit against the mock started as a real process (the built `dist/bin.js`, as
+ * `npm start` runs it) on an ephemeral port, in both profiles. `npm test` ends with it.
+ * With `--runs N` it repeats each profile and prints the wall times: the kit's benchmark.
+ */
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+
+const root = path.resolve(__dirname, '..');
+const bin = path.join(root, 'contract-tests', 'bin', 'messaging-contract.js');
+
+const { values } = parseArgs({
+  options: {
+    runs: { type: 'string', default: '1' },
+    profile: { type: 'string', multiple: true },
+    'no-build': { type: 'boolean', default: false },
+    quiet: { type: 'boolean', default: false },
+  },
+});
+const runs = Math.max(1, Number(values.runs) || 1);
+const profiles = values.profile?.length ? values.profile : ['documented', 'mock'];
+
+function startMock(): Promise<{ url: string; child: ChildProcess }> {
+  const child = spawn(process.execPath, [path.join(root, 'dist', 'bin.js'), '--port', '0', '--quiet'], {
+    cwd: root,
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  return new Promise((resolve, reject) => {
+    let seen = '';
+    const timer = setTimeout(() => reject(new Error(`the mock did not start within 20 s: ${seen}`)), 20_000);
+    child.stdout!.setEncoding('utf8');
+    child.stdout!.on('data', (chunk: string) => {
+      seen += chunk;
+      const match = /listening on (http:\/\/\S+)/.exec(seen);
+      if (match) {
+        clearTimeout(timer);
+        resolve({ url: match[1]!, child });
+      }
+    });
+    child.once('exit', (code) => reject(new Error(`the mock exited (${code}) before listening: ${seen}`)));
+  });
+}
+
+function runKit(url: string, profile: string): Promise<{ code: number; ms: number; output: string }> {
+  const started = Date.now();
+  const child = spawn(
+    process.execPath,
+    [bin, '--base-url', url, '--token', `ci-${profile}-${Date.now()}`, '--profile', profile],
+    {
+      cwd: root,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
+  let output = '';
+  child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  return new Promise((resolve) =>
+    child.on('close', (code) => resolve({ code: code ?? 2, ms: Date.now() - started, output })),
+  );
+}
+
+async function main(): Promise<number> {
+  if (!values['no-build']) {
+    const build = spawnSync('npm', ['run', '--silent', 'build'], { cwd: root, stdio: 'inherit' });
+    if (build.status !== 0) return build.status ?? 1;
+  }
+  const { url, child } = await startMock();
+  let worst = 0;
+  try {
+    const times: Record<string, number[]> = {};
+    for (let i = 0; i < runs; i++) {
+      for (const profile of profiles) {
+        const result = await runKit(url, profile);
+        (times[profile] ??= []).push(result.ms);
+        const last = result.output.trim().split('\n').at(-1);
+        if (result.code !== 0 || !values.quiet) {
+          process.stdout.write(
+            result.code === 0
+              ? `contract kit, ${profile} profile, against the mock process: ${last}\n`
+              : result.output,
+          );
+        }
+        worst = Math.max(worst, result.code);
+      }
+    }
+    if (runs > 1) {
+      console.log(
+        `\nWall time of the kit against the local mock (${runs} runs each, Node ${process.version}, ${require('node:os').cpus().length} cores):`,
+      );
+      for (const [profile, list] of Object.entries(times)) {
+        const sorted = [...list].sort((a, b) => a - b);
+        const median = sorted[Math.floor(sorted.length / 2)]!;
+        console.log(
+          `  ${profile.padEnd(10)} median ${(median / 1000).toFixed(1)} s, min ${(sorted[0]! / 1000).toFixed(1)} s, max ${(sorted.at(-1)! / 1000).toFixed(1)} s`,
+        );
+      }
+    }
+  } finally {
+    child.kill('SIGTERM');
+  }
+  return worst;
+}
+
+main().then(
+  (code) => process.exit(code),
+  (error: Error) => {
+    console.error(error.message);
+    process.exit(2);
+  },
+);
