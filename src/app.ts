@@ -2,9 +2,15 @@ import cors from 'cors';
 import express, { type Express, type RequestHandler } from 'express';
 import { authenticate } from './http/auth';
 import { errorHandler, routeNotFound } from './http/errors';
+import { journal } from './http/journal';
+import { requestLog } from './http/log';
+import { switches, type Latency } from './http/switches';
+import { openApiDocument } from './openapi';
+import { controlRouter } from './routes/control';
 import { contactsRouter } from './routes/contacts';
 import { messagesRouter } from './routes/messages';
 import { SEED_DEFAULTS, generateWorld } from './seed';
+import { Simulator } from './simulate';
 import { World, type WorldData } from './store/world';
 import { Worlds } from './store/worlds';
 import type { Timestamp } from './types';
@@ -22,62 +28,89 @@ export interface AppOptions {
   tokens?: readonly string[];
   /** How many tokens keep a world at once (least recently used dropped first). */
   maxWorlds?: number;
+  /** How many requests each token's journal keeps (`GET /__mock/requests`). */
+  journalSize?: number;
+  /** Milliseconds added to every API answer. */
+  latency?: Latency;
+  /** Contacts answer the user's messages (`--simulate`); true, or the reply delay in ms. */
+  simulate?: boolean | { replyDelayMs: { min: number; max: number } };
   /** The current time in Unix seconds; tests pass their own clock. */
   now?: () => Timestamp;
-  /** Where log lines go (evictions, internal errors). Silent by default. */
+  /** Where log lines go (evictions, internal errors, and requests with `logRequests`). Silent by default. */
   log?: (line: string) => void;
   /** One line per answered request: method, path, status, milliseconds. Off by default. */
   logRequests?: boolean;
+  /** Colour the request lines (for a terminal). */
+  color?: boolean;
+  /** Told how far the generation of a large world has got. */
+  onProgress?: (done: number, total: number) => void;
 }
 
-export const APP_DEFAULTS = { ...SEED_DEFAULTS, maxWorlds: 1000 } as const;
+export const APP_DEFAULTS = { ...SEED_DEFAULTS, maxWorlds: 1000, journalSize: 200 } as const;
 
+/** What `app.locals` holds, for embedding and tests. */
 export interface MockLocals {
   worlds: Worlds;
+  simulator: Simulator | undefined;
 }
 
 /** The mock server as an Express app, with no port of its own: embed it, or `listen` on it. */
 export function createApp(options: AppOptions = {}): Express {
   const log = options.log ?? (() => {});
+  const seed = options.seed ?? APP_DEFAULTS.seed;
+  const maxWorlds = options.maxWorlds ?? APP_DEFAULTS.maxWorlds;
+  const journalSize = options.journalSize ?? APP_DEFAULTS.journalSize;
+  const worldOptions = { now: options.now };
   const data =
     options.data ??
     generateWorld({
-      seed: options.seed ?? APP_DEFAULTS.seed,
+      seed,
       contacts: options.contacts ?? APP_DEFAULTS.contacts,
       messages: options.messages ?? APP_DEFAULTS.messages,
+      onProgress: options.onProgress,
     });
-  const worlds = new Worlds(World.fromData(data, { now: options.now }), {
-    maxWorlds: options.maxWorlds ?? APP_DEFAULTS.maxWorlds,
-    onEvict: (token) =>
-      log(
-        `world of token ${redact(token)} dropped: more than ${options.maxWorlds ?? APP_DEFAULTS.maxWorlds} tokens in use`,
-      ),
+  const worlds = new Worlds(World.fromData(data, worldOptions), {
+    maxWorlds,
+    journalSize,
+    onEvict: (token) => log(`world of token ${redact(token)} dropped: more than ${maxWorlds} tokens in use`),
   });
+  const simulator = options.simulate
+    ? new Simulator({ seed, ...(typeof options.simulate === 'object' ? options.simulate : {}) })
+    : undefined;
+  const auth = authenticate(options.tokens);
 
   const app = express();
   app.disable('x-powered-by');
   app.disable('etag');
   // Queries are parsed with the body's parser and limits (http/body.ts), not Express's.
   app.set('query parser', false);
-  app.locals.worlds = worlds;
+  const locals: MockLocals = { worlds, simulator };
+  Object.assign(app.locals, locals);
 
   app.use(securityHeaders);
-  if (options.logRequests) app.use(requestLog(log));
+  if (options.logRequests) app.use(requestLog(log, options.color ?? false));
   // C19: any origin; preflight answered 204 before authentication, as browsers send no token.
   app.use(
     cors({
       origin: '*',
       methods: ['GET', 'HEAD', 'POST', 'PUT', 'DELETE'],
       allowedHeaders: ['Authorization', 'Content-Type', 'Prefer'],
+      exposedHeaders: ['Preference-Applied', 'Retry-After', 'WWW-Authenticate'],
       maxAge: 600,
     }),
   );
-  app.use('/v1', authenticate(options.tokens), (_req, res, next) => {
+  const document = openApiDocument();
+  app.get('/openapi.json', (_req, res) => void res.json(document));
+  app.use('/__mock', controlRouter({ worlds, authenticate: auth, journalSize, worldOptions }));
+  app.use('/v1', switches(options.latency), auth, journal(worlds), (_req, res, next) => {
     res.locals.world = worlds.of(res.locals.token as string);
     next();
   });
   app.use('/v1/contacts', contactsRouter());
-  app.use('/v1/messages', messagesRouter());
+  app.use(
+    '/v1/messages',
+    messagesRouter({ onSent: simulator && ((world, message) => simulator.messageSent(world, message)) }),
+  );
   app.use(routeNotFound);
   app.use(
     errorHandler((error) => log(`internal error: ${error instanceof Error ? error.stack : String(error)}`)),
@@ -89,17 +122,6 @@ const securityHeaders: RequestHandler = (_req, res, next) => {
   res.setHeader('X-Content-Type-Options', 'nosniff');
   next();
 };
-
-function requestLog(log: (line: string) => void): RequestHandler {
-  return (req, res, next) => {
-    const start = process.hrtime.bigint();
-    res.on('finish', () => {
-      const ms = Number(process.hrtime.bigint() - start) / 1e6;
-      log(`${req.method} ${req.originalUrl} ${res.statusCode} ${ms.toFixed(1)} ms`);
-    });
-    next();
-  };
-}
 
 /** Enough of a token to tell tokens apart in a log, not enough to use it. */
 export function redact(token: string): string {

@@ -1,15 +1,10 @@
 #!/usr/bin/env node
 import { Command, InvalidArgumentError, Option } from 'commander';
-import { APP_DEFAULTS } from './app';
+import { APP_DEFAULTS, type AppOptions } from './app';
+import { integer } from './cli-options';
+import { loadFixtureFile } from './fixtures';
+import { parseLatency, type Latency } from './http/switches';
 import { listen } from './server';
-
-const integer = (min: number, max: number) => (value: string) => {
-  const n = Number(value);
-  if (!/^\d+$/.test(value) || n < min || n > max) {
-    throw new InvalidArgumentError(`must be a whole number from ${min} to ${max}.`);
-  }
-  return n;
-};
 
 const program = new Command()
   .name('messaging-mock')
@@ -36,18 +31,31 @@ const program = new Command()
       .default(APP_DEFAULTS.messages)
       .argParser(integer(0, 10_000_000)),
   )
+  .addOption(new Option('--fixtures <file>', 'serve this fixture file (JSON) instead of a generated world'))
   .addOption(
-    new Option(
-      '--token <token>',
-      'accept only this token (repeatable); by default any token is accepted',
-    ).argParser((value: string, previous: string[] = []) => [...previous, value]),
+    new Option('--token <token>', 'accept only this token (repeatable)')
+      .default([] as string[], 'any non-empty token')
+      .argParser((value: string, previous: string[] = []) => [...previous, value]),
   )
+  .addOption(
+    new Option('--latency <ms>', 'milliseconds added to every API answer: MS or MIN-MAX')
+      .default({ min: 0, max: 0 } satisfies Latency, 'none')
+      .argParser((value: string): Latency => {
+        try {
+          return parseLatency(value);
+        } catch (error) {
+          throw new InvalidArgumentError((error as Error).message);
+        }
+      }),
+  )
+  .addOption(new Option('--simulate', 'contacts answer your messages a few seconds later').default(false))
   .addOption(
     new Option('--max-worlds <n>', 'tokens that keep a world at once')
       .default(APP_DEFAULTS.maxWorlds)
       .argParser(integer(1, 1_000_000)),
   )
-  .option('-q, --quiet', 'no log line per request', false)
+  .addOption(new Option('-q, --quiet', 'no log line per request').default(false))
+  .configureHelp({ helpWidth: 120 })
   .showHelpAfterError();
 
 interface CliOptions {
@@ -56,33 +64,62 @@ interface CliOptions {
   seed: number;
   contacts: number;
   messages: number;
-  token?: string[];
+  fixtures?: string;
+  token: string[];
+  latency: Latency;
+  simulate: boolean;
   maxWorlds: number;
   quiet: boolean;
 }
 
 async function main(): Promise<void> {
   const options = program.parse().opts<CliOptions>();
-  if (options.messages > 0 && options.contacts === 0) {
+  if (options.messages > 0 && options.contacts === 0 && !options.fixtures) {
     program.error('error: --messages needs at least one contact (--contacts).');
   }
+  let data: AppOptions['data'];
+  if (options.fixtures) {
+    try {
+      data = loadFixtureFile(options.fixtures);
+    } catch (error) {
+      program.error(`error: the fixture file is not valid: ${(error as Error).message}`);
+    }
+  }
   const log = (line: string) => console.log(line);
+  const tty = process.stderr.isTTY === true;
+  const started = Date.now();
   const running = await listen({
     port: options.port,
     host: options.host,
     seed: options.seed,
     contacts: options.contacts,
     messages: options.messages,
+    data,
     tokens: options.token,
+    latency: options.latency.max > 0 ? options.latency : undefined,
+    simulate: options.simulate,
     maxWorlds: options.maxWorlds,
     log,
     logRequests: !options.quiet,
+    color: process.stdout.isTTY === true && !process.env.NO_COLOR,
+    onProgress: (done, total) => {
+      if (total < 100_000) return;
+      const line = `generating the world: ${done.toLocaleString('en')} / ${total.toLocaleString('en')} messages`;
+      if (tty) process.stderr.write(`\r${line}${done === total ? '\n' : ''}`);
+      else console.error(line);
+    },
   });
-  const token = options.token?.[0] ?? 'demo-token';
-  console.log(`Messaging API mock listening on ${running.url}`);
+  const restricted = options.token.length > 0;
+  const token = restricted ? options.token[0]! : 'demo-token';
+  const world = data
+    ? `fixture ${options.fixtures} (${data.contacts.length} contacts, ${data.messages.length} messages)`
+    : `seed ${options.seed}, ${options.contacts} contacts, ${options.messages} messages`;
+  console.log(
+    `Messaging API mock listening on ${running.url} (${world}, ready in ${Date.now() - started} ms)`,
+  );
   console.log(`Base URL:     ${running.url}/v1`);
   console.log(
-    `Sample token: ${token}${options.token ? '' : ' (any non-empty token works; each token has its own world)'}`,
+    `Sample token: ${token}${restricted ? '' : ' (any non-empty token works; each token has its own world)'}`,
   );
   console.log(`Try:          curl -H "Authorization: Bearer ${token}" "${running.url}/v1/contacts?limit=3"`);
 
@@ -91,7 +128,7 @@ async function main(): Promise<void> {
     if (stopping) process.exit(0);
     stopping = true;
     console.log(`${signal}: finishing requests in flight, then stopping (send it again to stop at once)`);
-    setTimeout(() => process.exit(0), 5000).unref();
+    setTimeout(() => process.exit(0), 4500).unref();
     void running.close().then(() => process.exit(0));
   };
   process.on('SIGINT', () => stop('SIGINT'));

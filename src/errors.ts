@@ -19,7 +19,11 @@ export const ERROR_STATUS = {
   method_not_allowed: 405,
   body_too_large: 413,
   unsupported_media_type: 415,
+  rate_limited: 429,
   internal: 500,
+  service_unavailable: 503,
+  /** Any other status asked for with `Prefer: code=…`; it carries its own status. */
+  simulated_error: 500,
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_STATUS;
@@ -30,16 +34,25 @@ export class ApiError extends Error {
   /** Extra response headers that belong to this refusal (`WWW-Authenticate`, `Allow`). */
   readonly headers: Readonly<Record<string, string>>;
 
-  constructor(code: ErrorCode, message: string, param?: string, headers: Record<string, string> = {}) {
+  readonly #status: number | undefined;
+
+  constructor(
+    code: ErrorCode,
+    message: string,
+    param?: string,
+    headers: Record<string, string> = {},
+    status?: number,
+  ) {
     super(message);
     this.name = 'ApiError';
     this.code = code;
     this.param = param;
     this.headers = headers;
+    this.#status = status;
   }
 
   get status(): number {
-    return ERROR_STATUS[this.code];
+    return this.#status ?? ERROR_STATUS[this.code];
   }
 
   toJSON(): ApiErrorBody {
@@ -108,6 +121,27 @@ export const errors = {
     new ApiError('too_many_parameters', `The request has more than ${limit} parameters. Send fewer.`),
   nestingTooDeep: (limit: number) =>
     new ApiError('nesting_too_deep', `The request nests parameters deeper than ${limit} levels. Flatten it.`),
+  /** The answer to `Prefer: code=<status>`: a proper error object of that status. */
+  simulated: (status: number) => {
+    const why = `Simulated ${status} answer, asked for with the header "Prefer: code=${status}".`;
+    const retry = { 'Retry-After': '1' };
+    switch (status) {
+      case 401:
+        return new ApiError('invalid_token', why, undefined, {
+          'WWW-Authenticate': 'Bearer realm="messaging", error="invalid_token"',
+        });
+      case 404:
+        return new ApiError('not_found', why);
+      case 429:
+        return new ApiError('rate_limited', why, undefined, retry);
+      case 500:
+        return new ApiError('internal', why);
+      case 503:
+        return new ApiError('service_unavailable', why, undefined, retry);
+      default:
+        return new ApiError('simulated_error', why, undefined, {}, status);
+    }
+  },
   internal: () =>
     new ApiError(
       'internal',

@@ -1,6 +1,17 @@
 export { createApp, type AppOptions } from './app';
 export { listen, type RunningServer } from './server';
+export { createMockServer, type MockServer } from './mock-server';
 export { generateWorld, type SeedOptions } from './seed';
+export { validateFixture, loadFixtureFile, FixtureError } from './fixtures';
 export { World, type WorldData, type StoredMessage } from './store/world';
-export { ApiError, ERROR_STATUS, errors, type ErrorCode } from './errors';
-export type * from './types';
+export { openApiDocument } from './openapi';
+export type {
+  Contact,
+  Message,
+  MessageContact,
+  Reaction,
+  Attachment,
+  Page,
+  Timestamp,
+  ApiErrorBody as ApiError,
+} from './types';

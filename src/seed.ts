@@ -19,7 +19,7 @@ export const SEED_DEFAULTS = { seed: 1, contacts: 25, messages: 300 } as const;
 export const SEED_NOW: Timestamp = Date.UTC(2026, 9, 31, 18, 0, 0) / 1000;
 
 const DAY = 86_400;
-const REACTIONS = ['thumbs_up', 'heart', 'joy', 'tada', 'fire', 'eyes', 'pray', '+1'];
+export const REACTIONS = ['thumbs_up', 'heart', 'joy', 'tada', 'fire', 'eyes', 'pray', '+1'];
 
 /**
  * A realistic, coherent world from a seed: every message lies in the conversation of an
@@ -64,6 +64,10 @@ export function generateWorld(options: SeedOptions): WorldData {
     });
   }
 
+  if (options.messages > 0 && contacts.length === 0) throw new Error('messages need at least one contact.');
+  // Messages need someone to talk to: with few contacts, all may have drawn "never active".
+  if (options.messages > 0 && contacts.every((c) => c.last_active_at === null))
+    contacts[0]!.last_active_at = 0;
   // Spread the messages over the active contacts' conversations, some long and some short.
   const active = contacts.filter((c) => c.last_active_at !== null);
   const counts = new Map<Contact, number>(active.map((c) => [c, 0]));
@@ -173,8 +177,7 @@ const LINES: ((f: Faker) => string)[] = [
   (f) => `I'm in ${f.location.city()} until ${f.date.weekday()}, want to catch up after?`,
   (f) => `Have you heard "${f.music.songName()}"? Can't stop listening to it`,
   (f) => `Can you send me the ${f.system.commonFileName('pdf')} when you have a sec?`,
-  (f) =>
-    `Just finished the ${f.commerce.productAdjective().toLowerCase()} ${f.commerce.product().toLowerCase()} project 🎉`,
+  (f) => `Just got a new ${f.commerce.product().toLowerCase()} 🎉`,
   (f) => `${f.company.name()} is hiring, thought of you`,
   (f) => `Reminder: ${f.person.firstName()}'s party is on ${f.date.weekday()}`,
   (f) => `How did the ${f.word.noun()} thing go?`,
@@ -188,7 +191,7 @@ const LINES: ((f: Faker) => string)[] = [
   (f) => `${f.person.firstName()} says hi 👋`,
 ];
 
-function chatLine(f: Faker): string {
+export function chatLine(f: Faker): string {
   return f.datatype.boolean({ probability: 0.3 })
     ? f.helpers.arrayElement(SHORT)
     : f.helpers.arrayElement(LINES)(f);

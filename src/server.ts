@@ -1,10 +1,12 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createApp, type AppOptions } from './app';
+import type { Express } from 'express';
+import { createApp, type AppOptions, type MockLocals } from './app';
 
 export interface RunningServer {
   /** e.g. `http://127.0.0.1:4010` */
   url: string;
+  app: Express;
   server: Server;
   /** Stops accepting, lets requests in flight finish, then resolves. */
   close(): Promise<void>;
@@ -22,9 +24,11 @@ export function listen(options: AppOptions & { port?: number; host?: string } = 
       const shown = host.includes(':') ? `[${host}]` : host === '0.0.0.0' ? '127.0.0.1' : host;
       resolve({
         url: `http://${shown}:${port}`,
+        app,
         server,
         close: () =>
           new Promise<void>((done) => {
+            (app.locals as unknown as MockLocals).simulator?.stop();
             server.close(() => done());
             server.closeIdleConnections();
           }),

@@ -88,17 +88,21 @@ describe('messaging-mock (the CLI)', () => {
   it('lists every option with its default in --help', () => {
     const result = spawnSync(process.execPath, [BIN, '--help'], { encoding: 'utf8' });
     expect(result.status).toBe(0);
-    for (const option of [
+    const lines = result.stdout.split('\n');
+    const options = [
       '--port',
       '--host',
       '--seed',
       '--contacts',
       '--messages',
+      '--fixtures',
       '--token',
-      '--quiet',
-      '--help',
-    ]) {
-      expect(result.stdout).toContain(option);
+      '--latency',
+    ];
+    for (const option of [...options, '--simulate', '--max-worlds', '--quiet', '--help']) {
+      const line = lines.find((l) => l.includes(option));
+      expect(line).toBeDefined();
+      if (!['--fixtures', '--help'].includes(option)) expect(`${option}: ${line}`).toMatch(/\(default: /);
     }
     expect(result.stdout).toMatch(/default: 4010/);
   });
@@ -107,6 +111,8 @@ describe('messaging-mock (the CLI)', () => {
     [['--port', 'abc'], /--port.*whole number/],
     [['--contacts', '-1'], /--contacts/],
     [['--frobnicate'], /unknown option/],
+    [['--latency', 'slow'], /--latency.*milliseconds/],
+    [['--contacts', '0', '--messages', '5'], /needs at least one contact/],
   ])('refuses %j with a clear message and exit code 1', (args, message) => {
     const result = spawnSync(process.execPath, [BIN, ...args], { encoding: 'utf8' });
     expect(result.status).toBe(1);

@@ -26,8 +26,9 @@ const QS_OPTIONS: qs.IParseOptions & { throwOnLimitExceeded: boolean; strictDept
 
 /** Parses `a=1&reactions[heart][]=bob` style text, with the limits above. */
 export function parseFormText(text: string): Record<string, unknown> {
+  let parsed: Record<string, unknown>;
   try {
-    return qs.parse(text, QS_OPTIONS) as Record<string, unknown>;
+    parsed = qs.parse(text, QS_OPTIONS) as Record<string, unknown>;
   } catch (error) {
     const message = error instanceof Error ? error.message : '';
     if (message.startsWith('Input depth')) throw errors.nestingTooDeep(BODY_LIMITS.depth);
@@ -40,6 +41,45 @@ export function parseFormText(text: string): Record<string, unknown> {
     if (message.startsWith('Parameter limit')) throw errors.tooManyParameters(BODY_LIMITS.parameters);
     throw errors.malformedBody('the form encoding could not be decoded.');
   }
+  // After qs, so that its parameter limit bounds this walk too.
+  refuseProtoKeys(text);
+  return parsed;
+}
+
+/**
+ * qs drops a `__proto__` key segment silently (`reactions[__proto__][]=x` arrives as nothing),
+ * while JSON keeps it as data. Refusing it in both encodings (here and in checkJsonShape) makes
+ * them agree and follows C13: no parameter is ever ignored without a word.
+ */
+function refuseProtoKeys(text: string): void {
+  for (const part of text.split('&')) {
+    // Where qs ends a key: at `]=` when there is one, else at the first `=`.
+    const bracketEquals = part.indexOf(']=');
+    const end = bracketEquals === -1 ? part.indexOf('=') : bracketEquals + 1;
+    const key = decodeFormComponent(end === -1 ? part : part.slice(0, end));
+    if (PROTO_SEGMENT.test(key)) {
+      const bracket = key.indexOf('[');
+      throw protoKey(bracket > 0 ? key.slice(0, bracket) : key);
+    }
+  }
+}
+
+const PROTO_SEGMENT = /(?:^|\[)__proto__(?:\]|\[|$)/;
+
+function decodeFormComponent(text: string): string {
+  const spaced = text.replace(/\+/g, ' ');
+  try {
+    return decodeURIComponent(spaced);
+  } catch {
+    return spaced;
+  }
+}
+
+function protoKey(param: string): ApiError {
+  return errors.invalid(
+    param,
+    '"__proto__" is reserved and cannot be a parameter name, a key or a reaction name. Choose another name.',
+  );
 }
 
 /** The query string of a request's URL, parsed like a form body. */
@@ -72,8 +112,14 @@ const readJson = bodyParser.json({ type: () => true, limit: BODY_LIMITS.bytes, s
  * Reads a form, JSON or multipart body into `req.body` as a plain object, or refuses it with
  * 400/413/415. A request without a body gets `req.body = undefined`.
  */
-export const parseBody: RequestHandler = (req, res, next) => {
+export const parseBody: RequestHandler = (req, res, done) => {
   req.body = undefined;
+  // A refused body never stays on the request: later handlers (the journal, logs) must not see
+  // a hostile shape, e.g. JSON nested 50,000 levels deep, that JSON.stringify cannot walk.
+  const next: NextFunction = (error?: unknown) => {
+    if (error !== undefined) req.body = undefined;
+    done(error);
+  };
   if (!hasBody(req)) return next();
   const declared = Number(req.headers['content-length']);
   if (declared > BODY_LIMITS.bytes) return next(errors.bodyTooLarge(BODY_LIMITS.label));
@@ -113,39 +159,48 @@ function hasBody(req: Request): boolean {
   return req.headers['transfer-encoding'] !== undefined || (req.headers['content-length'] ?? '0') !== '0';
 }
 
-/** The same bounds for JSON as qs sets for forms: depth and number of values. */
+/** The same bounds for JSON as qs sets for forms: depth and number of values; no `__proto__` key. */
 function checkJsonShape(root: object): void {
   let values = 0;
-  const stack: [unknown, number][] = [[root, 0]];
+  // [value, depth, the top-level parameter it belongs to]
+  const stack: [unknown, number, string][] = [[root, 0, '']];
   while (stack.length > 0) {
-    const [value, depth] = stack.pop()!;
+    const [value, depth, param] = stack.pop()!;
     if (value === null || typeof value !== 'object') continue;
     if (depth > BODY_LIMITS.depth) throw errors.nestingTooDeep(BODY_LIMITS.depth);
-    const children = Array.isArray(value) ? value : Object.values(value);
-    if (Array.isArray(value) && value.length > BODY_LIMITS.arrayLength) {
-      throw new ApiError(
-        'too_many_parameters',
-        `A list in the request has more than ${BODY_LIMITS.arrayLength} items. Send fewer.`,
-      );
+    if (Array.isArray(value)) {
+      if (value.length > BODY_LIMITS.arrayLength) {
+        throw new ApiError(
+          'too_many_parameters',
+          `A list in the request has more than ${BODY_LIMITS.arrayLength} items. Send fewer.`,
+        );
+      }
+      values += value.length;
+      if (values > BODY_LIMITS.parameters) throw errors.tooManyParameters(BODY_LIMITS.parameters);
+      for (const child of value) stack.push([child, depth + 1, param]);
+      continue;
     }
-    values += children.length;
+    const entries = Object.entries(value);
+    values += entries.length;
     if (values > BODY_LIMITS.parameters) throw errors.tooManyParameters(BODY_LIMITS.parameters);
-    for (const child of children) stack.push([child, depth + 1]);
+    for (const [key, child] of entries) {
+      if (key === '__proto__') throw protoKey(param || key);
+      stack.push([child, depth + 1, param || key]);
+    }
   }
 }
 
 /** body-parser's failures, in the catalogue's words. */
-function bodyError(error: unknown): ApiError {
+export function bodyError(error: unknown): ApiError {
   const type = (error as { type?: string }).type;
   switch (type) {
     case 'entity.too.large':
       return errors.bodyTooLarge(BODY_LIMITS.label);
+    // In the catalogue's words, not the library's: its messages are not part of this API.
     case 'charset.unsupported':
+      return unsupportedCharset(String((error as { charset?: unknown }).charset));
     case 'encoding.unsupported':
-      return new ApiError(
-        'unsupported_media_type',
-        `${(error as Error).message}. Send the body as UTF-8, without Content-Encoding.`,
-      );
+      return unsupportedEncoding(String((error as { encoding?: unknown }).encoding));
     case 'entity.parse.failed':
       return errors.malformedBody('it is not valid JSON. Check quotes, commas and brackets.');
     default:
@@ -153,8 +208,23 @@ function bodyError(error: unknown): ApiError {
   }
 }
 
+const unsupportedCharset = (charset: string) =>
+  new ApiError(
+    'unsupported_media_type',
+    `The charset '${charset.slice(0, 40)}' is not supported. Send the body as UTF-8.`,
+  );
+
+const unsupportedEncoding = (encoding: string) =>
+  new ApiError(
+    'unsupported_media_type',
+    `Content-Encoding '${encoding.slice(0, 40)}' is not supported here. Send the body uncompressed.`,
+  );
+
 /** Multipart fields (no file parts), turned into form text so that bracket keys work alike. */
 function readMultipart(req: Request, next: NextFunction): void {
+  // busboy reads the raw bytes: a compressed multipart body would only look malformed.
+  const encoding = (req.headers['content-encoding'] ?? 'identity').trim().toLowerCase();
+  if (encoding !== 'identity') return next(unsupportedEncoding(encoding));
   let parser: busboy.Busboy;
   try {
     parser = busboy({

@@ -1,13 +1,23 @@
 import type { Router } from 'express';
 import { collectionRouter } from '../http/resource';
+import type { World } from '../store/world';
 import type { Message } from '../types';
 
+export interface MessagesOptions {
+  /** Told of every message sent through the API (the simulated conversation listens). */
+  onSent?: (world: World, message: Message) => void;
+}
+
 /** The five message operations of document 4.2. */
-export function messagesRouter(): Router {
+export function messagesRouter(options: MessagesOptions = {}): Router {
   return collectionRouter<Message>({
     name: 'message',
     list: (world, params) => world.listMessages(params),
-    create: (world, params) => world.sendMessage(params),
+    create: (world, params) => {
+      const message = world.sendMessage(params);
+      options.onSent?.(world, message);
+      return message;
+    },
     retrieve: (world, id) => world.getMessage(id),
     update: (world, id, params) => world.updateMessage(id, params),
     remove: (world, id) => world.deleteMessage(id),

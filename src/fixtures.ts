@@ -1,0 +1,244 @@
+import { readFileSync } from 'node:fs';
+import { ApiError } from './errors';
+import { checkHttpUrl, checkInteger, checkString, describe, isPlainRecord } from './store/params';
+import {
+  DISPLAY_NAME,
+  FILE_TYPE,
+  FILENAME,
+  MESSAGE_TEXT,
+  PHONE_NUMBER,
+  REACTION_NAME,
+  USERNAME,
+} from './store/rules';
+import type { StoredMessage, WorldData } from './store/world';
+import type { Attachment, Contact, Reaction } from './types';
+
+/**
+ * A fixture document is a world as plain JSON: `{contacts, messages}`, contacts as the API shows
+ * them, messages without their `contact` (it is derived from the conversation). It is what
+ * `npm run fixtures` writes, what `GET /__mock/state` answers and what `--fixtures` and
+ * `PUT /__mock/state` take.
+ */
+
+/** A fixture that breaks a rule; `path` names the record and the field, e.g. `messages[3].read_at`. */
+export class FixtureError extends Error {
+  constructor(
+    readonly path: string,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'FixtureError';
+  }
+}
+
+const ID = /^[A-Za-z0-9_-]{1,64}$/;
+const CONTACT_KEYS = [
+  'id',
+  'username',
+  'phone_number',
+  'avatar_url',
+  'display_name',
+  'conversation_id',
+  'last_active_at',
+  'created_at',
+];
+const MESSAGE_KEYS = [
+  'id',
+  'conversation_id',
+  'message',
+  'reactions',
+  'attachments',
+  'read_at',
+  'created_at',
+  'updated_at',
+];
+const ATTACHMENT_KEYS = ['id', 'message_id', 'filename', 'file_url', 'file_type', 'file_size', 'created_at'];
+
+/** Checks a whole fixture document and returns it typed, or throws a FixtureError. */
+export function validateFixture(doc: unknown): WorldData {
+  if (!isPlainRecord(doc))
+    throw new FixtureError('(root)', 'must be an object {"contacts": [...], "messages": [...]}.');
+  exactKeys(doc, ['contacts', 'messages'], '(root)');
+  if (!Array.isArray(doc.contacts)) throw new FixtureError('contacts', 'must be a list of contacts.');
+  if (!Array.isArray(doc.messages)) throw new FixtureError('messages', 'must be a list of messages.');
+
+  const ids = new Set<string>();
+  const unique = (id: string, path: string) => {
+    if (ids.has(id))
+      throw new FixtureError(
+        path,
+        `'${id}' is used twice; contact, conversation and message ids must all differ.`,
+      );
+    ids.add(id);
+  };
+  const conversations = new Set<string>();
+  const contacts = doc.contacts.map((raw: unknown, i: number): Contact => {
+    const at = `contacts[${i}]`;
+    return guard(at, () => {
+      if (!isPlainRecord(raw)) throw new FixtureError(at, `must be a contact object, got ${describe(raw)}.`);
+      exactKeys(raw, CONTACT_KEYS, at);
+      const contact: Contact = {
+        id: id(raw.id, `${at}.id`),
+        username: checkString(raw.username, `${at}.username`, USERNAME),
+        phone_number: checkString(raw.phone_number, `${at}.phone_number`, PHONE_NUMBER),
+        avatar_url: checkHttpUrl(raw.avatar_url, `${at}.avatar_url`),
+        display_name:
+          raw.display_name === null
+            ? null
+            : checkString(raw.display_name, `${at}.display_name`, DISPLAY_NAME),
+        conversation_id: id(raw.conversation_id, `${at}.conversation_id`),
+        last_active_at: nullableTime(raw.last_active_at, `${at}.last_active_at`),
+        created_at: time(raw.created_at, `${at}.created_at`),
+      };
+      unique(contact.id, `${at}.id`);
+      unique(contact.conversation_id, `${at}.conversation_id`);
+      conversations.add(contact.conversation_id);
+      return contact;
+    });
+  });
+
+  const messages = doc.messages.map((raw: unknown, i: number): StoredMessage => {
+    const at = `messages[${i}]`;
+    return guard(at, () => {
+      if (!isPlainRecord(raw)) throw new FixtureError(at, `must be a message object, got ${describe(raw)}.`);
+      exactKeys(raw, MESSAGE_KEYS, at);
+      const messageId = id(raw.id, `${at}.id`);
+      unique(messageId, `${at}.id`);
+      const conversation = id(raw.conversation_id, `${at}.conversation_id`);
+      if (!conversations.has(conversation)) {
+        throw new FixtureError(
+          `${at}.conversation_id`,
+          `'${conversation}' is not the conversation_id of any contact.`,
+        );
+      }
+      if (!Array.isArray(raw.reactions))
+        throw new FixtureError(`${at}.reactions`, 'must be a list (empty when there are none).');
+      if (!Array.isArray(raw.attachments))
+        throw new FixtureError(`${at}.attachments`, 'must be a list (empty when there are none).');
+      return {
+        id: messageId,
+        conversation_id: conversation,
+        message: checkString(raw.message, `${at}.message`, MESSAGE_TEXT),
+        reactions: raw.reactions.map((r: unknown, j: number) => reaction(r, `${at}.reactions[${j}]`)),
+        attachments: raw.attachments.map((a: unknown, j: number) =>
+          attachment(a, `${at}.attachments[${j}]`, messageId, unique),
+        ),
+        read_at: nullableTime(raw.read_at, `${at}.read_at`),
+        created_at: time(raw.created_at, `${at}.created_at`),
+        updated_at: nullableTime(raw.updated_at, `${at}.updated_at`),
+      };
+    });
+  });
+  return { contacts, messages };
+}
+
+/** Reads and checks a fixture file; the error names the file, the record and the field. */
+export function loadFixtureFile(file: string): WorldData {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (error) {
+    throw new Error(`${file}: cannot be read (${(error as NodeJS.ErrnoException).code ?? 'error'}).`);
+  }
+  let doc: unknown;
+  try {
+    doc = JSON.parse(text);
+  } catch (error) {
+    throw new Error(`${file}: is not valid JSON (${(error as Error).message}).`);
+  }
+  try {
+    return validateFixture(doc);
+  } catch (error) {
+    if (error instanceof FixtureError) throw new Error(`${file}: ${error.path}: ${error.message}`);
+    throw error;
+  }
+}
+
+/** The bytes of a fixture file: stable key order, two-space indent, final newline. */
+export function fixtureJson(data: WorldData): string {
+  return `${JSON.stringify(data, null, 2)}\n`;
+}
+
+/** The field checks of the API throw ApiErrors naming the full path; turn them into FixtureErrors. */
+function guard<T>(at: string, check: () => T): T {
+  try {
+    return check();
+  } catch (error) {
+    if (error instanceof ApiError) {
+      const path = error.param ?? at;
+      throw new FixtureError(path, error.message.replace(`Invalid ${path}: `, ''));
+    }
+    throw error;
+  }
+}
+
+function exactKeys(record: Record<string, unknown>, keys: readonly string[], at: string): void {
+  for (const key of keys) {
+    if (!(key in record)) throw new FixtureError(`${at}.${key}`, 'is missing.');
+  }
+  for (const key of Object.keys(record)) {
+    if (!keys.includes(key))
+      throw new FixtureError(
+        `${at}.${key}`,
+        `is not a field of this record; the fields are ${keys.join(', ')}.`,
+      );
+  }
+}
+
+function id(value: unknown, path: string): string {
+  if (typeof value !== 'string' || !ID.test(value)) {
+    throw new FixtureError(path, `must be an id of 1 to 64 letters, digits, _ or -, got ${describe(value)}.`);
+  }
+  return value;
+}
+
+function time(value: unknown, path: string): number {
+  if (typeof value !== 'number')
+    throw new FixtureError(path, `must be a Unix time in seconds (a whole number), got ${describe(value)}.`);
+  return checkInteger(value, path, 0, 253_402_300_799);
+}
+
+function nullableTime(value: unknown, path: string): number | null {
+  return value === null ? null : time(value, path);
+}
+
+function reaction(raw: unknown, path: string): Reaction {
+  if (!isPlainRecord(raw) || Object.keys(raw).length !== 1) {
+    throw new FixtureError(path, 'must be an object with one reaction name, e.g. {"heart": ["alice"]}.');
+  }
+  const [name, usernames] = Object.entries(raw)[0]!;
+  checkString(name, path, REACTION_NAME);
+  if (!Array.isArray(usernames) || usernames.length === 0)
+    throw new FixtureError(`${path}.${name}`, 'must be a non-empty list of usernames.');
+  const list = usernames.map((u: unknown, k: number) => checkString(u, `${path}.${name}[${k}]`, USERNAME));
+  if (new Set(list).size !== list.length)
+    throw new FixtureError(`${path}.${name}`, 'lists a username twice.');
+  return { [name]: list };
+}
+
+function attachment(
+  raw: unknown,
+  path: string,
+  messageId: string,
+  unique: (id: string, path: string) => void,
+): Attachment {
+  if (!isPlainRecord(raw))
+    throw new FixtureError(path, `must be an attachment object, got ${describe(raw)}.`);
+  exactKeys(raw, ATTACHMENT_KEYS, path);
+  const attachmentId = id(raw.id, `${path}.id`);
+  unique(attachmentId, `${path}.id`);
+  if (raw.message_id !== messageId)
+    throw new FixtureError(`${path}.message_id`, `must be the id of its message, '${messageId}'.`);
+  return {
+    id: attachmentId,
+    message_id: messageId,
+    filename: checkString(raw.filename, `${path}.filename`, FILENAME),
+    file_url: checkHttpUrl(raw.file_url, `${path}.file_url`),
+    file_type: checkString(raw.file_type, `${path}.file_type`, FILE_TYPE),
+    file_size:
+      raw.file_size === null
+        ? null
+        : checkInteger(raw.file_size, `${path}.file_size`, 0, Number.MAX_SAFE_INTEGER),
+    created_at: time(raw.created_at, `${path}.created_at`),
+  };
+}
