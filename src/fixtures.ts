@@ -10,7 +10,7 @@ import {
   REACTION_NAME,
   USERNAME,
 } from './store/rules';
-import type { StoredMessage, WorldData } from './store/world';
+import { MAX_TIMESTAMP, type StoredMessage, type WorldData } from './store/world';
 import type { Attachment, Contact, Reaction } from './types';
 
 /**
@@ -195,7 +195,7 @@ function id(value: unknown, path: string): string {
 function time(value: unknown, path: string): number {
   if (typeof value !== 'number')
     throw new FixtureError(path, `must be a Unix time in seconds (a whole number), got ${describe(value)}.`);
-  return checkInteger(value, path, 0, 253_402_300_799);
+  return checkInteger(value, path, 0, MAX_TIMESTAMP);
 }
 
 function nullableTime(value: unknown, path: string): number | null {

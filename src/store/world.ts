@@ -2,6 +2,7 @@ import BTree from 'sorted-btree';
 import { errors } from '../errors';
 import { randomId } from '../ids';
 import type { Attachment, Contact, Message, MessageContact, Page, Reaction, Timestamp } from '../types';
+import { LayeredMap } from './layered-map';
 import type { Params } from './params';
 import * as rules from './rules';
 
@@ -14,22 +15,19 @@ export interface WorldData {
 /** A message as stored: its sender is derived from the conversation when it is read (C11). */
 export type StoredMessage = Omit<Message, 'contact'>;
 
-type ContactRecord = Readonly<Contact> & { readonly seq: number };
-type MessageRecord = Readonly<StoredMessage> & { readonly seq: number };
+type ContactRecord = Readonly<Contact> & { readonly key: number };
+type MessageRecord = Readonly<StoredMessage> & { readonly key: number };
 
 /**
- * A position in a list: [list, created_at, seq]. One ordered index holds several lists, each
- * under its own first element, so a page is one range walk, and a cursor is found in O(log n).
- * `seq` is the creation order, which breaks ties between equal `created_at` (convention C7).
+ * A record's position in its lists: `created_at * 1e6 + tiebreak`, where the tiebreak orders the
+ * records created within the same second by creation (convention C7). One number, so the lists
+ * are B+ trees of plain numbers: fast to build, small, and a cursor is found in O(log n).
+ * Timestamps up to 2^32 keep every key an exact integer (below 2^53).
  */
-type OrderKey = readonly [list: string, createdAt: number, seq: number];
+const PER_SECOND = 1_000_000;
+export const MAX_TIMESTAMP = 2 ** 32 - 1;
 
-const compareKeys = (a: OrderKey, b: OrderKey): number =>
-  a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : a[1] - b[1] || a[2] - b[2];
-
-const ALL = '';
-const ACTIVE = 'active';
-const NEVER_ACTIVE = 'never_active';
+type Order = BTree<number, string>;
 
 export interface WorldOptions {
   /** The current time in Unix seconds; tests pass their own clock. */
@@ -41,41 +39,45 @@ const systemClock = (): Timestamp => Math.floor(Date.now() / 1000);
 /**
  * One user's contacts, conversations and messages, with no HTTP in it. Every operation
  * validates its whole input before it changes anything, so a refused call leaves the world as
- * it was. All indexes are B+ trees, so `clone()` is O(1) and copies on write: a new token's
- * world costs nothing until it changes something.
+ * it was. Records live in layered maps and lists in B+ trees, both copied in O(1) and on write:
+ * a new token's world costs nothing until it changes something.
  */
 export class World {
-  #contacts: BTree<string, ContactRecord>;
+  #contacts: LayeredMap<string, ContactRecord>;
   /** conversation id -> contact id */
-  #conversations: BTree<string, string>;
-  #messages: BTree<string, MessageRecord>;
-  /** Lists '' (all), 'active', 'never_active' of contact ids. */
-  #contactOrder: BTree<OrderKey, string>;
-  /** Lists '' (all) and one per conversation id, of message ids. */
-  #messageOrder: BTree<OrderKey, string>;
-  #seq: number;
+  #conversations: LayeredMap<string, string>;
+  #messages: LayeredMap<string, MessageRecord>;
+  /** All contacts, and the two halves of the `active` filter (C9). */
+  #contactLists: { all: Order; active: Order; never: Order };
+  #messageList: Order;
+  /** One list per conversation; a tree shared with the world this one was copied from is copied before its first write. */
+  #conversationLists: LayeredMap<string, Order>;
+  #ownLists = new WeakSet<Order>();
   readonly #now: () => Timestamp;
 
   private constructor(now: () => Timestamp, from?: World) {
     this.#now = now;
-    this.#contacts = from ? from.#contacts.clone() : new BTree();
-    this.#conversations = from ? from.#conversations.clone() : new BTree();
-    this.#messages = from ? from.#messages.clone() : new BTree();
-    this.#contactOrder = from ? from.#contactOrder.clone() : new BTree(undefined, compareKeys);
-    this.#messageOrder = from ? from.#messageOrder.clone() : new BTree(undefined, compareKeys);
-    this.#seq = from ? from.#seq : 0;
+    this.#contacts = from ? from.#contacts.clone() : new LayeredMap();
+    this.#conversations = from ? from.#conversations.clone() : new LayeredMap();
+    this.#messages = from ? from.#messages.clone() : new LayeredMap();
+    this.#contactLists = from
+      ? {
+          all: from.#contactLists.all.clone(),
+          active: from.#contactLists.active.clone(),
+          never: from.#contactLists.never.clone(),
+        }
+      : { all: new BTree(), active: new BTree(), never: new BTree() };
+    this.#messageList = from ? from.#messageList.clone() : new BTree();
+    this.#conversationLists = from ? from.#conversationLists.clone() : new LayeredMap();
+    // Both worlds now share every conversation list: neither may write to one without copying it.
+    if (from) from.#ownLists = new WeakSet();
   }
 
   /** Builds a world from plain data; records keep their ids and timestamps. */
   static fromData(data: WorldData, options: WorldOptions = {}): World {
     const world = new World(options.now ?? systemClock);
-    const byCreation = <T extends { created_at: number }>(list: T[]) =>
-      list
-        .map((item, index) => ({ item, index }))
-        .sort((a, b) => a.item.created_at - b.item.created_at || a.index - b.index)
-        .map(({ item }) => item);
-    for (const contact of byCreation(data.contacts)) world.#insertContact({ ...contact, seq: ++world.#seq });
-    for (const message of byCreation(data.messages)) world.#insertMessage({ ...message, seq: ++world.#seq });
+    for (const contact of keyed(data.contacts, contactRecord)) world.#insertContact(contact);
+    for (const message of keyed(data.messages, messageRecord)) world.#insertMessage(message);
     return world;
   }
 
@@ -91,15 +93,9 @@ export class World {
   /** The world as plain data, oldest first: the fixture format. */
   toData(): WorldData {
     const contacts: Contact[] = [];
-    for (const [key, id] of this.#contactOrder.entries([ALL, -Infinity, -Infinity])) {
-      if (key[0] !== ALL) break;
-      contacts.push(renderContact(this.#contacts.get(id)!));
-    }
+    for (const id of this.#contactLists.all.values()) contacts.push(renderContact(this.#contacts.get(id)!));
     const messages: StoredMessage[] = [];
-    for (const [key, id] of this.#messageOrder.entries([ALL, -Infinity, -Infinity])) {
-      if (key[0] !== ALL) break;
-      messages.push(renderStoredMessage(this.#messages.get(id)!));
-    }
+    for (const id of this.#messageList.values()) messages.push(renderStoredMessage(this.#messages.get(id)!));
     return { contacts, messages };
   }
 
@@ -107,21 +103,14 @@ export class World {
 
   listContacts(params: Params): Page<Contact> {
     const query = rules.contactList(params);
-    const list = query.active === undefined ? ALL : query.active ? ACTIVE : NEVER_ACTIVE;
-    return this.#page(
-      this.#contactOrder,
-      list,
-      query,
-      (id) => {
-        const record = this.#contacts.get(id);
-        return record && [list, record.created_at, record.seq];
-      },
-      (id) => renderContact(this.#contacts.get(id)!),
-    );
+    const lists = this.#contactLists;
+    const list = query.active === undefined ? lists.all : query.active ? lists.active : lists.never;
+    return this.#page(list, query, this.#contacts, renderContact);
   }
 
   createContact(params: Params): Contact {
     const input = rules.contactCreate(params);
+    const created_at = this.#now();
     const record: ContactRecord = {
       id: this.#newId(),
       username: input.username,
@@ -130,8 +119,8 @@ export class World {
       display_name: input.display_name ?? input.username,
       conversation_id: this.#newId(),
       last_active_at: null,
-      created_at: this.#now(),
-      seq: ++this.#seq,
+      created_at,
+      key: nextKey(this.#contactLists.all, created_at),
     };
     this.#insertContact(record);
     return renderContact(record);
@@ -157,20 +146,19 @@ export class World {
     const record = this.#contacts.get(id);
     if (record === undefined) return false;
     const conversation = record.conversation_id;
-    const ids: string[] = [];
-    this.#messageOrder.forRange(
-      [conversation, -Infinity, -Infinity],
-      [conversation, Infinity, Infinity],
-      true,
-      (_k, messageId) => {
-        ids.push(messageId);
-      },
-    );
-    for (const messageId of ids) this.#removeMessage(this.#messages.get(messageId)!);
+    const list = this.#conversationLists.get(conversation);
+    if (list !== undefined) {
+      for (const messageId of list.values()) {
+        const message = this.#messages.get(messageId)!;
+        this.#messages.delete(messageId);
+        this.#messageList.delete(message.key);
+      }
+    }
+    this.#conversationLists.delete(conversation);
     this.#conversations.delete(conversation);
     this.#contacts.delete(id);
-    this.#contactOrder.delete([ALL, record.created_at, record.seq]);
-    this.#contactOrder.delete([activityList(record), record.created_at, record.seq]);
+    this.#contactLists.all.delete(record.key);
+    this.#activityList(record).delete(record.key);
     return true;
   }
 
@@ -178,30 +166,24 @@ export class World {
   touchContact(id: string, at: Timestamp): void {
     const record = this.#contacts.get(id);
     if (record === undefined) return;
-    this.#contactOrder.delete([activityList(record), record.created_at, record.seq]);
+    this.#activityList(record).delete(record.key);
     const updated: ContactRecord = { ...record, last_active_at: at };
     this.#contacts.set(id, updated);
-    this.#contactOrder.set([activityList(updated), updated.created_at, updated.seq], id);
+    this.#activityList(updated).set(updated.key, id);
   }
 
   // ---- messages ----
 
   listMessages(params: Params): Page<Message> {
     const query = rules.messageList(params);
-    const list = query.conversation_id ?? ALL;
-    if (query.conversation_id !== undefined && !this.#conversations.has(query.conversation_id)) {
-      throw errors.notFound('conversation', query.conversation_id, 'conversation_id');
+    let list = this.#messageList;
+    if (query.conversation_id !== undefined) {
+      if (!this.#conversations.has(query.conversation_id)) {
+        throw errors.notFound('conversation', query.conversation_id, 'conversation_id');
+      }
+      list = this.#conversationLists.get(query.conversation_id) ?? EMPTY;
     }
-    return this.#page(
-      this.#messageOrder,
-      list,
-      query,
-      (id) => {
-        const record = this.#messages.get(id);
-        return record && [list, record.created_at, record.seq];
-      },
-      (id) => this.#renderMessage(this.#messages.get(id)!),
-    );
+    return this.#page(list, query, this.#messages, (record) => this.#renderMessage(record));
   }
 
   sendMessage(params: Params): Message {
@@ -220,7 +202,7 @@ export class World {
       read_at: null,
       created_at: now,
       updated_at: null,
-      seq: ++this.#seq,
+      key: nextKey(this.#messageList, now),
     };
     this.#insertMessage(record);
     return this.#renderMessage(record);
@@ -257,74 +239,93 @@ export class World {
   deleteMessage(id: string): boolean {
     const record = this.#messages.get(id);
     if (record === undefined) return false;
-    this.#removeMessage(record);
+    this.#messages.delete(id);
+    this.#messageList.delete(record.key);
+    this.#writableConversationList(record.conversation_id).delete(record.key);
     return true;
   }
 
   // ---- internals ----
 
+  #activityList(record: ContactRecord): Order {
+    return record.last_active_at === null ? this.#contactLists.never : this.#contactLists.active;
+  }
+
   #insertContact(record: ContactRecord): void {
     this.#contacts.set(record.id, record);
     this.#conversations.set(record.conversation_id, record.id);
-    this.#contactOrder.set([ALL, record.created_at, record.seq], record.id);
-    this.#contactOrder.set([activityList(record), record.created_at, record.seq], record.id);
+    this.#contactLists.all.set(record.key, record.id);
+    this.#activityList(record).set(record.key, record.id);
   }
 
   #insertMessage(record: MessageRecord): void {
     this.#messages.set(record.id, record);
-    this.#messageOrder.set([ALL, record.created_at, record.seq], record.id);
-    this.#messageOrder.set([record.conversation_id, record.created_at, record.seq], record.id);
+    this.#messageList.set(record.key, record.id);
+    this.#writableConversationList(record.conversation_id).set(record.key, record.id);
   }
 
-  #removeMessage(record: MessageRecord): void {
-    this.#messages.delete(record.id);
-    this.#messageOrder.delete([ALL, record.created_at, record.seq]);
-    this.#messageOrder.delete([record.conversation_id, record.created_at, record.seq]);
+  /** The list of one conversation, copied first if it is still shared with the seeded world. */
+  #writableConversationList(conversation: string): Order {
+    let list = this.#conversationLists.get(conversation);
+    if (list === undefined || !this.#ownLists.has(list)) {
+      list = list ? list.clone() : new BTree<number, string>();
+      this.#ownLists.add(list);
+      this.#conversationLists.set(conversation, list);
+    }
+    return list;
   }
 
   /**
-   * One page of `list`, newest first (C7), with the cursors of C8. `keyOf` gives an id's key in
-   * this list, or undefined when the id is unknown.
+   * One page of `list`, newest first (C7), with the cursors of C8: a cursor must be an item
+   * of this very list.
    */
-  #page<T>(
-    index: BTree<OrderKey, string>,
-    list: string,
+  #page<R extends { key: number }, T>(
+    list: Order,
     query: rules.PageQuery,
-    keyOf: (id: string) => OrderKey | undefined,
-    render: (id: string) => T,
+    records: LayeredMap<string, R>,
+    render: (record: R) => T,
   ): Page<T> {
-    const cursorKey = (param: 'starting_after' | 'ending_before', id: string): OrderKey => {
-      const key = keyOf(id);
-      if (key === undefined || !index.has(key)) {
+    const cursorKey = (param: 'starting_after' | 'ending_before', id: string): number => {
+      const record = records.get(id);
+      if (record === undefined || list.get(record.key) !== id) {
         throw errors.invalid(
           param,
           `'${id}' is not an item of this list. Pass the id of an item from a page you got.`,
         );
       }
-      return key;
+      return record.key;
     };
     const ids: string[] = [];
     const take = query.limit + 1;
     if (query.ending_before !== undefined) {
       // Walk towards newer items from the cursor, then show them newest first.
       const from = cursorKey('ending_before', query.ending_before);
-      for (const [key, id] of index.entries(from)) {
-        if (key[0] !== list || ids.length === take) break;
-        if (compareKeys(key, from) !== 0) ids.push(id);
+      for (
+        let key = list.nextHigherKey(from);
+        key !== undefined && ids.length < take;
+        key = list.nextHigherKey(key)
+      ) {
+        ids.push(list.get(key)!);
       }
       const has_more = ids.length > query.limit;
-      return { has_more, data: ids.slice(0, query.limit).reverse().map(render) };
+      return {
+        has_more,
+        data: ids
+          .slice(0, query.limit)
+          .reverse()
+          .map((id) => render(records.get(id)!)),
+      };
     }
-    const from =
+    const iterator =
       query.starting_after !== undefined
-        ? cursorKey('starting_after', query.starting_after)
-        : ([list, Infinity, Infinity] as const);
-    for (const [key, id] of index.entriesReversed(from, undefined, true)) {
-      if (key[0] !== list || ids.length === take) break;
+        ? list.entriesReversed(cursorKey('starting_after', query.starting_after), undefined, true)
+        : list.entriesReversed();
+    for (const [, id] of iterator) {
+      if (ids.length === take) break;
       ids.push(id);
     }
     const has_more = ids.length > query.limit;
-    return { has_more, data: ids.slice(0, query.limit).map(render) };
+    return { has_more, data: ids.slice(0, query.limit).map((id) => render(records.get(id)!)) };
   }
 
   #renderMessage(record: MessageRecord): Message {
@@ -365,8 +366,34 @@ export class World {
   }
 }
 
-function activityList(record: Pick<Contact, 'last_active_at'>): string {
-  return record.last_active_at === null ? NEVER_ACTIVE : ACTIVE;
+const EMPTY: Order = new BTree<number, string>();
+
+/** The key of a record created at `created_at`, after every record of `list` created in that second. */
+function nextKey(list: Order, created_at: Timestamp): number {
+  const start = created_at * PER_SECOND;
+  const last = list.nextLowerKey(start + PER_SECOND);
+  const key = last !== undefined && last >= start ? last + 1 : start;
+  if (key >= start + PER_SECOND) throw new Error(`more than ${PER_SECOND} records in one second`);
+  return key;
+}
+
+/**
+ * Records with their keys, in creation order (sorted by created_at, ties kept in the order
+ * given). Built as fresh literals of one shape: a million of them must be cheap to make and to read.
+ */
+function keyed<T extends { created_at: number }, R>(
+  list: readonly T[],
+  make: (item: T, key: number) => R,
+): R[] {
+  const order = Array.from(list.keys()).sort((a, b) => list[a]!.created_at - list[b]!.created_at || a - b);
+  let previous = -1;
+  let tiebreak = 0;
+  return order.map((index) => {
+    const item = list[index]!;
+    tiebreak = item.created_at === previous ? tiebreak + 1 : 0;
+    previous = item.created_at;
+    return make(item, item.created_at * PER_SECOND + tiebreak);
+  });
 }
 
 /** Convention C15: new names go last, each username at most once per name. Never removes. */
@@ -422,6 +449,34 @@ function renderSender(r: ContactRecord): MessageContact {
     avatar_url: r.avatar_url,
     last_active_at: r.last_active_at,
     created_at: r.created_at,
+  };
+}
+
+function contactRecord(c: Contact, key: number): ContactRecord {
+  return {
+    id: c.id,
+    username: c.username,
+    phone_number: c.phone_number,
+    avatar_url: c.avatar_url,
+    display_name: c.display_name,
+    conversation_id: c.conversation_id,
+    last_active_at: c.last_active_at,
+    created_at: c.created_at,
+    key,
+  };
+}
+
+function messageRecord(m: StoredMessage, key: number): MessageRecord {
+  return {
+    id: m.id,
+    conversation_id: m.conversation_id,
+    message: m.message,
+    reactions: m.reactions,
+    attachments: m.attachments,
+    read_at: m.read_at,
+    created_at: m.created_at,
+    updated_at: m.updated_at,
+    key,
   };
 }
 

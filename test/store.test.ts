@@ -1,0 +1,78 @@
+import { generateWorld } from '../src/seed';
+import { LayeredMap } from '../src/store/layered-map';
+import { World } from '../src/store/world';
+
+const params = (entries: Record<string, unknown>) => new Map(Object.entries(entries));
+
+describe('LayeredMap', () => {
+  it('shares its base with copies and keeps each side’s writes and deletions to itself', () => {
+    const built = new LayeredMap<string, number>();
+    built.set('a', 1);
+    built.set('b', 2);
+    const copy = built.clone();
+    const other = built.clone();
+    copy.set('a', 10);
+    copy.delete('b');
+    copy.set('c', 3);
+    other.delete('a');
+    expect([copy.get('a'), copy.get('b'), copy.get('c'), copy.size]).toEqual([10, undefined, 3, 2]);
+    expect([other.get('a'), other.get('b'), other.size]).toEqual([undefined, 2, 1]);
+    expect([built.get('a'), built.get('b'), built.get('c'), built.size]).toEqual([1, 2, undefined, 2]);
+    const again = copy.clone();
+    copy.set('d', 4);
+    expect([again.get('a'), again.get('c'), again.get('d'), again.size]).toEqual([10, 3, undefined, 2]);
+  });
+});
+
+describe('World.clone', () => {
+  it('gives independent worlds that share storage until they write', () => {
+    const seeded = World.fromData(generateWorld({ seed: 2, contacts: 5, messages: 60 }));
+    const before = JSON.stringify(seeded.toData());
+    const a = seeded.clone();
+    const b = seeded.clone();
+    const [first] = a.listContacts(params({ active: 'true', limit: '1' })).data;
+    const conversation = first!.conversation_id;
+    const sent = a.sendMessage(params({ conversation_id: conversation, message: 'only in a' }));
+    const older = b.listMessages(params({ conversation_id: conversation, limit: '1' })).data[0]!;
+    b.deleteMessage(older.id);
+    const never = a.listContacts(params({ limit: '100' })).data.find((c) => c.id !== first!.id)!;
+    a.deleteContact(never.id);
+
+    expect(JSON.stringify(seeded.toData())).toBe(before);
+    expect(b.getMessage(sent.id)).toBeUndefined();
+    expect(a.getMessage(older.id)).toBeDefined();
+    expect(
+      b.listMessages(params({ conversation_id: conversation, limit: '100' })).data.map((m) => m.id),
+    ).not.toContain(older.id);
+    expect(a.getContact(never.id)).toBeUndefined();
+    expect(b.getContact(never.id)).toEqual(never);
+    const cascaded = seeded.listMessages(params({ conversation_id: never.conversation_id, limit: '100' })).data.length;
+    expect(a.size).toEqual({ contacts: seeded.size.contacts - 1, messages: seeded.size.messages + 1 - cascaded });
+    expect(b.size).toEqual({ contacts: seeded.size.contacts, messages: seeded.size.messages - 1 });
+    expect(seeded.clone().toData()).toEqual(seeded.toData());
+  });
+});
+
+describe('List order (C7)', () => {
+  it('keeps creation order within a second, also when the clock goes back', () => {
+    let now = 2_000_000_000;
+    const world = World.fromData({ contacts: [], messages: [] }, { now: () => now });
+    const make = (username: string) => world.createContact(params({ username, phone_number: '1' }));
+    make('a');
+    make('b');
+    now -= 100; // a clock that jumped back: created_at is older, so these sort as older
+    make('c');
+    now += 100;
+    make('d');
+    const names = world.listContacts(params({ limit: '10' })).data.map((c) => c.username);
+    expect(names).toEqual(['d', 'b', 'a', 'c']);
+  });
+
+  it('keeps the order of records given with equal created_at', () => {
+    const data = generateWorld({ seed: 1, contacts: 3, messages: 0 });
+    for (const c of data.contacts) c.created_at = 1_700_000_000;
+    const world = World.fromData(data);
+    const ids = world.listContacts(params({})).data.map((c) => c.id);
+    expect(ids).toEqual(data.contacts.map((c) => c.id).reverse());
+  });
+});
