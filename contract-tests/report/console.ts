@@ -29,6 +29,14 @@ export function formatConsole(result: KitResult): string {
       if (exchange) lines.push(`        ${exchange}`);
     }
   }
+  if (result.runId) {
+    const gone =
+      result.leftovers.length === 0 ? 'deleted them all' : `${result.leftovers.length} could not be deleted`;
+    lines.push(
+      '',
+      `Created ${result.created.contacts} contacts and ${result.created.messages} messages (run id ${result.runId}); ${gone}.`,
+    );
+  }
   if (result.leftovers.length > 0) {
     lines.push('');
     lines.push(`Could not delete ${result.leftovers.length} item(s) the kit created:`);

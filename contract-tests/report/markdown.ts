@@ -56,10 +56,10 @@ export function buildMarkdown(result: KitResult): string {
   }
   lines.push('');
   lines.push('## Clean-up', '');
-  if (result.leftovers.length === 0)
-    lines.push(`Everything the kit created (names starting with ${code(result.runId || '-')}) was deleted.`);
+  const made = `${result.created.contacts} contacts and ${result.created.messages} messages, named with the run id ${code(result.runId || '-')}`;
+  if (result.leftovers.length === 0) lines.push(`The kit created ${made}, and deleted them all.`);
   else {
-    lines.push(`Could not delete ${result.leftovers.length} item(s):`, '');
+    lines.push(`The kit created ${made}. It could not delete ${result.leftovers.length} of them:`, '');
     for (const item of result.leftovers)
       lines.push(`- ${item.resource} ${code(item.id)} (${cell(item.label)})`);
   }

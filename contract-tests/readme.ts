@@ -1,0 +1,29 @@
+/**
+ * Writes the rule catalogue into contract-tests/README.md, between its markers, from rules.ts:
+ * `npx tsx contract-tests/readme.ts`. test/contract-kit/catalogue.test.ts checks that it is current.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { RULES } from './rules';
+
+export const README = path.join(__dirname, 'README.md');
+const START = '<!-- rules:start (generated from contract-tests/rules.ts by contract-tests/readme.ts) -->';
+const END = '<!-- rules:end -->';
+
+export function catalogueTable(): string {
+  const rows = RULES.map(
+    (r) => `| \`${r.id}\` | ${r.profile} | ${r.section} | ${r.sentence.replace(/\|/g, '\\|')} |`,
+  );
+  return ['| Rule | Profile | Section | Sentence |', '|---|---|---|---|', ...rows].join('\n');
+}
+
+export function withCatalogue(readme: string): string {
+  const from = readme.indexOf(START);
+  const to = readme.indexOf(END);
+  if (from === -1 || to === -1) throw new Error(`README.md lacks the markers ${START} … ${END}`);
+  return `${readme.slice(0, from + START.length)}\n\n${catalogueTable()}\n\n${readme.slice(to)}`;
+}
+
+if (require.main === module) {
+  fs.writeFileSync(README, withCatalogue(fs.readFileSync(README, 'utf8')));
+}

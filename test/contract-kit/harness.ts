@@ -1,0 +1,231 @@
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import express from 'express';
+import { createApp, type AppOptions } from '../../src/app';
+
+/**
+ * Servers for testing the contract kit: the real mock (createApp), wrapped in an outer Express app
+ * that forwards every request to it and may rewrite the request on the way in or the answer on
+ * the way out. A rogue rewrites so that one documented rule breaks; an honest variant rewrites
+ * only what the document leaves open.
+ */
+export interface ProxyRequest {
+  method: string;
+  /** Path without the query. */
+  path: string;
+  query: URLSearchParams;
+  headers: Record<string, string>;
+  /** The body as form pairs, when it was a form; edits to it are sent on. */
+  form?: URLSearchParams;
+  raw: Buffer;
+}
+
+export interface ProxyResponse {
+  status: number;
+  headers: Record<string, string>;
+  /** The parsed JSON body, or undefined (then `text` is sent). */
+  body?: unknown;
+  text?: string;
+}
+
+export interface Wrapper {
+  /** Rewrite the request, or answer it without the mock. */
+  request?(req: ProxyRequest, inner: Inner): Promise<ProxyResponse | void> | ProxyResponse | void;
+  /** Rewrite the mock's answer in place. */
+  response?(req: ProxyRequest, res: ProxyResponse, inner: Inner): Promise<void> | void;
+}
+
+/** Requests straight to the wrapped mock, for wrappers that need to look something up. */
+export type Inner = (
+  method: string,
+  pathAndQuery: string,
+  headers: Record<string, string>,
+) => Promise<ProxyResponse>;
+
+export interface Running {
+  url: string;
+  close(): Promise<void>;
+}
+
+function listen(app: express.Express): Promise<Server> {
+  return new Promise((resolve) => {
+    const server = app.listen(0, '127.0.0.1', () => resolve(server));
+  });
+}
+
+const urlOf = (server: Server) => `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+
+async function forward(base: string, req: ProxyRequest): Promise<ProxyResponse> {
+  const query = req.query.toString();
+  const headers = { ...req.headers };
+  delete headers['content-length'];
+  delete headers.host;
+  delete headers.connection;
+  let body: Buffer | string | undefined;
+  if (req.method !== 'GET' && req.method !== 'HEAD') {
+    body = req.form ? req.form.toString() : req.raw.length > 0 ? req.raw : undefined;
+  }
+  const answer = await fetch(`${base}${req.path}${query ? `?${query}` : ''}`, {
+    method: req.method,
+    headers,
+    body,
+  });
+  const text = await answer.text();
+  const out: Record<string, string> = {};
+  answer.headers.forEach((value, name) => {
+    if (
+      !['content-length', 'transfer-encoding', 'connection', 'content-encoding', 'keep-alive'].includes(name)
+    )
+      out[name] = value;
+  });
+  let parsed: unknown;
+  try {
+    parsed = text === '' ? undefined : JSON.parse(text);
+  } catch {
+    parsed = undefined;
+  }
+  return { status: answer.status, headers: out, body: parsed, text: parsed === undefined ? text : undefined };
+}
+
+/** The mock, wrapped; with no wrapper it is the mock as it is. */
+export async function startWrapped(wrapper: Wrapper = {}, options: AppOptions = {}): Promise<Running> {
+  const innerServer = await listen(createApp(options));
+  const base = urlOf(innerServer);
+  const inner: Inner = (method, pathAndQuery, headers) => {
+    const [p, q] = pathAndQuery.split('?');
+    return forward(base, {
+      method,
+      path: p!,
+      query: new URLSearchParams(q ?? ''),
+      headers,
+      raw: Buffer.alloc(0),
+    });
+  };
+  const outer = express();
+  outer.disable('x-powered-by');
+  outer.use(express.raw({ type: () => true, limit: '1mb' }));
+  outer.use(async (request, response) => {
+    const raw = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
+    const at = request.originalUrl.indexOf('?');
+    const headers: Record<string, string> = {};
+    for (const [name, value] of Object.entries(request.headers)) {
+      if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(', ') : value;
+    }
+    const req: ProxyRequest = {
+      method: request.method,
+      path: at === -1 ? request.originalUrl : request.originalUrl.slice(0, at),
+      query: new URLSearchParams(at === -1 ? '' : request.originalUrl.slice(at + 1)),
+      headers,
+      raw,
+      form: request.is('application/x-www-form-urlencoded')
+        ? new URLSearchParams(raw.toString('utf8'))
+        : undefined,
+    };
+    try {
+      const early = await wrapper.request?.(req, inner);
+      const res = early ?? (await forward(base, req));
+      if (!early) await wrapper.response?.(req, res, inner);
+      // Status 0 stands for "no answer at all": the connection is dropped, as by a crashed server.
+      if (res.status === 0) {
+        request.socket.destroy();
+        return;
+      }
+      response.status(res.status);
+      for (const [name, value] of Object.entries(res.headers)) response.setHeader(name, value);
+      if (res.body !== undefined) {
+        response.setHeader('content-type', 'application/json; charset=utf-8');
+        response.end(JSON.stringify(res.body));
+      } else {
+        response.end(res.text ?? '');
+      }
+    } catch (error) {
+      response.status(502).end(String(error));
+    }
+  });
+  const outerServer = await listen(outer);
+  return {
+    url: urlOf(outerServer),
+    close: async () => {
+      for (const server of [outerServer, innerServer]) {
+        await new Promise<void>((done) => {
+          server.close(() => done());
+          server.closeAllConnections();
+        });
+      }
+    },
+  };
+}
+
+/** Applies `edit` to every contact or message object in a JSON answer (single or in `data`). */
+export function eachResource(body: unknown, edit: (item: Record<string, unknown>) => void): void {
+  if (!body || typeof body !== 'object') return;
+  const record = body as Record<string, unknown>;
+  if (Array.isArray(record.data)) {
+    for (const item of record.data)
+      if (item && typeof item === 'object') edit(item as Record<string, unknown>);
+  } else if ('id' in record) {
+    edit(record);
+  }
+}
+
+export const isMessage = (item: Record<string, unknown>) => 'contact' in item && 'message' in item;
+
+export interface KitRun {
+  code: number;
+  output: string;
+  /** The --json result, when the run wrote one. */
+  json?: {
+    exitCode: number;
+    verdicts: { rule: string; verdict: 'pass' | 'fail' | 'not-run'; reason?: string }[];
+    problems: string[];
+    serverProfile: Record<string, string[]>;
+    leftovers: unknown[];
+  };
+}
+
+const root = path.resolve(__dirname, '..', '..');
+export const BIN = path.join(root, 'contract-tests', 'bin', 'messaging-contract.js');
+
+/** Runs the kit's bin as a user would, and reads its JSON verdicts. */
+export function runBin(args: string[], env: Record<string, string | undefined> = {}): Promise<KitRun> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kit-run-'));
+  const jsonFile = path.join(dir, 'result.json');
+  const childEnv: NodeJS.ProcessEnv = { ...process.env };
+  for (const key of Object.keys(childEnv)) if (key.startsWith('CONTRACT_')) delete childEnv[key];
+  Object.assign(childEnv, env);
+  const child = spawn(process.execPath, [BIN, ...args, '--json', jsonFile], { cwd: root, env: childEnv });
+  let output = '';
+  child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  return new Promise((resolve) => {
+    child.on('close', (code) => {
+      const json = fs.existsSync(jsonFile)
+        ? (JSON.parse(fs.readFileSync(jsonFile, 'utf8')) as KitRun['json'])
+        : undefined;
+      fs.rmSync(dir, { recursive: true, force: true });
+      resolve({ code: code ?? -1, output, json });
+    });
+  });
+}
+
+export const failedRules = (run: KitRun) =>
+  (run.json?.verdicts ?? []).filter((v) => v.verdict === 'fail').map((v) => v.rule);
+
+/** Runs `jobs` with at most `limit` at a time, keeping their order. */
+export async function inBatches<T>(jobs: (() => Promise<T>)[], limit: number): Promise<T[]> {
+  const results: T[] = new Array(jobs.length);
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: Math.min(limit, jobs.length) }, async () => {
+      while (next < jobs.length) {
+        const i = next++;
+        results[i] = await jobs[i]!();
+      }
+    }),
+  );
+  return results;
+}

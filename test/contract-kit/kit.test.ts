@@ -1,0 +1,193 @@
+import fs from 'node:fs';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import express from 'express';
+import { RULES } from '../../contract-tests/rules';
+import { failedRules, inBatches, runBin, startWrapped, type KitRun, type Running } from './harness';
+import { ROGUES, honestButDifferent, withoutPaging } from './servers';
+
+/** The contract kit run as users run it (the bin), against the mock and honest variants of it. */
+describe('the contract kit', () => {
+  const verdicts = (run: KitRun) => new Map((run.json?.verdicts ?? []).map((v) => [v.rule, v.verdict]));
+
+  describe('against the unmodified mock', () => {
+    let server: Running;
+    const runs: Record<string, KitRun> = {};
+    beforeAll(async () => {
+      server = await startWrapped();
+      const [documented, mock] = await inBatches(
+        [
+          () => runBin(['--base-url', server.url, '--token', 'clean-documented']),
+          () => runBin(['--base-url', server.url, '--token', 'clean-mock', '--profile', 'mock']),
+        ],
+        2,
+      );
+      runs.documented = documented!;
+      runs.mock = mock!;
+    }, 120_000);
+    afterAll(() => server.close());
+
+    it.each(['documented', 'mock'] as const)('passes every rule of the %s profile and exits 0', (profile) => {
+      const run = runs[profile]!;
+      const expected = RULES.filter((r) => profile === 'mock' || r.profile === 'documented').map((r) => r.id);
+      expect({ code: run.code, problems: run.json?.problems }).toEqual({ code: 0, problems: [] });
+      expect([...verdicts(run)].filter(([, v]) => v !== 'pass')).toEqual([]);
+      expect([...verdicts(run).keys()].sort()).toEqual(expected.sort());
+    });
+
+    it('deletes everything it created', () => {
+      expect(runs.documented!.json?.leftovers).toEqual([]);
+      expect(runs.mock!.json?.leftovers).toEqual([]);
+    });
+
+    it("records the mock's choices as its server profile", () => {
+      const profile = runs.documented!.json!.serverProfile;
+      expect(profile['success status: create contacts']).toEqual(['201']);
+      expect(profile['delete body']).toEqual(['(empty)']);
+      expect(profile['id format: contacts']).toEqual(['16 chars [A-Za-z0-9]']);
+      expect(profile['list order']).toEqual(['newest first']);
+      expect(profile['timestamp unit']).toEqual(['Unix seconds']);
+      expect(profile['paging parameter']).toEqual(['`starting_after=<last id>`']);
+    });
+  });
+
+  describe('against honest servers that fill the gaps differently', () => {
+    it('passes the documented profile on 200-on-create, prefixed ids, milliseconds, oldest first, cursor paging and 422 errors', async () => {
+      const server = await startWrapped(honestButDifferent(), { contacts: 5, messages: 20 });
+      try {
+        const run = await runBin(['--base-url', server.url, '--token', 'honest']);
+        expect({ code: run.code, failed: failedRules(run), problems: run.json?.problems }).toEqual({
+          code: 0,
+          failed: [],
+          problems: [],
+        });
+        expect([...verdicts(run).values()].every((v) => v === 'pass')).toBe(true);
+        const profile = run.json!.serverProfile;
+        expect(profile['success status: create contacts']).toEqual(['200']);
+        expect(profile['id format: contacts']).toEqual(['prefix "obj_" + 16 chars [A-Za-z0-9]']);
+        expect(profile['timestamp unit']).toEqual(['Unix milliseconds']);
+        expect(profile['list order']).toEqual(['oldest first']);
+        expect(profile['paging parameter']).toEqual(['`cursor=<next token from the body>`']);
+        expect(profile['error body']).toEqual(['{error: {detail, status}}']);
+        expect(run.json?.leftovers).toEqual([]);
+      } finally {
+        await server.close();
+      }
+    }, 120_000);
+
+    it('reports a rule that needs a second page as not run, not failed, when it finds no next-page mechanism', async () => {
+      const server = await startWrapped(withoutPaging());
+      try {
+        const run = await runBin(['--base-url', server.url, '--token', 'no-paging']);
+        expect(run.code).toBe(0);
+        expect(failedRules(run)).toEqual([]);
+        expect(verdicts(run).get('messages.list.conversation-filter')).toBe('not-run');
+        expect(run.output).toMatch(
+          /NOT RUN messages\.list\.conversation-filter[\s\S]*no next-page mechanism/,
+        );
+      } finally {
+        await server.close();
+      }
+    }, 120_000);
+  });
+
+  describe('exit codes and reports', () => {
+    const listenOn = (app: express.Express) =>
+      new Promise<Server>((resolve) => {
+        const server = app.listen(0, '127.0.0.1', () => resolve(server));
+      });
+    const urlOf = (server: Server) => `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+
+    it('exits 2 when the base URL is unreachable', async () => {
+      const server = await listenOn(express());
+      const url = urlOf(server);
+      await new Promise((done) => server.close(done));
+      const run = await runBin(['--base-url', url, '--token', 't']);
+      expect(run.code).toBe(2);
+      expect(run.output).toContain('could not be reached');
+      expect(failedRules(run)).toEqual([]);
+    }, 60_000);
+
+    it('exits 2 without a token', async () => {
+      const run = await runBin(['--base-url', 'http://127.0.0.1:9']);
+      expect(run.code).toBe(2);
+      expect(run.output).toContain('no token');
+    }, 60_000);
+
+    it('exits 2 when the server answers nothing usable', async () => {
+      const app = express();
+      app.use((_req, res) => void res.status(200).type('html').send('<html>maintenance</html>'));
+      const server = await listenOn(app);
+      try {
+        const run = await runBin(['--base-url', urlOf(server), '--token', 't']);
+        expect(run.code).toBe(2);
+        expect(run.output).toContain('nothing usable');
+      } finally {
+        await new Promise((done) => server.close(done));
+      }
+    }, 60_000);
+
+    it('exits 2, and fails no rule, when the server stops answering in the middle of the run', async () => {
+      const server = await startWrapped({
+        request: (req) =>
+          req.method === 'POST' && req.path.startsWith('/v1/messages')
+            ? { status: 0, headers: {} }
+            : undefined,
+      });
+      try {
+        const run = await runBin(['--base-url', server.url, '--token', 'dropped', '--timeout-ms', '2000']);
+        expect(run.code).toBe(2);
+        expect(failedRules(run)).toEqual([]);
+        expect(run.json?.problems.join('\n')).toMatch(/could not judge: POST .*\/v1\/messages/);
+      } finally {
+        await server.close();
+      }
+    }, 120_000);
+
+    it('exits 1 and writes the failing exchange to the JUnit and Markdown reports', async () => {
+      const rogue = ROGUES.find((r) => r.rule === 'contacts.create.last-active-at-null')!;
+      const server = await startWrapped(rogue.make());
+      const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kit-reports-'));
+      try {
+        const junit = path.join(dir, 'junit.xml');
+        const report = path.join(dir, 'report.md');
+        const run = await runBin([
+          '--base-url',
+          server.url,
+          '--token',
+          'reports',
+          '--junit',
+          junit,
+          '--report',
+          report,
+          '--rule',
+          'contacts.create.last-active-at-null',
+          'contacts.create',
+        ]);
+        expect(run.code).toBe(1);
+        expect([...verdicts(run)]).toEqual([
+          ['contacts.create', 'pass'],
+          ['contacts.create.last-active-at-null', 'fail'],
+        ]);
+        const xml = fs.readFileSync(junit, 'utf8');
+        expect(xml).toContain('tests="2" failures="1"');
+        expect(xml).toMatch(/<failure message="last_active_at should be null, got \d+"/);
+        const markdown = fs.readFileSync(report, 'utf8');
+        expect(markdown).toContain('| `contacts.create.last-active-at-null` | 2.1, 4.1 rule 5 | ❌ fail |');
+        expect(markdown).toMatch(/POST \/v1\/contacts\n\nusername=/);
+        expect(markdown).toContain('## Server profile');
+      } finally {
+        await server.close();
+        fs.rmSync(dir, { recursive: true, force: true });
+      }
+    }, 120_000);
+
+    it('prints the catalogue with --list', async () => {
+      const run = await runBin(['--list']);
+      expect(run.code).toBe(0);
+      for (const rule of RULES) expect(run.output).toContain(rule.id);
+    }, 60_000);
+  });
+});

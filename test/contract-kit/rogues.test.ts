@@ -1,0 +1,59 @@
+import { failedRules, inBatches, runBin, startWrapped, type KitRun } from './harness';
+import { ROGUES } from './servers';
+
+/**
+ * The proof that the kit can fail: against the real mock with exactly one documented rule broken,
+ * the documented profile exits 1 and names that rule, and only that rule.
+ */
+describe('the contract kit against rogue servers', () => {
+  const runs = new Map<number, KitRun>();
+
+  beforeAll(async () => {
+    await inBatches(
+      ROGUES.map((rogue, i) => async () => {
+        const server = await startWrapped(rogue.make());
+        try {
+          runs.set(i, await runBin(['--base-url', server.url, '--token', `rogue-${i}`]));
+        } finally {
+          await server.close();
+        }
+      }),
+      2,
+    );
+  }, 300_000);
+
+  it.each(ROGUES.map((rogue, i) => [rogue.rule, rogue.how, i] as const))(
+    'fails %s on a server that %s',
+    (rule, _how, i) => {
+      const run = runs.get(i)!;
+      expect({ failed: failedRules(run), code: run.code, problems: run.json?.problems }).toEqual({
+        failed: [rule],
+        code: 1,
+        problems: [],
+      });
+    },
+  );
+
+  it('covers every rule that issue 3 lists', () => {
+    expect(new Set(ROGUES.map((r) => r.rule))).toEqual(
+      new Set([
+        'lists.default-page-size',
+        'lists.has-more',
+        'lists.limit',
+        'contacts.create.display-name-defaults-to-username',
+        'contacts.create.last-active-at-null',
+        'contacts.create.conversation-id',
+        'contacts.delete.cascades-conversation',
+        'messages.delete.permanent',
+        'messages.send.new-message-defaults',
+        'messages.contact-fields',
+        'api.auth-required',
+        'contacts.update.only-display-name',
+        'messages.reactions-shape',
+        'messages.update.add-attachment',
+        'messages.list.conversation-filter',
+        'api.integer-timestamps',
+      ]),
+    );
+  });
+});
