@@ -4,7 +4,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { RULES } from './rules';
+import { RULES, type Rule } from './rules';
 
 export const README = path.join(__dirname, 'README.md');
 const START = '<!-- rules:start (generated from contract-tests/rules.ts by contract-tests/readme.ts) -->';
@@ -24,6 +24,36 @@ export function withCatalogue(readme: string): string {
   return `${readme.slice(0, from + START.length)}\n\n${catalogueTable()}\n\n${readme.slice(to)}`;
 }
 
+/** The rules as the README lists them (whatever the table's formatting). */
+export function rulesInReadme(readme: string): Omit<Rule, never>[] {
+  const from = readme.indexOf(START);
+  const to = readme.indexOf(END);
+  return readme
+    .slice(from + START.length, to)
+    .split('\n')
+    .filter((line) => line.startsWith('| `'))
+    .map((line) => {
+      const cells = line
+        .slice(1, -1)
+        .split(/(?<!\\)\|/)
+        .map((cell) => cell.trim().replace(/\\\|/g, '|'));
+      return {
+        id: cells[0]!.replace(/`/g, ''),
+        profile: cells[1] as Rule['profile'],
+        section: cells[2]!,
+        sentence: cells[3]!,
+      };
+    });
+}
+
 if (require.main === module) {
-  fs.writeFileSync(README, withCatalogue(fs.readFileSync(README, 'utf8')));
+  void (async () => {
+    const prettier = await import('prettier');
+    const options = (await prettier.resolveConfig(README)) ?? {};
+    const text = await prettier.format(withCatalogue(fs.readFileSync(README, 'utf8')), {
+      ...options,
+      filepath: README,
+    });
+    fs.writeFileSync(README, text);
+  })();
 }

@@ -336,7 +336,10 @@ export function handleInterrupts(report: (leftovers: KitResult['leftovers']) => 
     );
     if (!dir || !fs.existsSync(dir)) process.exit(2);
     fs.writeFileSync(stopFile(dir), signal);
-    void sweep(readRecords(dir))
+    // Requests in flight may still create something: let them land, sweep, then sweep what landed.
+    void new Promise((resolve) => setTimeout(resolve, 500))
+      .then(() => sweep(readRecords(dir)))
+      .then(() => sweep(readRecords(dir)))
       .then(report, () => report([]))
       .finally(() => {
         fs.rmSync(dir, { recursive: true, force: true });

@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { checkCatalogue } from '../../contract-tests/catalogue';
+import { README, rulesInReadme } from '../../contract-tests/readme';
 import { RULES, type Rule } from '../../contract-tests/rules';
 
 const KIT = path.resolve(__dirname, '..', '..', 'contract-tests');
@@ -9,6 +10,10 @@ const KIT = path.resolve(__dirname, '..', '..', 'contract-tests');
 describe('the rule catalogue', () => {
   it('has a test for every rule, and every test names a rule of its profile', () => {
     expect(checkCatalogue(KIT)).toEqual([]);
+  });
+
+  it('is listed, as it is, in contract-tests/README.md (regenerate: npx tsx contract-tests/readme.ts)', () => {
+    expect(rulesInReadme(fs.readFileSync(README, 'utf8'))).toEqual(RULES.map((r) => ({ ...r })));
   });
 
   it('gives every rule a section and a sentence, and ids in one style', () => {

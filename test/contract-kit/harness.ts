@@ -192,6 +192,14 @@ export const BIN = path.join(root, 'contract-tests', 'bin', 'messaging-contract.
 
 /** Runs the kit's bin as a user would, and reads its JSON verdicts. */
 export function runBin(args: string[], env: Record<string, string | undefined> = {}): Promise<KitRun> {
+  return startBin(args, env).done;
+}
+
+/** The same, with the child process at hand (to interrupt it). */
+export function startBin(
+  args: string[],
+  env: Record<string, string | undefined> = {},
+): { child: ReturnType<typeof spawn>; done: Promise<KitRun> } {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kit-run-'));
   const jsonFile = path.join(dir, 'result.json');
   const childEnv: NodeJS.ProcessEnv = { ...process.env };
@@ -201,7 +209,7 @@ export function runBin(args: string[], env: Record<string, string | undefined> =
   let output = '';
   child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
   child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  return new Promise((resolve) => {
+  const done = new Promise<KitRun>((resolve) => {
     child.on('close', (code) => {
       const json = fs.existsSync(jsonFile)
         ? (JSON.parse(fs.readFileSync(jsonFile, 'utf8')) as KitRun['json'])
@@ -210,6 +218,7 @@ export function runBin(args: string[], env: Record<string, string | undefined> =
       resolve({ code: code ?? -1, output, json });
     });
   });
+  return { child, done };
 }
 
 export const failedRules = (run: KitRun) =>

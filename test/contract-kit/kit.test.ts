@@ -5,7 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import express from 'express';
 import { RULES } from '../../contract-tests/rules';
-import { failedRules, inBatches, runBin, startWrapped, type KitRun, type Running } from './harness';
+import { failedRules, inBatches, runBin, startBin, startWrapped, type KitRun, type Running } from './harness';
 import { ROGUES, honestButDifferent, withoutPaging } from './servers';
 
 /** The contract kit run as users run it (the bin), against the mock and honest variants of it. */
@@ -181,6 +181,53 @@ describe('the contract kit', () => {
       } finally {
         await server.close();
         fs.rmSync(dir, { recursive: true, force: true });
+      }
+    }, 120_000);
+
+    it('retries a GET whose connection dropped, and still judges', async () => {
+      let gets = 0;
+      const server = await startWrapped({
+        request: (req) => (req.method === 'GET' && ++gets % 7 === 0 ? { status: 0, headers: {} } : undefined),
+      });
+      try {
+        const run = await runBin(['--base-url', server.url, '--token', 'flaky', '--timeout-ms', '2000']);
+        expect({ code: run.code, problems: run.json?.problems }).toEqual({ code: 0, problems: [] });
+      } finally {
+        await server.close();
+      }
+    }, 120_000);
+
+    it('on Ctrl-C, creates nothing more, deletes what it created, and exits 2', async () => {
+      const token = 'interrupted';
+      let created = 0;
+      let kit: ReturnType<typeof startBin> | undefined;
+      const server = await startWrapped({
+        response: (req, res) => {
+          if (req.method === 'POST' && req.path === '/v1/contacts' && res.status === 201 && ++created === 5) {
+            kit!.child.kill('SIGINT');
+          }
+        },
+      });
+      try {
+        kit = startBin(['--base-url', server.url, '--token', token]);
+        const run = await kit.done;
+        expect(run.code).toBe(2);
+        expect(run.output).toContain('SIGINT');
+        const auth = { Authorization: `Bearer ${token}` };
+        const contacts = (await (
+          await fetch(`${server.url}/v1/contacts?limit=100`, { headers: auth })
+        ).json()) as {
+          data: { username: string }[];
+        };
+        expect(contacts.data.filter((c) => /^ct[a-z0-9]{6}_/.test(c.username))).toEqual([]);
+        const messages = (await (
+          await fetch(`${server.url}/v1/messages?limit=100`, { headers: auth })
+        ).json()) as {
+          data: { message: string }[];
+        };
+        expect(messages.data.filter((m) => /^ct[a-z0-9]{6} /.test(m.message))).toEqual([]);
+      } finally {
+        await server.close();
       }
     }, 120_000);
 
