@@ -113,7 +113,9 @@ rule(
   'mock.error-body',
   'errors are flat {type, code, message, param?} objects with known codes',
   async (t: RuleContext) => {
-    expectError(t, await send('GET', contactPath('zz0unknown0contact0id')), 404, 'not_found');
+    const unknown = await send('GET', contactPath('zz0unknown0contact0id'));
+    expectError(t, unknown, 404, 'not_found');
+    t.check(!('param' in (unknown.body as Json)), 'param is set although no parameter is at fault', unknown);
     expectError(
       t,
       await postContact(contactForm('errbody').filter(([k]) => k !== 'username')),
@@ -569,6 +571,13 @@ rule(
       'parameter_unknown',
       'expand',
     );
+    expectError(
+      t,
+      await send('GET', '/v1/messages', { query: { page: 2 } }),
+      400,
+      'parameter_unknown',
+      'page',
+    );
   },
 );
 
@@ -669,6 +678,12 @@ rule(
       400,
       'parameter_invalid',
     );
+    expectError(
+      t,
+      await send('PUT', path, { form: [[`reactions[${'r'.repeat(65)}][]`, 'dave']] }),
+      400,
+      'parameter_invalid',
+    );
   },
 );
 
@@ -707,6 +722,10 @@ rule(
         ['attachments[0][file_size]', '42'],
       ],
     });
+    const missing = await send('PUT', messagePath(message.id), {
+      form: [['attachments[0][filename]', 'third.txt']],
+    });
+    expectError(t, missing, 400, 'parameter_missing', 'attachments[0][file_url]');
     const names = (((added.body as Json | undefined)?.attachments as Json[] | undefined) ?? []).map(
       (a) => a.filename,
     );
@@ -796,6 +815,7 @@ rule(
     const slashed = await send('GET', `${contactPath(contact.id)}/`);
     t.status(slashed, 200, 'GET /v1/contacts/:id/');
     t.check((slashed.body as Json).id === contact.id, 'the trailing slash answered another contact', slashed);
+    t.status(await send('HEAD', contactPath(contact.id)), 200, 'HEAD /v1/contacts/:id');
     const head = await send('HEAD', '/v1/contacts');
     t.status(head, 200, 'HEAD /v1/contacts');
     t.check(head.text === '', 'HEAD answered a body', head);

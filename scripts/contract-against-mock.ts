@@ -69,21 +69,23 @@ async function main(): Promise<number> {
   let worst = 0;
   try {
     const times: Record<string, number[]> = {};
+    const totals = { passed: 0, failed: 0, notRun: 0 };
     for (let i = 0; i < runs; i++) {
       for (const profile of profiles) {
         const result = await runKit(url, profile);
         (times[profile] ??= []).push(result.ms);
-        const last = result.output.trim().split('\n').at(-1);
-        if (result.code !== 0 || !values.quiet) {
-          process.stdout.write(
-            result.code === 0
-              ? `contract kit, ${profile} profile, against the mock process: ${last}\n`
-              : result.output,
-          );
-        }
+        const last = result.output.trim().split('\n').at(-1) ?? '';
+        const counts = /(\d+) passed, (\d+) failed, (\d+) not run/.exec(last);
+        if (counts)
+          for (const [i, key] of (['passed', 'failed', 'notRun'] as const).entries())
+            totals[key] += Number(counts[i + 1]);
+        if (result.code !== 0 || !values.quiet) process.stdout.write(result.output.trimEnd() + '\n');
+        else process.stdout.write(`contract kit, ${profile} profile, against the mock process: ${last}\n`);
         worst = Math.max(worst, result.code);
       }
     }
+    // One plain closing line, in the form CI logs are read for.
+    console.log(`contract: ${totals.passed} passed, ${totals.failed} failed, ${totals.notRun} skipped`);
     if (runs > 1) {
       console.log(
         `\nWall time of the kit against the local mock (${runs} runs each, Node ${process.version}, ${require('node:os').cpus().length} cores):`,
