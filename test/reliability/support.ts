@@ -282,14 +282,18 @@ export function modelProblems(world: World): string[] {
     ]);
   }
   for (const [name, list, expected] of lists) {
-    const forwards = walk(list, 'starting_after', 9);
-    if (forwards.join() !== expected.join()) problems.push(`the list of ${name} does not match the store`);
-    if (expected.length > 0) {
-      // Backwards from the oldest item: every other item, still newest first within each page.
-      const backwards = walk(list, 'ending_before', 9, expected.at(-1)!);
-      if ([...backwards, expected.at(-1)].join() !== expected.join()) {
-        problems.push(`the list of ${name}, paged backwards, does not match the store`);
+    try {
+      const forwards = walk(list, 'starting_after', 9);
+      if (forwards.join() !== expected.join()) problems.push(`the list of ${name} does not match the store`);
+      if (expected.length > 0) {
+        // Backwards from the oldest item: every other item, still newest first within each page.
+        const backwards = walk(list, 'ending_before', 9, expected.at(-1)!);
+        if ([...backwards, expected.at(-1)].join() !== expected.join()) {
+          problems.push(`the list of ${name}, paged backwards, does not match the store`);
+        }
       }
+    } catch (error) {
+      problems.push(`listing ${name} threw: ${String(error)}`);
     }
   }
   return problems;
