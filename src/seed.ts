@@ -21,16 +21,21 @@ export const SEED_NOW: Timestamp = Date.UTC(2026, 9, 31, 18, 0, 0) / 1000;
 const DAY = 86_400;
 const LINE_POOL = 5000;
 const BASE62_8 = 62 ** 8;
+/** Coprime with 62^8 (odd, not a multiple of 31), so the steps visit 62^8 values before one repeats. */
+const WEYL_STEP = 134_941_606_358_707;
 const DIGITS = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
+
+/** Every pair of base-62 digits, so that eight digits take four look-ups. */
+const PAIRS = Array.from({ length: 62 * 62 }, (_, i) => DIGITS[Math.floor(i / 62)]! + DIGITS[i % 62]!);
 
 /** Eight base-62 digits, left-padded. */
 function base62(n: number): string {
-  let text = '';
-  for (let i = 0; i < 8; i++) {
-    text = DIGITS[n % 62]! + text;
-    n = Math.floor(n / 62);
-  }
-  return text;
+  const low = n % 3844;
+  n = (n - low) / 3844;
+  const second = n % 3844;
+  n = (n - second) / 3844;
+  const third = n % 3844;
+  return PAIRS[(n - third) / 3844]! + PAIRS[third]! + PAIRS[second]! + PAIRS[low]!;
 }
 export const REACTIONS = ['thumbs_up', 'heart', 'joy', 'tada', 'fire', 'eyes', 'pray', '+1'];
 
@@ -42,16 +47,13 @@ export const REACTIONS = ['thumbs_up', 'heart', 'joy', 'tada', 'fire', 'eyes', '
  */
 export function generateWorld(options: SeedOptions): WorldData {
   const f = new Faker({ locale: [en, base], seed: options.seed });
-  const ids = new Set<string>();
+  // Eight random base-62 digits, then eight from a Weyl sequence (a step coprime with 62^8, near
+  // 62^8 / golden ratio): one-to-one and well spread, so every id differs from every other
+  // without a set of a million ids to check against (C6).
+  let weyl = f.number.int({ max: BASE62_8 - 1 });
   const newId = (): string => {
-    for (;;) {
-      // Two draws of 8 base-62 digits each: far cheaper than 16 draws, and a million ids are needed.
-      const id = base62(f.number.int({ max: BASE62_8 - 1 })) + base62(f.number.int({ max: BASE62_8 - 1 }));
-      if (!ids.has(id)) {
-        ids.add(id);
-        return id;
-      }
-    }
+    weyl = (weyl + WEYL_STEP) % BASE62_8;
+    return base62(f.number.int({ max: BASE62_8 - 1 })) + base62(weyl);
   };
   // Chat lines come from a pool, drawn once: each line costs several faker calls.
   const lines = Array.from({ length: Math.min(options.messages, LINE_POOL) }, () => chatLine(f));

@@ -1,0 +1,459 @@
+/**
+ * `npm run bench`: every figure of the performance issue in one run, on this machine.
+ *
+ *   1. throughput: the mock's GET /v1/contacts against a bare Express 5 app and bare node:http
+ *      answering the same bytes, then the other hot endpoints (autocannon, 10 connections);
+ *   2. flat cost: median latency of first, deep and conversation pages on the default world and
+ *      on a 10,000-contact, 1,000,000-message world;
+ *   3. start-up time, memory, and the cost of a new token's world;
+ *   4. the contract kit's wall time, both profiles.
+ *
+ * Options: --seconds N (per throughput run, default 8), --skip-large, --skip-contract,
+ * --profile (CPU-profile the mock under the GET /v1/contacts load and print where time goes).
+ * Only loopback addresses are used; every load is bounded in time.
+ */
+import autocannon from 'autocannon';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { Agent, request } from 'node:http';
+import os from 'node:os';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+
+const root = path.resolve(__dirname, '..');
+const { values: args } = parseArgs({
+  options: {
+    seconds: { type: 'string', default: '8' },
+    'skip-large': { type: 'boolean', default: false },
+    'skip-contract': { type: 'boolean', default: false },
+    profile: { type: 'boolean', default: false },
+  },
+});
+const seconds = Math.max(1, Number(args.seconds) || 8);
+const TOKEN = 'bench-token';
+const lines: string[] = [];
+const say = (line = '') => {
+  console.log(line);
+  lines.push(line);
+};
+
+interface Server {
+  url: string;
+  child: ChildProcess;
+  startedMs: number;
+}
+
+/** Starts a server process and resolves when it prints its "listening on" line. */
+function start(command: string[], nodeFlags: string[] = []): Promise<Server> {
+  const began = process.hrtime.bigint();
+  const child = spawn(process.execPath, [...nodeFlags, ...command], {
+    cwd: root,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  return new Promise((resolve, reject) => {
+    let seen = '';
+    child.stdout!.setEncoding('utf8');
+    child.stdout!.on('data', (chunk: string) => {
+      seen += chunk;
+      const match = /listening on (http:\/\/[\d.:]+)/.exec(seen);
+      if (match) resolve({ url: match[1]!, child, startedMs: Number(process.hrtime.bigint() - began) / 1e6 });
+    });
+    child.stderr!.on('data', () => {});
+    child.once('exit', (code) => reject(new Error(`${command.join(' ')} exited (${code}): ${seen}`)));
+  });
+}
+
+const mockArgs = (...extra: string[]) => [
+  path.join(root, 'dist', 'bin.js'),
+  '--port',
+  '0',
+  '--quiet',
+  ...extra,
+];
+const tsx = (file: string, ...rest: string[]) => [
+  require.resolve('tsx/cli'),
+  path.join(__dirname, file),
+  ...rest,
+];
+
+function stop(server: Server): Promise<void> {
+  return new Promise((resolve) => {
+    if (server.child.exitCode !== null) return resolve();
+    server.child.once('exit', () => resolve());
+    server.child.kill('SIGINT');
+  });
+}
+
+function rssMb(pid: number): number {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  return Number(/VmRSS:\s+(\d+)/.exec(status)![1]) / 1024;
+}
+
+const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+
+/** One request on a kept-alive socket; resolves with the status, body and microseconds. */
+function call(
+  url: string,
+  method = 'GET',
+  body?: string,
+  token = TOKEN,
+): Promise<{ status: number; body: string; us: number }> {
+  return new Promise((resolve, reject) => {
+    const began = process.hrtime.bigint();
+    const req = request(
+      url,
+      {
+        method,
+        agent,
+        headers: {
+          Authorization: `Bearer ${token}`,
+          ...(body ? { 'Content-Type': 'application/x-www-form-urlencoded' } : {}),
+        },
+      },
+      (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => (text += chunk));
+        res.on('end', () =>
+          resolve({ status: res.statusCode!, body: text, us: Number(process.hrtime.bigint() - began) / 1e3 }),
+        );
+      },
+    );
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+async function json<T>(url: string, token = TOKEN): Promise<T> {
+  const res = await call(url, 'GET', undefined, token);
+  if (res.status !== 200) throw new Error(`${url}: ${res.status} ${res.body.slice(0, 200)}`);
+  return JSON.parse(res.body) as T;
+}
+
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+
+/** Median latency of `count` sequential requests after a warm-up. */
+async function latency(url: string, count = 300): Promise<number> {
+  for (let i = 0; i < 30; i++) await call(url);
+  const times: number[] = [];
+  for (let i = 0; i < count; i++) {
+    const res = await call(url);
+    if (res.status !== 200) throw new Error(`${url}: ${res.status}`);
+    times.push(res.us);
+  }
+  return median(times);
+}
+
+interface Load {
+  rps: number;
+  p50: number;
+  p99: number;
+  errors: number;
+}
+
+async function load(
+  url: string,
+  options: Partial<autocannon.Options> = {},
+  duration = seconds,
+): Promise<Load> {
+  await autocannon({
+    url,
+    connections: 10,
+    duration: 1,
+    headers: { authorization: `Bearer ${TOKEN}` },
+    ...options,
+  });
+  const result = await autocannon({
+    url,
+    connections: 10,
+    duration,
+    headers: { authorization: `Bearer ${TOKEN}` },
+    ...options,
+  });
+  return {
+    rps: result.requests.average,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    errors: result.non2xx + result.errors + result.timeouts,
+  };
+}
+
+const fmt = (n: number) => Math.round(n).toLocaleString('en');
+
+type Page<T> = { has_more: boolean; data: T[] };
+type Contact = { id: string; conversation_id: string; last_active_at: number | null };
+type Message = { id: string };
+
+async function throughput(): Promise<void> {
+  say(`## Throughput (autocannon, 10 connections, ${seconds} s per run after 1 s of warm-up)`);
+  say();
+  const mock = await start(
+    mockArgs(),
+    args.profile ? ['--cpu-prof', `--cpu-prof-dir=${mkdtempSync(path.join(os.tmpdir(), 'mock-prof-'))}`] : [],
+  );
+  const page = (await call(`${mock.url}/v1/contacts`)).body;
+  const bareExpress = await start(tsx('bench/bare-express.ts', page));
+  const bareHttp = await start(tsx('bench/bare-http.ts', page));
+  const rounds: Record<string, Load[]> = { http: [], express: [], mock: [] };
+  for (let round = 0; round < 3; round++) {
+    rounds.http!.push(await load(`${bareHttp.url}/v1/contacts`));
+    rounds.express!.push(await load(`${bareExpress.url}/v1/contacts`));
+    rounds.mock!.push(await load(`${mock.url}/v1/contacts`));
+  }
+  await Promise.all([stop(bareExpress), stop(bareHttp)]);
+  const best = (list: Load[]) => list.reduce((a, b) => (b.rps > a.rps ? b : a));
+  const [http, express, contacts] = [best(rounds.http!), best(rounds.express!), best(rounds.mock!)];
+  say(
+    `Same ${Buffer.byteLength(page)}-byte page of 10 contacts from each server; best of 3 alternating rounds:`,
+  );
+  say();
+  say('| server | requests/s | p50 ms | p99 ms | vs bare Express |');
+  say('|---|---:|---:|---:|---:|');
+  for (const [name, r] of [
+    ['bare node:http (constant buffer)', http],
+    ['bare Express 5 (`res.json` of a constant)', express],
+    ['the mock, `GET /v1/contacts`', contacts],
+  ] as const) {
+    say(`| ${name} | ${fmt(r.rps)} | ${r.p50} | ${r.p99} | ${(r.rps / express.rps).toFixed(2)}× |`);
+  }
+  say();
+
+  const contact = (await json<Page<Contact>>(`${mock.url}/v1/contacts?active=true&limit=1`)).data[0]!;
+  const message = (
+    await json<Page<Message>>(`${mock.url}/v1/messages?conversation_id=${contact.conversation_id}&limit=1`)
+  ).data[0]!;
+  const conversationPage = await load(`${mock.url}/v1/messages?conversation_id=${contact.conversation_id}`);
+  const send = await load(`${mock.url}/v1/messages`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/x-www-form-urlencoded' },
+    body: `conversation_id=${contact.conversation_id}&message=Hello+from+the+benchmark`,
+  });
+  const react = await load(`${mock.url}/v1/messages/${message.id}`, {
+    method: 'PUT',
+    headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/x-www-form-urlencoded' },
+    body: 'reactions[thumbs_up][]=bench',
+  });
+  say('| the mock | requests/s | p50 ms | p99 ms |');
+  say('|---|---:|---:|---:|');
+  for (const [name, r] of [
+    ['`GET /v1/contacts` (default page)', contacts],
+    ['`GET /v1/messages?conversation_id=…`', conversationPage],
+    ['`POST /v1/messages`', send],
+    ['`PUT /v1/messages/:id` (a reaction)', react],
+  ] as const) {
+    say(`| ${name} | ${fmt(r.rps)} | ${r.p50} | ${r.p99} |${r.errors ? ` ${r.errors} errors!` : ''}`);
+  }
+  say();
+  await stop(mock);
+  if (args.profile) printProfile(mock);
+}
+
+function printProfile(mock: Server): void {
+  const dir = (mock.child.spawnargs.find((a) => a.startsWith('--cpu-prof-dir=')) ?? '').split('=')[1]!;
+  const file = readdirSync(dir).find((f) => f.endsWith('.cpuprofile'));
+  if (!file) return say('(no CPU profile was written)');
+  const profile = JSON.parse(readFileSync(path.join(dir, file), 'utf8')) as {
+    nodes: { id: number; callFrame: { functionName: string; url: string } }[];
+    samples: number[];
+    timeDeltas: number[];
+  };
+  const time = new Map<number, number>();
+  profile.samples.forEach((id, i) => time.set(id, (time.get(id) ?? 0) + (profile.timeDeltas[i] ?? 0)));
+  const byPlace = new Map<string, number>();
+  let total = 0;
+  for (const node of profile.nodes) {
+    const t = time.get(node.id) ?? 0;
+    const url = node.callFrame.url;
+    const place = url.includes('node_modules/')
+      ? `library ${/node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(url)![1]}`
+      : url.includes('/dist/')
+        ? `mock ${url.slice(url.indexOf('/dist/') + 6)}`
+        : url.startsWith('node:')
+          ? 'node core (http, net, streams)'
+          : `${node.callFrame.functionName || '(other)'}`;
+    if (place === '(idle)') continue;
+    total += t;
+    byPlace.set(place, (byPlace.get(place) ?? 0) + t);
+  }
+  say('Where the mock spends its CPU under that load (self time, `--cpu-prof`, idle excluded):');
+  say();
+  say('| where | share |');
+  say('|---|---:|');
+  for (const [place, t] of [...byPlace].sort((a, b) => b[1] - a[1]).slice(0, 16))
+    say(`| ${place} | ${((100 * t) / total).toFixed(1)}% |`);
+  say();
+}
+
+/** First, deep and conversation pages: the same requests on a small and on a large world. */
+async function pages(server: Server): Promise<Record<string, number>> {
+  const base = server.url;
+  // A deep contacts cursor: walk to the middle of the list 100 at a time.
+  let cursor = '';
+  let walked = 0;
+  for (;;) {
+    const page = await json<Page<Contact>>(
+      `${base}/v1/contacts?limit=100${cursor ? `&starting_after=${cursor}` : ''}`,
+    );
+    walked += page.data.length;
+    cursor = page.data.at(-1)!.id;
+    if (!page.has_more || walked >= 5000) break;
+  }
+  // The longest-lived active contact's conversation, and a message from the middle of it.
+  const contacts = (await json<Page<Contact>>(`${base}/v1/contacts?active=true&limit=100`)).data;
+  let best = { conversation: '', size: 0, middle: '' };
+  for (const c of contacts.slice(0, 20)) {
+    const list = (
+      await json<Page<Message>>(`${base}/v1/messages?conversation_id=${c.conversation_id}&limit=100`)
+    ).data;
+    if (list.length > best.size)
+      best = {
+        conversation: c.conversation_id,
+        size: list.length,
+        middle: list[Math.floor(list.length / 2)]!.id,
+      };
+  }
+  return {
+    'contacts, first page': await latency(`${base}/v1/contacts`),
+    [`contacts, deep page (\`starting_after\` the ${fmt(walked)}th)`]: await latency(
+      `${base}/v1/contacts?starting_after=${cursor}`,
+    ),
+    'messages, first page (all conversations)': await latency(`${base}/v1/messages`),
+    'messages, deep page (`starting_after` a message in the middle of a conversation)': await latency(
+      `${base}/v1/messages?starting_after=${best.middle}`,
+    ),
+    'messages, a conversation page': await latency(
+      `${base}/v1/messages?conversation_id=${best.conversation}`,
+    ),
+    'messages, a conversation page deep in it': await latency(
+      `${base}/v1/messages?conversation_id=${best.conversation}&starting_after=${best.middle}`,
+    ),
+  };
+}
+
+/** Time to the first answer, counted from spawning `node`. */
+async function firstAnswer(extra: string[]): Promise<{ server: Server; ms: number }> {
+  const began = process.hrtime.bigint();
+  const server = await start(mockArgs(...extra));
+  const res = await call(`${server.url}/v1/contacts`);
+  if (res.status !== 200) throw new Error(`first answer: ${res.status}`);
+  return { server, ms: Number(process.hrtime.bigint() - began) / 1e6 };
+}
+
+/** What a new token's world costs: its first request (the copy) and memory after it writes. */
+async function tokenCost(server: Server): Promise<{ firstUs: number; laterUs: number; kbPerToken: number }> {
+  const firsts: number[] = [];
+  const laters: number[] = [];
+  const contact = (await json<Page<Contact>>(`${server.url}/v1/contacts?limit=1`)).data[0]!;
+  global.gc?.();
+  const before = rssMb(server.child.pid!);
+  const tokens = 200;
+  for (let i = 0; i < tokens; i++) {
+    const token = `new-token-${i}-${Date.now()}`;
+    firsts.push((await call(`${server.url}/v1/contacts`, 'GET', undefined, token)).us);
+    laters.push((await call(`${server.url}/v1/contacts`, 'GET', undefined, token)).us);
+    await call(
+      `${server.url}/v1/messages`,
+      'POST',
+      `conversation_id=${contact.conversation_id}&message=hi`,
+      token,
+    );
+  }
+  const after = rssMb(server.child.pid!);
+  return { firstUs: median(firsts), laterUs: median(laters), kbPerToken: ((after - before) * 1024) / tokens };
+}
+
+async function scale(): Promise<void> {
+  say('## Start-up, memory and flat cost as the world grows');
+  say();
+  const starts: number[] = [];
+  let small: Server | undefined;
+  for (let i = 0; i < 3; i++) {
+    const { server, ms } = await firstAnswer([]);
+    starts.push(ms);
+    if (i < 2) await stop(server);
+    else small = server;
+  }
+  const smallRss = rssMb(small!.child.pid!);
+  const smallPages = await pages(small!);
+  const smallToken = await tokenCost(small!);
+  await stop(small!);
+
+  let large: { server: Server; ms: number } | undefined;
+  let largePages: Record<string, number> | undefined;
+  let largeRss = 0;
+  let largeToken: Awaited<ReturnType<typeof tokenCost>> | undefined;
+  if (!args['skip-large']) {
+    large = await firstAnswer(['--contacts', '10000', '--messages', '1000000']);
+    largeRss = rssMb(large.server.child.pid!);
+    largePages = await pages(large.server);
+    largeToken = await tokenCost(large.server);
+    await stop(large.server);
+  }
+
+  say(
+    '| world | first answer after `node` starts | RSS after it | new token: first request (makes its world) | new token: next request | memory per token after one write |',
+  );
+  say('|---|---:|---:|---:|---:|---:|');
+  say(
+    `| default (25 contacts, 300 messages) | ${fmt(median(starts))} ms (median of 3) | ${fmt(smallRss)} MB | ${fmt(smallToken.firstUs)} µs | ${fmt(smallToken.laterUs)} µs | ${smallToken.kbPerToken.toFixed(1)} kB |`,
+  );
+  if (large && largeToken) {
+    say(
+      `| 10,000 contacts, 1,000,000 messages | ${fmt(large.ms)} ms | ${fmt(largeRss)} MB | ${fmt(largeToken.firstUs)} µs | ${fmt(largeToken.laterUs)} µs | ${largeToken.kbPerToken.toFixed(1)} kB |`,
+    );
+  }
+  say();
+  say(
+    'Median latency of one request at a time on a kept-alive connection (300 requests after 30 of warm-up):',
+  );
+  say();
+  say('| request | default world | 1,000,000 messages | ratio |');
+  say('|---|---:|---:|---:|');
+  for (const [name, us] of Object.entries(smallPages)) {
+    const largeName = Object.keys(largePages ?? {}).find((k) => k.split(' (')[0] === name.split(' (')[0]);
+    const big = largeName ? largePages![largeName]! : undefined;
+    say(
+      `| ${name} | ${fmt(us)} µs | ${big === undefined ? '–' : `${fmt(big)} µs`} | ${big === undefined ? '–' : `${(big / us).toFixed(2)}×`} |`,
+    );
+  }
+  say();
+}
+
+function contractKit(): void {
+  say('## The contract kit against the local mock');
+  say();
+  const result = spawnSync(
+    process.execPath,
+    tsx('contract-against-mock.ts', '--runs', '3', '--quiet', '--no-build'),
+    {
+      cwd: root,
+      encoding: 'utf8',
+    },
+  );
+  const times = result.stdout.split('\n').filter((l) => /median/.test(l));
+  for (const line of times) say(`- ${line.trim()}`);
+  if (result.status !== 0) say(`(the kit did not pass: exit ${result.status})`);
+  say();
+}
+
+async function main(): Promise<void> {
+  const build = spawnSync('npm', ['run', '--silent', 'build'], { cwd: root, stdio: 'inherit' });
+  if (build.status !== 0) process.exit(build.status ?? 1);
+  const cpu = os.cpus()[0]?.model ?? 'unknown CPU';
+  say(
+    `# Benchmark, ${new Date().toISOString().slice(0, 10)}: ${os.cpus().length} × ${cpu}, ${Math.round(os.totalmem() / 2 ** 30)} GiB, Node ${process.version}, load average ${os
+      .loadavg()
+      .map((l) => l.toFixed(1))
+      .join(' ')}`,
+  );
+  say();
+  await throughput();
+  await scale();
+  if (!args['skip-contract']) contractKit();
+  agent.destroy();
+}
+
+main().catch((error: Error) => {
+  console.error(error.stack);
+  process.exit(1);
+});
