@@ -234,7 +234,9 @@ function readMultipart(req: Request, next: NextFunction): void {
         fields: BODY_LIMITS.parameters,
         // One, so that the 'file' event names the field that we refuse.
         files: 1,
-        parts: BODY_LIMITS.parameters,
+        // busboy signals 'partsLimit' on reaching the count, not on passing it: one more, so
+        // that a multipart form of exactly `parameters` fields is read like a form body.
+        parts: BODY_LIMITS.parameters + 1,
       },
     });
   } catch {
