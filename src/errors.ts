@@ -66,6 +66,11 @@ export class ApiError extends Error {
   }
 }
 
+/** An id as a message quotes it: whole when it is id-sized, cut short when a client sent a novel. */
+export function quoteId(id: string): string {
+  return id.length <= 64 ? `'${id}'` : `'${id.slice(0, 64)}…' (${id.length} characters)`;
+}
+
 /** Named constructors, so every message of one kind is worded once. */
 export const errors = {
   missingToken: () =>
@@ -80,7 +85,7 @@ export const errors = {
       'WWW-Authenticate': 'Bearer realm="messaging", error="invalid_token"',
     }),
   notFound: (resource: 'contact' | 'message' | 'conversation', id: string, param?: string) =>
-    new ApiError('not_found', `No such ${resource}: '${id}'.`, param),
+    new ApiError('not_found', `No such ${resource}: ${quoteId(id)}.`, param),
   missing: (param: string, hint: string) =>
     new ApiError('parameter_missing', `Missing required parameter: ${param}. ${hint}`, param),
   invalid: (param: string, rule: string) =>

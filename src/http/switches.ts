@@ -67,6 +67,7 @@ export function parsePrefer(header: string | undefined): Preferences {
  */
 export function switches(latency: Latency | undefined): RequestHandler {
   return (req, res, next) => {
+    if (req.headers.prefer === undefined && latency === undefined) return next();
     let preferences: Preferences;
     try {
       const header = req.headers.prefer;

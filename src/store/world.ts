@@ -1,5 +1,5 @@
 import BTree from 'sorted-btree';
-import { errors } from '../errors';
+import { errors, quoteId } from '../errors';
 import { randomId } from '../ids';
 import type { Attachment, Contact, Message, MessageContact, Page, Reaction, Timestamp } from '../types';
 import { LayeredMap } from './layered-map';
@@ -331,7 +331,7 @@ export class World {
       if (record === undefined || list.get(record.key) !== id) {
         throw errors.invalid(
           param,
-          `'${id}' is not an item of this list. Pass the id of an item from a page you got.`,
+          `${quoteId(id)} is not an item of this list. Pass the id of an item from a page you got.`,
         );
       }
       return record.key;
