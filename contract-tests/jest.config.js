@@ -7,7 +7,7 @@ module.exports = {
   rootDir: __dirname,
   testEnvironment: 'node',
   testMatch: ['<rootDir>/**/*.contract.ts'],
-  transform: { '^.+\\.ts$': 'ts-jest' },
+  transform: { '^.+\\.ts$': '<rootDir>/esbuild-transform.js' },
   // Each file makes its own data; no file depends on another's.
   testTimeout: 60_000,
 };
