@@ -54,7 +54,7 @@ describe('the contract kit', () => {
   });
 
   describe('against honest servers that fill the gaps differently', () => {
-    it('passes the documented profile on 200-on-create, prefixed ids, milliseconds, oldest first, cursor paging and 422 errors', async () => {
+    it('passes the documented profile on 200-on-create, prefixed ids, milliseconds, oldest first, cursor paging and 422 errors (and fails the mock profile)', async () => {
       const server = await startWrapped(honestButDifferent(), { contacts: 5, messages: 20 });
       try {
         const run = await runBin(['--base-url', server.url, '--token', 'honest']);
@@ -72,6 +72,27 @@ describe('the contract kit', () => {
         expect(profile['paging parameter']).toEqual(['`cursor=<next token from the body>`']);
         expect(profile['error body']).toEqual(['{error: {detail, status}}']);
         expect(run.json?.leftovers).toEqual([]);
+        // The mock profile holds it to the mock's conventions, which it fills differently: those
+        // fail (so they can), and still no documented rule does.
+        const strict = await runBin([
+          '--base-url',
+          server.url,
+          '--token',
+          'honest-strict',
+          '--profile',
+          'mock',
+        ]);
+        expect(strict.code).toBe(1);
+        expect(failedRules(strict).filter((rule) => !rule.startsWith('mock.'))).toEqual([]);
+        expect(failedRules(strict)).toEqual(
+          expect.arrayContaining([
+            'mock.success-codes',
+            'mock.error-body',
+            'mock.unix-seconds',
+            'mock.ids',
+            'mock.newest-first',
+          ]),
+        );
       } finally {
         await server.close();
       }
