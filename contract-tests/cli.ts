@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { Command, InvalidArgumentError, Option } from 'commander';
+import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { DEFAULT_TIMEOUT_MS } from './lib/config';
 import { formatConsole } from './report/console';
 import { buildJunit } from './report/junit';
@@ -14,44 +14,50 @@ const positive = (value: string) => {
 };
 
 function program(): Command {
-  return new Command()
-    .name('messaging-contract')
-    .description(
-      'Checks a Messaging API server against the API document, rule by rule. Exit 0: it conforms; 1: a rule failed; 2: the run could not judge.',
-    )
-    .addOption(
-      new Option('--base-url <url>', "the server's root (the paths start with /v1)").env('CONTRACT_BASE_URL'),
-    )
-    .addOption(new Option('--token <token>', 'the bearer token').env('CONTRACT_TOKEN'))
-    .addOption(
-      new Option('--token-2 <token>', 'a second user, for token isolation (mock profile)').env(
-        'CONTRACT_TOKEN_2',
-      ),
-    )
-    .addOption(
-      new Option('--profile <profile>', 'documented: only the document; mock: also the conventions C1–C20')
-        .choices(['documented', 'mock'])
-        .default('documented')
-        .env('CONTRACT_PROFILE'),
-    )
-    .addOption(
-      new Option('--timeout-ms <ms>', 'how long to wait for one answer')
-        .default(DEFAULT_TIMEOUT_MS)
-        .argParser(positive)
-        .env('CONTRACT_TIMEOUT_MS'),
-    )
-    .option('--rule <ids...>', 'run only these rules')
-    .option('--junit <file>', 'write JUnit XML, one test case per rule')
-    .option('--report <file>', 'write a Markdown conformance report, with the server profile')
-    .option('--json <file>', 'write the verdicts as JSON')
-    .addOption(
-      new Option(
-        '--workers <n>',
-        'parallel test files (default: 1 for a local server, 4 otherwise)',
-      ).argParser(positive),
-    )
-    .option('--list', 'print the rule catalogue and exit')
-    .showHelpAfterError();
+  return (
+    new Command()
+      .name('messaging-contract')
+      .description(
+        'Checks a Messaging API server against the API document, rule by rule. Exit 0: it conforms; 1: a rule failed; 2: the run could not judge.',
+      )
+      .addOption(
+        new Option('--base-url <url>', "the server's root (the paths start with /v1)").env(
+          'CONTRACT_BASE_URL',
+        ),
+      )
+      .addOption(new Option('--token <token>', 'the bearer token').env('CONTRACT_TOKEN'))
+      .addOption(
+        new Option('--token-2 <token>', 'a second user, for token isolation (mock profile)').env(
+          'CONTRACT_TOKEN_2',
+        ),
+      )
+      .addOption(
+        new Option('--profile <profile>', 'documented: only the document; mock: also the conventions C1–C20')
+          .choices(['documented', 'mock'])
+          .default('documented')
+          .env('CONTRACT_PROFILE'),
+      )
+      .addOption(
+        new Option('--timeout-ms <ms>', 'how long to wait for one answer')
+          .default(DEFAULT_TIMEOUT_MS)
+          .argParser(positive)
+          .env('CONTRACT_TIMEOUT_MS'),
+      )
+      .option('--rule <ids...>', 'run only these rules')
+      .option('--junit <file>', 'write JUnit XML, one test case per rule')
+      .option('--report <file>', 'write a Markdown conformance report, with the server profile')
+      .option('--json <file>', 'write the verdicts as JSON')
+      .addOption(
+        new Option(
+          '--workers <n>',
+          'parallel test files (default: 1 for a local server, 4 otherwise)',
+        ).argParser(positive),
+      )
+      .option('--list', 'print the rule catalogue and exit')
+      .showHelpAfterError()
+      // A usage mistake means the run could not judge (2), never that a rule failed (1).
+      .exitOverride()
+  );
 }
 
 interface CliOptions {
@@ -92,7 +98,13 @@ export function toJson(result: KitResult): unknown {
 }
 
 export async function main(argv: string[] = process.argv): Promise<number> {
-  const options = program().parse(argv).opts<CliOptions>();
+  let options: CliOptions;
+  try {
+    options = program().parse(argv).opts<CliOptions>();
+  } catch (error) {
+    if (error instanceof CommanderError) return error.exitCode === 0 ? 0 : 2;
+    throw error;
+  }
   if (options.list) {
     console.log(formatCatalogue());
     return 0;

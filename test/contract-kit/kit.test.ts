@@ -131,6 +131,12 @@ describe('the contract kit', () => {
       expect(failedRules(run)).toEqual([]);
     }, 60_000);
 
+    it('exits 2 on a usage mistake, never 1', async () => {
+      const run = await runBin(['--base-url', 'http://127.0.0.1:9', '--token', 't', '--profile', 'strict']);
+      expect(run.code).toBe(2);
+      expect(run.output).toContain("argument 'strict' is invalid");
+    }, 60_000);
+
     it('exits 2 without a token', async () => {
       const run = await runBin(['--base-url', 'http://127.0.0.1:9']);
       expect(run.code).toBe(2);
