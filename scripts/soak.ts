@@ -181,6 +181,10 @@ function nextOperation(token: string): Operation {
   const contact = k.contacts.length > 0 ? pick(k.contacts) : undefined;
   const message = k.messages.length > 0 ? pick(k.messages) : undefined;
   // Once the seeded lists have been read, ids of seeded records are known too.
+  if (r < 0.02) {
+    // The journal of the token's recent requests: a bounded cache that must stay bounded.
+    return ['GET', '/__mock/requests?limit=20', undefined, [200], () => {}];
+  }
   if (r < 0.18) {
     return [
       'GET',
@@ -311,8 +315,8 @@ async function main(): Promise<void> {
   const rows: string[] = [];
   const samples: { t: number; rss: number; p50: number; p99: number; rps: number }[] = [];
   const header =
-    '| t (s) | requests | req/s | errors | p50 (ms) | p99 (ms) | max (ms) | RSS (MB) | worlds dropped |';
-  const rule = '|---:|---:|---:|---:|---:|---:|---:|---:|---:|';
+    '| t (s) | requests | req/s | errors | p50 (ms) | p99 (ms) | max (ms) | RSS (MB) | worlds dropped | load (1 min) |';
+  const rule = '|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|';
   console.log(
     `Soak: ${SECONDS} s against ${server.url.origin} (pid ${server.pid}), ${CONNECTIONS} connections`,
   );
@@ -337,7 +341,8 @@ async function main(): Promise<void> {
     total.errors += done.errors;
     const row =
       `| ${t} | ${sorted.length} | ${sample.rps.toFixed(0)} | ${done.errors} | ${sample.p50.toFixed(2)} | ` +
-      `${sample.p99.toFixed(2)} | ${(sorted.at(-1) ?? NaN).toFixed(1)} | ${sample.rss.toFixed(1)} | ${server.evictions()} |`;
+      `${sample.p99.toFixed(2)} | ${(sorted.at(-1) ?? NaN).toFixed(1)} | ${sample.rss.toFixed(1)} | ${server.evictions()} | ` +
+      `${os.loadavg()[0]!.toFixed(2)} |`;
     rows.push(row);
     console.log(row);
     for (const line of done.unexpected) console.log(`  unexpected: ${line}`);
