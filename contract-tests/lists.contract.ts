@@ -167,6 +167,10 @@ rule('lists.limit', 'limit reduces the number of items per page', async (t: Rule
       listed,
     );
   }
+  // The maximum limit is not shown: observe it, for the server profile.
+  const large = await send('GET', '/v1/messages', { query: { limit: 1000 } });
+  const largePage = asPage(large);
+  observe('limit=1000', largePage ? `answered ${largePage.data.length} items` : `refused (${large.status})`);
 });
 
 rule(
