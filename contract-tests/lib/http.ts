@@ -93,6 +93,7 @@ export async function send(method: string, path: string, options: RequestOptions
     if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, RETRY_DELAYS_MS[attempt - 1]));
     try {
       const exchange = await sendOnce(method, fullPath, options);
+      if (exchange.status === 429) return await afterRateLimit(method, fullPath, options, exchange);
       for (const listener of listeners) listener(exchange);
       return exchange;
     } catch (error) {
@@ -101,6 +102,35 @@ export async function send(method: string, path: string, options: RequestOptions
     }
   }
   throw lastError;
+}
+
+const RATE_LIMIT_WAITS = 4;
+const MAX_WAIT_MS = 10_000;
+
+/**
+ * A 429 says the request was not processed, so any method may be sent again, after Retry-After
+ * (seconds; 1 s when absent). A server that keeps refusing leaves the run unable to judge.
+ */
+async function afterRateLimit(
+  method: string,
+  fullPath: string,
+  options: RequestOptions,
+  first: Exchange,
+): Promise<Exchange> {
+  let exchange = first;
+  for (let wait = 0; wait < RATE_LIMIT_WAITS && exchange.status === 429; wait++) {
+    const seconds = Number(exchange.headers['retry-after']);
+    const ms = Math.min(MAX_WAIT_MS, Number.isFinite(seconds) && seconds >= 0 ? seconds * 1000 : 1000);
+    await new Promise((resolve) => setTimeout(resolve, ms));
+    exchange = await sendOnce(method, fullPath, options);
+  }
+  if (exchange.status === 429) {
+    throw new InfraError(
+      `${method} ${config.baseUrl}${fullPath}: still rate limited (429) after ${RATE_LIMIT_WAITS} waits`,
+    );
+  }
+  for (const listener of listeners) listener(exchange);
+  return exchange;
 }
 
 async function sendOnce(method: string, fullPath: string, options: RequestOptions): Promise<Exchange> {

@@ -224,6 +224,33 @@ describe('the contract kit', () => {
       }
     }, 120_000);
 
+    it('waits out a 429 (Retry-After) and sends the request again, whatever its method', async () => {
+      let posts = 0;
+      let limited = 0;
+      const server = await startWrapped({
+        request: (req) => {
+          if (req.method !== 'POST' || ++posts % 2 === 1) return undefined;
+          limited++;
+          return { status: 429, headers: { 'retry-after': '0' }, body: {} };
+        },
+      });
+      try {
+        const run = await runBin([
+          '--base-url',
+          server.url,
+          '--token',
+          'limited',
+          '--rule',
+          'contacts.create',
+          'messages.send',
+        ]);
+        expect({ code: run.code, problems: run.json?.problems }).toEqual({ code: 0, problems: [] });
+        expect(limited).toBeGreaterThanOrEqual(2);
+      } finally {
+        await server.close();
+      }
+    }, 120_000);
+
     it('on Ctrl-C, creates nothing more, deletes what it created, and exits 2', async () => {
       const token = 'interrupted';
       let created = 0;
