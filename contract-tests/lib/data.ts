@@ -164,9 +164,9 @@ export async function deleteResource(
   token?: string,
 ): Promise<boolean> {
   const path = `/v1/${resource}s/${encodeURIComponent(id)}`;
-  const removed = await send('DELETE', path, { token });
+  const removed = await send('DELETE', path, { token, evenIfUnreachable: true });
   let gone = is2xx(removed);
-  if (!gone && is4xx(removed)) gone = is4xx(await send('GET', path, { token }));
+  if (!gone && is4xx(removed)) gone = is4xx(await send('GET', path, { token, evenIfUnreachable: true }));
   if (gone) writeRecord({ kind: 'deleted', resource, id });
   return gone;
 }

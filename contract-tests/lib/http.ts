@@ -1,5 +1,6 @@
 import request from 'supertest';
 import { config } from './config';
+import { markUnreachable, unreachable } from './records';
 
 /** One request and its answer, as the reports show it. */
 export interface Exchange {
@@ -37,6 +38,8 @@ export interface RequestOptions {
   headers?: Record<string, string>;
   /** The bearer token; null sends no Authorization header; a string starting "raw:" is sent as the whole header. */
   token?: string | null;
+  /** Send it even after another request got no answer (the clean-up does). */
+  evenIfUnreachable?: boolean;
 }
 
 type Listener = (exchange: Exchange) => void;
@@ -87,6 +90,9 @@ function readText(res: NodeJS.ReadableStream, done: (error: Error | null, text: 
  */
 export async function send(method: string, path: string, options: RequestOptions = {}): Promise<Exchange> {
   const fullPath = withQuery(path, options.query);
+  const earlier = options.evenIfUnreachable ? undefined : unreachable();
+  if (earlier !== undefined)
+    throw new InfraError(`${method} ${fullPath} not sent: an earlier request got no answer (${earlier})`);
   const attempts = IDEMPOTENT_READS.has(method) ? RETRY_DELAYS_MS.length + 1 : 1;
   let lastError: unknown;
   for (let attempt = 0; attempt < attempts; attempt++) {
@@ -101,6 +107,7 @@ export async function send(method: string, path: string, options: RequestOptions
       lastError = error;
     }
   }
+  markUnreachable((lastError as Error).message);
   throw lastError;
 }
 

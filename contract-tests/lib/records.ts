@@ -63,3 +63,25 @@ export function stopFile(dir: string): string {
 export function stopRequested(): boolean {
   return config.resultsDir !== undefined && fs.existsSync(stopFile(config.resultsDir));
 }
+
+/**
+ * Set when a request got no answer at all (after its retries): the run can no longer judge, so
+ * the remaining tests stop at once instead of each waiting for its own timeouts.
+ */
+function unreachableFile(dir: string): string {
+  return path.join(dir, 'UNREACHABLE');
+}
+
+export function markUnreachable(reason: string): void {
+  if (config.resultsDir && fs.existsSync(config.resultsDir))
+    fs.writeFileSync(unreachableFile(config.resultsDir), reason);
+}
+
+export function unreachable(): string | undefined {
+  if (!config.resultsDir) return undefined;
+  try {
+    return fs.readFileSync(unreachableFile(config.resultsDir), 'utf8');
+  } catch {
+    return undefined;
+  }
+}

@@ -173,6 +173,23 @@ describe('the contract kit', () => {
       }
     }, 120_000);
 
+    it('stops soon, exits 2 and still cleans up, when the server hangs', async () => {
+      const server = await startWrapped({
+        request: (req) =>
+          req.method === 'POST' && req.path.startsWith('/v1/messages') ? new Promise(() => {}) : undefined,
+      });
+      try {
+        const started = Date.now();
+        const run = await runBin(['--base-url', server.url, '--token', 'hung', '--timeout-ms', '1000']);
+        expect(run.code).toBe(2);
+        expect(failedRules(run)).toEqual([]);
+        expect(run.json?.leftovers).toEqual([]);
+        expect(Date.now() - started).toBeLessThan(30_000);
+      } finally {
+        await server.close();
+      }
+    }, 120_000);
+
     it('exits 1 and writes the failing exchange to the JUnit and Markdown reports', async () => {
       const rogue = ROGUES.find((r) => r.rule === 'contacts.create.last-active-at-null')!;
       const server = await startWrapped(rogue.make());

@@ -20,7 +20,7 @@ describe('the contract kit against rogue servers', () => {
       }),
       2,
     );
-  }, 300_000);
+  }, 600_000);
 
   it.each(ROGUES.map((rogue, i) => [rogue.rule, rogue.how, i] as const))(
     'fails %s on a server that %s',
