@@ -139,6 +139,6 @@ export function rule(
         stop();
       }
     },
-    timeoutMs ?? Math.max(30_000, config.timeoutMs * 6),
+    timeoutMs ?? Math.max(120_000, config.timeoutMs * 12),
   );
 }
