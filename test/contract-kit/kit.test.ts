@@ -98,13 +98,15 @@ describe('the contract kit', () => {
       }
     }, 120_000);
 
-    it('reports a rule that needs a second page as not run, not failed, when it finds no next-page mechanism', async () => {
+    it('reports rules it cannot exercise (no next-page mechanism, no reaction name it knows) as not run, not failed', async () => {
       const server = await startWrapped(withoutPaging());
       try {
         const run = await runBin(['--base-url', server.url, '--token', 'no-paging']);
         expect(run.code).toBe(0);
         expect(failedRules(run)).toEqual([]);
         expect(verdicts(run).get('messages.list.conversation-filter')).toBe('not-run');
+        expect(verdicts(run).get('messages.update.add-reaction')).toBe('not-run');
+        expect(verdicts(run).get('messages.reactions-shape')).toBe('not-run');
         expect(run.output).toMatch(
           /NOT RUN messages\.list\.conversation-filter[\s\S]*no next-page mechanism/,
         );

@@ -274,7 +274,8 @@ const unprefix = (text: string) => text.replace(/\bobj_/g, '');
 /**
  * An honest server that fills every gap differently from the mock: 200 on create, 200 with a
  * body on delete, prefixed ids, millisecond timestamps, oldest-first lists paged by a `cursor`
- * token from the body (starting_after is ignored), 422 and its own error body for refusals.
+ * token from the body (starting_after is ignored), 422 and its own error body for refusals, and
+ * no reaction named heart.
  */
 export function honestButDifferent(): Wrapper {
   const dress = (res: ProxyResponse) => {
@@ -304,6 +305,21 @@ export function honestButDifferent(): Wrapper {
       for (const params of [req.query, req.form]) {
         if (!params) continue;
         for (const [key, value] of [...params.entries()]) params.set(key, unprefix(value));
+      }
+      // Its own reaction names: heart is not one of them.
+      if (
+        req.method === 'PUT' &&
+        MESSAGE.test(req.path) &&
+        req.form &&
+        [...req.form.keys()].some((k) => k.startsWith('reactions[heart]'))
+      ) {
+        const refused: ProxyResponse = {
+          status: 400,
+          headers: {},
+          body: { message: 'unknown reaction name' },
+        };
+        dress(refused);
+        return refused;
       }
       if (!isList(req)) return;
       // Lists: oldest first, `limit` 1–100, `cursor` = the last id of the previous page.
@@ -355,10 +371,21 @@ export function honestButDifferent(): Wrapper {
   };
 }
 
-/** An honest server with pages of at most ten and no way to the next page. */
+/**
+ * An honest server with pages of at most ten and no way to the next page, and reaction names
+ * that the kit does not guess.
+ */
 export function withoutPaging(): Wrapper {
   return {
     request(req) {
+      if (
+        req.method === 'PUT' &&
+        MESSAGE.test(req.path) &&
+        req.form &&
+        [...req.form.keys()].some((k) => k.startsWith('reactions['))
+      ) {
+        return { status: 400, headers: {}, body: { message: 'reactions are named by emoji codes here' } };
+      }
       if (!isList(req)) return;
       req.query.delete('starting_after');
       req.query.delete('ending_before');
