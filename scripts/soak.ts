@@ -89,7 +89,9 @@ async function startServer(): Promise<Server> {
       } else {
         // Anything but eviction lines (a signal, an internal error) is worth seeing.
         for (const line of text.split('\n')) {
-          if (line.trim() !== '' && !line.includes(' dropped: ')) console.error(`  server: ${line}`);
+          const banner = /^(Base URL|Sample token|Try):/.test(line);
+          if (line.trim() !== '' && !banner && !line.includes(' dropped: '))
+            console.error(`  server: ${line}`);
         }
       }
     });
@@ -373,7 +375,7 @@ async function main(): Promise<void> {
     writeFileSync(
       args.out,
       [
-        `Soak of ${SECONDS} s, ${CONNECTIONS} connections, ${new Date().toISOString()}, ${os.cpus().length} cores, Node ${process.version}`,
+        `Soak of ${SECONDS} s, ${CONNECTIONS} connections, started ${new Date(started).toISOString()}, ${os.cpus().length} cores, Node ${process.version}`,
         '',
         header,
         rule,
