@@ -363,7 +363,9 @@ async function main(): Promise<void> {
   const summary = [
     `Requests: ${total.requests} answered (${(total.requests / SECONDS).toFixed(0)}/s), ${total.errors} unexpected answers or failures; ${freshTokens} new tokens, ${server.evictions()} worlds dropped by the LRU (max ${MAX_WORLDS}).`,
     `RSS: ${samples[0]?.rss.toFixed(1)} MB after the first interval, peak ${Math.max(...samples.map((s) => s.rss)).toFixed(1)} MB, ` +
-      `${rssGrowth >= 0 ? '+' : ''}${rssGrowth.toFixed(1)} MB over the second half of the run.`,
+      (Number.isNaN(rssGrowth)
+        ? 'too short a run to compare its halves.'
+        : `${rssGrowth >= 0 ? '+' : ''}${rssGrowth.toFixed(1)} MB over the second half of the run.`),
     `p99: median ${percentile(p99s(firstHalf), 50).toFixed(2)} ms in the first half, ${percentile(p99s(half), 50).toFixed(2)} ms in the second half.`,
     `Server exit code after SIGTERM: ${exitCode}.`,
   ];
