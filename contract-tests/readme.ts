@@ -1,12 +1,12 @@
 /**
- * Writes the rule catalogue into contract-tests/README.md, between its markers, from rules.ts:
+ * Writes the rule catalogue into the project's README.md, between its markers, from rules.ts:
  * `npx tsx contract-tests/readme.ts`. test/contract-kit/catalogue.test.ts checks that it is current.
  */
 import fs from 'node:fs';
 import path from 'node:path';
 import { RULES, type Rule } from './rules';
 
-export const README = path.join(__dirname, 'README.md');
+export const README = path.join(__dirname, '..', 'README.md');
 const START = '<!-- rules:start (generated from contract-tests/rules.ts by contract-tests/readme.ts) -->';
 const END = '<!-- rules:end -->';
 

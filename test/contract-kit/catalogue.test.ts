@@ -12,7 +12,7 @@ describe('the rule catalogue', () => {
     expect(checkCatalogue(KIT)).toEqual([]);
   });
 
-  it('is listed, as it is, in contract-tests/README.md (regenerate: npx tsx contract-tests/readme.ts)', () => {
+  it('is listed, as it is, in README.md (regenerate: npx tsx contract-tests/readme.ts)', () => {
     expect(rulesInReadme(fs.readFileSync(README, 'utf8'))).toEqual(RULES.map((r) => ({ ...r })));
   });
 
