@@ -15,6 +15,11 @@ export const ERROR_STATUS = {
   nesting_too_deep: 400,
   malformed_body: 400,
   malformed_url: 400,
+  /** Refused by Node's HTTP parser before any route: see http/errors.ts answerClientError. */
+  malformed_request: 400,
+  request_timeout: 408,
+  expectation_failed: 417,
+  headers_too_large: 431,
   route_not_found: 404,
   method_not_allowed: 405,
   body_too_large: 413,
@@ -121,6 +126,26 @@ export const errors = {
     new ApiError(
       'malformed_url',
       'The request URL is not valid percent-encoding. Encode it with encodeURIComponent.',
+    ),
+  malformedRequest: () =>
+    new ApiError(
+      'malformed_request',
+      'The request is not valid HTTP/1.1 (its request line, a header, or its framing). Check what your client sends.',
+    ),
+  requestTimeout: () =>
+    new ApiError(
+      'request_timeout',
+      'The request did not arrive in time: its headers or body stopped coming. Send it whole.',
+    ),
+  expectationFailed: (expectation: string) =>
+    new ApiError(
+      'expectation_failed',
+      `The expectation '${expectation.slice(0, 40)}' cannot be met. Send no Expect header, or "Expect: 100-continue".`,
+    ),
+  headersTooLarge: () =>
+    new ApiError(
+      'headers_too_large',
+      'The request line and headers are larger than 16 kB. Send a shorter URL, fewer or shorter headers.',
     ),
   tooManyParameters: (limit: number) =>
     new ApiError('too_many_parameters', `The request has more than ${limit} parameters. Send fewer.`),

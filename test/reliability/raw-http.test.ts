@@ -1,12 +1,17 @@
 /**
  * Bytes on a raw socket, as an attacker sends them (issue 6, items 1 and 8), against `listen()`
  * from src/server.ts. Most malformed requests never reach Express: Node's HTTP parser refuses
- * them. Those answers are marked `it.failing` below: today Node writes a bare status line with
- * no error object and no nosniff (reported to the lead: a `clientError` / `checkExpectation`
- * handler in src/server.ts would fix them); when fixed, these tests start failing as a reminder
- * to turn them into plain `it`.
+ * them, and by default writes a bare status line with no error object and no nosniff. The
+ * handlers `answerClientError` and `answerExpectationFailed` (src/http/errors.ts) answer them
+ * properly, as the last block shows on a server that wires them; src/server.ts does not wire
+ * them yet (reported to the lead), so against `listen()` those cases are `it.failing`: once
+ * wired, they start failing as a reminder to turn them into plain `it`.
  */
+import http from 'node:http';
 import net from 'node:net';
+import type { AddressInfo } from 'node:net';
+import { createApp } from '../../src/app';
+import { answerClientError, answerExpectationFailed } from '../../src/http/errors';
 import { listen, type RunningServer } from '../../src/server';
 import { errorObjectProblems } from './support';
 
@@ -30,9 +35,9 @@ interface Parsed {
 }
 
 /** Writes the bytes, reads until the server closes or goes quiet, and splits the answers. */
-function raw(payload: string | Buffer, quietMs = 400): Promise<Parsed[]> {
+function raw(payload: string | Buffer, quietMs = 400, to = port): Promise<Parsed[]> {
   return new Promise((resolve) => {
-    const socket = net.connect(port, '127.0.0.1');
+    const socket = net.connect(to, '127.0.0.1');
     let data = '';
     let timer: NodeJS.Timeout | undefined;
     const done = () => {
@@ -191,5 +196,73 @@ describe("Requests that Node's HTTP parser refuses before Express (known gaps)",
     }
     const [after] = await raw(`GET /v1/contacts?limit=1 HTTP/1.1\r\nHost: x\r\n${AUTH}\r\n`);
     expect(after?.status).toBe(200);
+  });
+});
+
+describe('With the handlers of src/http/errors.ts wired, as src/server.ts is asked to', () => {
+  let wired: http.Server;
+  let wiredPort: number;
+
+  beforeAll(async () => {
+    // Short timeouts, checked often, so that a 408 comes within the test.
+    wired = http.createServer({ connectionsCheckingInterval: 100 }, createApp({ contacts: 3, messages: 5 }));
+    wired.headersTimeout = 500;
+    wired.requestTimeout = 1000;
+    wired.on('clientError', answerClientError);
+    wired.on('checkExpectation', answerExpectationFailed);
+    await new Promise<void>((resolve) => wired.listen(0, '127.0.0.1', resolve));
+    wiredPort = (wired.address() as AddressInfo).port;
+  });
+
+  afterAll(async () => {
+    wired.closeAllConnections();
+    await new Promise((resolve) => wired.close(resolve));
+  });
+
+  const code = (answer: Parsed | undefined) => (JSON.parse(answer?.body ?? '{}') as { code?: string }).code;
+
+  it.each([
+    ['a malformed request line', 400, 'malformed_request', 'GARBAGE\r\n\r\n'],
+    [
+      'a NUL in a header value',
+      400,
+      'malformed_request',
+      'GET /v1/contacts HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer a\0b\r\n\r\n',
+    ],
+    ['an unknown method', 400, 'malformed_request', 'FOO /v1/contacts HTTP/1.1\r\nHost: x\r\n\r\n'],
+    [
+      'Content-Length with Transfer-Encoding',
+      400,
+      'malformed_request',
+      `POST /v1/contacts HTTP/1.1\r\nHost: x\r\n${AUTH}Content-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n`,
+    ],
+    [
+      'a head over 16 kB',
+      431,
+      'headers_too_large',
+      `GET /v1/contacts HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`,
+    ],
+    [
+      'an Expect it cannot meet',
+      417,
+      'expectation_failed',
+      `POST /v1/contacts HTTP/1.1\r\nHost: x\r\n${AUTH}Expect: teapot\r\nContent-Length: 0\r\n\r\n`,
+    ],
+  ] as const)('answers %s with %i %s and the error object', async (_name, status, expected, payload) => {
+    const [answer] = await raw(payload, 400, wiredPort);
+    expectErrorAnswer(answer, status);
+    expect(code(answer)).toBe(expected);
+  });
+
+  it('answers a head that stops coming with 408 and the error object', async () => {
+    const [answer] = await raw('GET /v1/contacts HTTP/1.1\r\nHost: x\r\n', 3000, wiredPort);
+    expectErrorAnswer(answer, 408);
+    expect(code(answer)).toBe('request_timeout');
+  });
+
+  it('still serves well-formed requests, pipelined ones included', async () => {
+    const one = `GET /v1/contacts?limit=1 HTTP/1.1\r\nHost: x\r\n${AUTH}\r\n`;
+    const answers = await raw(one + one, 400, wiredPort);
+    expect(answers.map((a) => a.status)).toEqual([200, 200]);
   });
 });
