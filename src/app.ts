@@ -7,8 +7,8 @@ import { requestLog } from './http/log';
 import { switches, type Latency } from './http/switches';
 import { openApiDocument } from './openapi';
 import { controlRouter } from './routes/control';
-import { contactsRouter } from './routes/contacts';
-import { messagesRouter } from './routes/messages';
+import { contactRoutes } from './routes/contacts';
+import { messageRoutes } from './routes/messages';
 import { SEED_DEFAULTS, generateWorld } from './seed';
 import { Simulator } from './simulate';
 import { World, type WorldData } from './store/world';
@@ -87,33 +87,23 @@ export function createApp(options: AppOptions = {}): Express {
   const locals: MockLocals = { worlds, simulator };
   Object.assign(app.locals, locals);
 
-  app.use(securityHeaders);
   if (options.logRequests) app.use(requestLog(log, options.color ?? false));
-  // C19: any origin; preflight answered 204 before authentication, as browsers send no token.
-  app.use(
-    cors({
-      origin: '*',
-      methods: ['GET', 'HEAD', 'POST', 'PUT', 'DELETE'],
-      allowedHeaders: ['Authorization', 'Content-Type', 'Prefer'],
-      exposedHeaders: ['Preference-Applied', 'Retry-After', 'WWW-Authenticate'],
-      maxAge: 600,
-    }),
-  );
-  const document = openApiDocument();
-  app.get('/openapi.json', (_req, res) => void res.json(document));
-  app.use('/__mock', controlRouter({ worlds, authenticate: auth, journalSize, worldOptions }));
-  app.use(
-    '/v1',
+  app.use(headers);
+  // A route layer, not `app.use('/v1')`: a use layer rewrites the URL on every request.
+  app.all(
+    '/v1{/*rest}',
     chain(switches(options.latency), auth, journal(worlds), (_req, res, next) => {
       res.locals.world = worlds.of(res.locals.token as string);
       next();
     }),
   );
-  app.use('/v1/contacts', contactsRouter());
-  app.use(
-    '/v1/messages',
-    messagesRouter({ onSent: simulator && ((world, message) => simulator.messageSent(world, message)) }),
-  );
+  contactRoutes(app.router);
+  messageRoutes(app.router, {
+    onSent: simulator && ((world, message) => simulator.messageSent(world, message)),
+  });
+  const document = openApiDocument();
+  app.get('/openapi.json', (_req, res) => void res.json(document));
+  app.use('/__mock', controlRouter({ worlds, authenticate: auth, journalSize, worldOptions }));
   app.use(routeNotFound);
   app.use(
     errorHandler((error) => log(`internal error: ${error instanceof Error ? error.stack : String(error)}`)),
@@ -136,8 +126,26 @@ function chain(...handlers: RequestHandler[]): RequestHandler {
   };
 }
 
-const securityHeaders: RequestHandler = (_req, res, next) => {
+// C19: any origin; the `Prefer` header of the switches; preflight answered 204 before
+// authentication, as browsers send no token with it.
+const preflight = cors({
+  origin: '*',
+  methods: ['GET', 'HEAD', 'POST', 'PUT', 'DELETE'],
+  allowedHeaders: ['Authorization', 'Content-Type', 'Prefer'],
+  exposedHeaders: ['Preference-Applied', 'Retry-After', 'WWW-Authenticate'],
+  maxAge: 600,
+});
+const EXPOSED = 'Preference-Applied,Retry-After,WWW-Authenticate';
+
+/**
+ * Headers of every answer. The cors package answers preflights; on the other requests its
+ * answer is always the same two headers, set here directly, since this runs on every request.
+ */
+const headers: RequestHandler = (req, res, next) => {
   res.setHeader('X-Content-Type-Options', 'nosniff');
+  if (req.method === 'OPTIONS') return preflight(req, res, next);
+  res.setHeader('Access-Control-Allow-Origin', '*');
+  res.setHeader('Access-Control-Expose-Headers', EXPOSED);
   next();
 };
 

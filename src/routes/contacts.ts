@@ -1,10 +1,10 @@
 import type { Router } from 'express';
-import { collectionRouter } from '../http/resource';
+import { collectionRoutes } from '../http/resource';
 import type { Contact } from '../types';
 
 /** The five contact operations of document 4.1. */
-export function contactsRouter(): Router {
-  return collectionRouter<Contact>({
+export function contactRoutes(router: Router): void {
+  collectionRoutes<Contact>(router, '/v1/contacts', {
     name: 'contact',
     list: (world, params) => world.listContacts(params),
     create: (world, params) => world.createContact(params),

@@ -1,5 +1,5 @@
 import type { Router } from 'express';
-import { collectionRouter } from '../http/resource';
+import { collectionRoutes } from '../http/resource';
 import type { World } from '../store/world';
 import type { Message } from '../types';
 
@@ -9,8 +9,8 @@ export interface MessagesOptions {
 }
 
 /** The five message operations of document 4.2. */
-export function messagesRouter(options: MessagesOptions = {}): Router {
-  return collectionRouter<Message>({
+export function messageRoutes(router: Router, options: MessagesOptions = {}): void {
+  collectionRoutes<Message>(router, '/v1/messages', {
     name: 'message',
     list: (world, params) => world.listMessages(params),
     create: (world, params) => {
