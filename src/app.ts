@@ -26,6 +26,8 @@ export interface AppOptions {
   data?: WorldData;
   /** Accept only these tokens; by default any non-empty token is accepted. */
   tokens?: readonly string[];
+  /** The token that may reset every token's world (`POST /__mock/reset?all=true`); none by default. */
+  adminToken?: string;
   /** How many tokens keep a world at once (least recently used dropped first). */
   maxWorlds?: number;
   /** How many requests each token's journal keeps (`GET /__mock/requests`). */
@@ -77,7 +79,11 @@ export function createApp(options: AppOptions = {}): Express {
   const simulator = options.simulate
     ? new Simulator({ seed, ...(typeof options.simulate === 'object' ? options.simulate : {}) })
     : undefined;
-  const auth = authenticate(options.tokens);
+  const auth = authenticate(
+    options.tokens?.length && options.adminToken !== undefined
+      ? [...options.tokens, options.adminToken]
+      : options.tokens,
+  );
 
   const app = express();
   app.disable('x-powered-by');
@@ -103,7 +109,10 @@ export function createApp(options: AppOptions = {}): Express {
   });
   const document = openApiDocument();
   app.get('/openapi.json', (_req, res) => void res.json(document));
-  app.use('/__mock', controlRouter({ worlds, authenticate: auth, journalSize, worldOptions }));
+  app.use(
+    '/__mock',
+    controlRouter({ worlds, authenticate: auth, journalSize, worldOptions, adminToken: options.adminToken }),
+  );
   app.use(routeNotFound);
   app.use(
     errorHandler((error) => log(`internal error: ${error instanceof Error ? error.stack : String(error)}`)),

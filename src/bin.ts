@@ -38,6 +38,12 @@ const program = new Command()
       .argParser((value: string, previous: string[] = []) => [...previous, value]),
   )
   .addOption(
+    new Option(
+      '--admin-token <token>',
+      "the token that may reset every token's world (POST /__mock/reset?all=true)",
+    ).default(undefined, 'none'),
+  )
+  .addOption(
     new Option('--latency <ms>', 'milliseconds added to every API answer: MS or MIN-MAX')
       .default({ min: 0, max: 0 } satisfies Latency, 'none')
       .argParser((value: string): Latency => {
@@ -66,6 +72,7 @@ interface CliOptions {
   messages: number;
   fixtures?: string;
   token: string[];
+  adminToken?: string;
   latency: Latency;
   simulate: boolean;
   maxWorlds: number;
@@ -96,6 +103,7 @@ async function main(): Promise<void> {
     messages: options.messages,
     data,
     tokens: options.token,
+    adminToken: options.adminToken,
     latency: options.latency.max > 0 ? options.latency : undefined,
     simulate: options.simulate,
     maxWorlds: options.maxWorlds,

@@ -7,6 +7,7 @@ import type { ApiErrorBody } from './types';
 export const ERROR_STATUS = {
   missing_token: 401,
   invalid_token: 401,
+  forbidden: 403,
   not_found: 404,
   parameter_missing: 400,
   parameter_invalid: 400,
@@ -89,6 +90,12 @@ export const errors = {
     new ApiError('invalid_token', `${why} Send the header "Authorization: Bearer <token>".`, undefined, {
       'WWW-Authenticate': 'Bearer realm="messaging", error="invalid_token"',
     }),
+  adminOnly: () =>
+    new ApiError(
+      'forbidden',
+      "Resetting every token's world takes the admin token: start the mock with --admin-token <token> and send that token. Without all=true, this resets your own world.",
+      'all',
+    ),
   notFound: (resource: 'contact' | 'message' | 'conversation', id: string, param?: string) =>
     new ApiError('not_found', `No such ${resource}: ${quoteId(id)}.`, param),
   missing: (param: string, hint: string) =>

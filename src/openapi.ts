@@ -211,9 +211,15 @@ export function openApiDocument(): Record<string, unknown> {
         post: {
           tags: ['mock'],
           operationId: 'resetWorld',
-          summary: "Put the token's world back to the seeded (or fixture) world; `all=true` for every token.",
+          summary:
+            "Put the token's world back to the seeded (or fixture) world; `all=true` for every token (admin token only).",
           parameters: [{ name: 'all', in: 'query', schema: { type: 'string', enum: ['true', 'false'] } }],
-          responses: { '204': { description: 'Reset.' }, ...refusals, ...methodNotAllowed },
+          responses: {
+            '204': { description: 'Reset.' },
+            '403': error('`all=true` from another token than the admin token (--admin-token).'),
+            ...refusals,
+            ...methodNotAllowed,
+          },
         },
       },
       '/__mock/state': {

@@ -2,6 +2,7 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Express } from 'express';
 import { createApp, type AppOptions, type MockLocals } from './app';
+import { answerClientError, answerExpectationFailed } from './http/errors';
 
 export interface RunningServer {
   /** e.g. `http://127.0.0.1:4010` */
@@ -18,6 +19,9 @@ export function listen(options: AppOptions & { port?: number; host?: string } = 
   const host = options.host ?? '127.0.0.1';
   return new Promise((resolve, reject) => {
     const server = app.listen(options.port ?? 0, host);
+    // Requests that Node's HTTP parser refuses never reach Express: answer them in the same shape.
+    server.on('clientError', answerClientError);
+    server.on('checkExpectation', answerExpectationFailed);
     server.once('error', reject);
     server.once('listening', () => {
       const { port } = server.address() as AddressInfo;

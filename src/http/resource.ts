@@ -42,6 +42,9 @@ export interface Collection<T> {
 }
 
 /**
+ * Every method reads a body when one is sent, so that a GET or DELETE with parameters in its
+ * body is refused like any unknown parameter (C13) rather than silently ignored.
+ *
  * The routes of one resource under `base`: list, create, retrieve, update, delete, with the
  * status codes of convention C1 and a 404 for an unknown id, decided here and nowhere else.
  * They are registered on the router given, with full paths, rather than on a Router of their own
@@ -53,7 +56,7 @@ export function collectionRoutes<T>(router: Router, base: string, collection: Co
     return value;
   };
   resource(router, base, {
-    GET: [(req, res) => void res.json(collection.list(worldOf(res), requestParams(req)))],
+    GET: [parseBody, (req, res) => void res.json(collection.list(worldOf(res), requestParams(req)))],
     POST: [
       parseBody,
       (req, res) => void res.status(201).json(collection.create(worldOf(res), requestParams(req))),
@@ -62,6 +65,7 @@ export function collectionRoutes<T>(router: Router, base: string, collection: Co
   const idOf = (req: Request) => req.params.id as string;
   resource(router, `${base}/:id`, {
     GET: [
+      parseBody,
       (req, res) => {
         rules.none(requestParams(req));
         res.json(found(collection.retrieve(worldOf(res), idOf(req)), idOf(req)));
@@ -73,6 +77,7 @@ export function collectionRoutes<T>(router: Router, base: string, collection: Co
         void res.json(found(collection.update(worldOf(res), idOf(req), requestParams(req)), idOf(req))),
     ],
     DELETE: [
+      parseBody,
       (req, res) => {
         rules.none(requestParams(req));
         found(collection.remove(worldOf(res), idOf(req)), idOf(req));

@@ -16,6 +16,8 @@ export interface ControlOptions {
   authenticate: RequestHandler;
   journalSize: number;
   worldOptions: WorldOptions;
+  /** The token that may reset every token's world (`?all=true`). */
+  adminToken: string | undefined;
 }
 
 const readState = bodyParser.json({ limit: STATE_BODY_LIMIT.bytes, strict: true, type: () => true });
@@ -39,8 +41,11 @@ export function controlRouter(options: ControlOptions): Router {
         if (all !== undefined && all !== 'true' && all !== 'false') {
           throw errors.invalid('all', `must be true or false, got ${describe(all)}.`);
         }
-        if (all === 'true') worlds.resetAll();
-        else worlds.reset(token(res));
+        if (all === 'true') {
+          // Each token's world is its user's own (issue 6): only the admin may reset them all.
+          if (options.adminToken === undefined || token(res) !== options.adminToken) throw errors.adminOnly();
+          worlds.resetAll();
+        } else worlds.reset(token(res));
         res.status(204).end();
       },
     ],

@@ -26,11 +26,26 @@ describe('Control routes under /__mock/', () => {
       await api(app, 'b').get(`/v1/contacts/${theirs.id}`).expect(200);
     });
 
-    it('resets every token with all=true', async () => {
-      const app = makeApp();
+    it('resets every token with all=true, for the admin token only', async () => {
+      const app = makeApp({ adminToken: 'admin' });
       const theirs = await createContact(app, {}, 'b');
-      await api(app, 'a').post('/__mock/reset?all=true').expect(204);
+      const refused = await api(app, 'a').post('/__mock/reset?all=true').expect(403);
+      expectError(refused.body, 'forbidden', 'all');
+      expect(refused.body.message).toContain('--admin-token');
+      await api(app, 'b').get(`/v1/contacts/${theirs.id}`).expect(200);
+      await api(app, 'admin').post('/__mock/reset?all=true').expect(204);
       await api(app, 'b').get(`/v1/contacts/${theirs.id}`).expect(404);
+    });
+
+    it('refuses all=true when no admin token is set', async () => {
+      const res = await api(makeApp()).post('/__mock/reset?all=true').expect(403);
+      expectError(res.body, 'forbidden', 'all');
+    });
+
+    it('accepts the admin token when the tokens are restricted', async () => {
+      const app = makeApp({ tokens: ['user'], adminToken: 'admin' });
+      await api(app, 'admin').post('/__mock/reset?all=true').expect(204);
+      await api(app, 'other').post('/__mock/reset').expect(401);
     });
 
     it('refuses all=maybe and unknown parameters', async () => {

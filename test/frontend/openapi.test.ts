@@ -111,13 +111,11 @@ describe('The document agrees with what the mock answers', () => {
     const app = makeApp();
     const a = api(app);
     const contact = await createContact(app);
-    const sent = await a
-      .post('/v1/messages')
-      .send({
-        conversation_id: contact.conversation_id,
-        message: 'hi',
-        attachments: [{ filename: 'a', file_url: 'https://e.com/a' }],
-      });
+    const sent = await a.post('/v1/messages').send({
+      conversation_id: contact.conversation_id,
+      message: 'hi',
+      attachments: [{ filename: 'a', file_url: 'https://e.com/a' }],
+    });
     expectDocumented('/v1/messages', 'post', sent);
     expectDocumented(
       '/v1/messages',

@@ -1,7 +1,6 @@
 /**
- * Bugs this suite found in files it does not own, reported to the lead and kept here as
- * `it.failing`: each passes while the bug is there, and fails (as a reminder to make it a plain
- * `it`) once it is fixed. See docs/reliability.md, "Findings left for the lead".
+ * Bugs this suite found in files it did not own, reported to the lead and fixed there; kept as
+ * regression tests. See docs/reliability.md.
  */
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -15,54 +14,50 @@ describe('Finding F: --simulate lets a client crash the process (src/simulate.ts
   // The simulated contact's reaction is added in a timer, through updateMessage, which throws
   // when the message already holds 50 reaction names; nothing catches it there, so the whole
   // process exits with an uncaught ApiError. Run as a real process, so the crash is its own.
-  it.failing(
-    'keeps serving after messages are filled with 50 reaction names before the contact reacts',
-    async () => {
-      expect(existsSync(BIN)).toBe(true);
-      const child = spawn(process.execPath, [BIN, '--port', '0', '--quiet', '--simulate']);
-      try {
-        let out = '';
-        const url = await new Promise<string>((resolve, reject) => {
-          child.stdout.on('data', (chunk: Buffer) => {
-            out += chunk.toString();
-            const match = /listening on (http:\/\/\S+)/.exec(out);
-            if (match) resolve(match[1]!);
-          });
-          child.once('exit', (code) => reject(new Error(`exited with ${code}`)));
+  it('keeps serving after messages are filled with 50 reaction names before the contact reacts', async () => {
+    expect(existsSync(BIN)).toBe(true);
+    const child = spawn(process.execPath, [BIN, '--port', '0', '--quiet', '--simulate']);
+    try {
+      let out = '';
+      const url = await new Promise<string>((resolve, reject) => {
+        child.stdout.on('data', (chunk: Buffer) => {
+          out += chunk.toString();
+          const match = /listening on (http:\/\/\S+)/.exec(out);
+          if (match) resolve(match[1]!);
         });
-        const headers = { Authorization: 'Bearer simulated', 'Content-Type': 'application/json' };
-        const list = (await (await fetch(`${url}/v1/contacts?limit=1`, { headers })).json()) as {
-          data: { conversation_id: string }[];
-        };
-        const fifty = Object.fromEntries(Array.from({ length: 50 }, (_, i) => [`n${i}`, ['me']]));
-        // The replies are seeded: among 12 messages the contact reacts to some.
-        for (let i = 0; i < 12; i++) {
-          const sent = await fetch(`${url}/v1/messages`, {
-            method: 'POST',
-            headers,
-            body: JSON.stringify({ conversation_id: list.data[0]!.conversation_id, message: `m${i}` }),
-          });
-          const { id } = (await sent.json()) as { id: string };
-          const filled = await fetch(`${url}/v1/messages/${id}`, {
-            method: 'PUT',
-            headers,
-            body: JSON.stringify({ reactions: fifty }),
-          });
-          expect(filled.status).toBe(200);
-        }
-        await sleep(5000); // the longest reply delay is 4 s
-        expect(child.exitCode).toBeNull();
-        expect((await fetch(`${url}/v1/contacts?limit=1`, { headers })).status).toBe(200);
-      } finally {
-        child.kill('SIGKILL');
+        child.once('exit', (code) => reject(new Error(`exited with ${code}`)));
+      });
+      const headers = { Authorization: 'Bearer simulated', 'Content-Type': 'application/json' };
+      const list = (await (await fetch(`${url}/v1/contacts?limit=1`, { headers })).json()) as {
+        data: { conversation_id: string }[];
+      };
+      const fifty = Object.fromEntries(Array.from({ length: 50 }, (_, i) => [`n${i}`, ['me']]));
+      // The replies are seeded: among 12 messages the contact reacts to some.
+      for (let i = 0; i < 12; i++) {
+        const sent = await fetch(`${url}/v1/messages`, {
+          method: 'POST',
+          headers,
+          body: JSON.stringify({ conversation_id: list.data[0]!.conversation_id, message: `m${i}` }),
+        });
+        const { id } = (await sent.json()) as { id: string };
+        const filled = await fetch(`${url}/v1/messages/${id}`, {
+          method: 'PUT',
+          headers,
+          body: JSON.stringify({ reactions: fifty }),
+        });
+        expect(filled.status).toBe(200);
       }
-    },
-    30_000,
-  );
+      await sleep(5000); // the longest reply delay is 4 s
+      expect(child.exitCode).toBeNull();
+      expect((await fetch(`${url}/v1/contacts?limit=1`, { headers })).status).toBe(200);
+    } finally {
+      child.kill('SIGKILL');
+    }
+  }, 30_000);
 });
 
 describe('Finding D: a body on DELETE is ignored (src/http/resource.ts, C13)', () => {
-  it.failing('refuses DELETE /v1/messages/:id with a body naming an unknown parameter', async () => {
+  it('refuses DELETE /v1/messages/:id with a body naming an unknown parameter', async () => {
     const server = await startServer();
     const h = client(server.port);
     try {

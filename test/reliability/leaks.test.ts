@@ -92,6 +92,7 @@ describe('Every error code of the catalogue, produced for real', () => {
       ],
       ['malformed_url', { method: 'GET', path: '/v1/contacts/%E0%A4%A', headers: AUTH }],
       ['route_not_found', { method: 'GET', path: '/v1/nothing', headers: AUTH }],
+      ['forbidden', { method: 'POST', path: '/__mock/reset?all=true', headers: AUTH }],
       ['method_not_allowed', { method: 'PATCH', path: '/v1/contacts', headers: AUTH }],
       [
         'body_too_large',
