@@ -1,4 +1,4 @@
-import type { Server } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Express } from 'express';
 import { createApp, type AppOptions, type MockLocals } from './app';
@@ -13,15 +13,40 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
+export const CONNECTION_LIMITS = {
+  /** A request head must arrive within this. */
+  headersTimeoutMs: 10_000,
+  /** A whole request (head and body) must arrive within this; answering may take longer (Prefer: delay). */
+  requestTimeoutMs: 30_000,
+  /** Connections beyond this are closed at once. */
+  maxConnections: 4096,
+};
+
+export type ConnectionLimits = typeof CONNECTION_LIMITS;
+
 /** Starts the mock on `host:port`; port 0 picks a free one. */
-export function listen(options: AppOptions & { port?: number; host?: string } = {}): Promise<RunningServer> {
+export function listen(
+  options: AppOptions & { port?: number; host?: string; connectionLimits?: Partial<ConnectionLimits> } = {},
+): Promise<RunningServer> {
   const app = createApp(options);
   const host = options.host ?? '127.0.0.1';
+  const limits = { ...CONNECTION_LIMITS, ...options.connectionLimits };
   return new Promise((resolve, reject) => {
-    const server = app.listen(options.port ?? 0, host);
+    // Node's defaults hold a half-sent head 60 s (plus up to 30 s until its next check) and a
+    // half-sent body 300 s: on a shared dev box a misbehaving client should hold far less.
+    const server = createServer(
+      {
+        headersTimeout: limits.headersTimeoutMs,
+        requestTimeout: limits.requestTimeoutMs,
+        connectionsCheckingInterval: Math.min(1000, limits.headersTimeoutMs),
+      },
+      app,
+    );
+    server.maxConnections = limits.maxConnections;
     // Requests that Node's HTTP parser refuses never reach Express: answer them in the same shape.
     server.on('clientError', answerClientError);
     server.on('checkExpectation', answerExpectationFailed);
+    server.listen(options.port ?? 0, host);
     server.once('error', reject);
     server.once('listening', () => {
       const { port } = server.address() as AddressInfo;
