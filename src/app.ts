@@ -30,6 +30,10 @@ export interface AppOptions {
   adminToken?: string;
   /** How many tokens keep a world at once (least recently used dropped first). */
   maxWorlds?: number;
+  /** How many bytes (estimated) one token's world may add by writes; beyond, 409 world_full. */
+  maxWorldBytes?: number;
+  /** How many bytes (estimated) all tokens' worlds may hold together; least recently used dropped first. */
+  maxTotalBytes?: number;
   /** How many requests each token's journal keeps (`GET /__mock/requests`). */
   journalSize?: number;
   /** Milliseconds added to every API answer. */
@@ -48,7 +52,13 @@ export interface AppOptions {
   onProgress?: (done: number, total: number) => void;
 }
 
-export const APP_DEFAULTS = { ...SEED_DEFAULTS, maxWorlds: 1000, journalSize: 200 } as const;
+export const APP_DEFAULTS = {
+  ...SEED_DEFAULTS,
+  maxWorlds: 1000,
+  journalSize: 200,
+  maxWorldBytes: 64 * 2 ** 20,
+  maxTotalBytes: 1024 * 2 ** 20,
+} as const;
 
 /** What `app.locals` holds, for embedding and tests. */
 export interface MockLocals {
@@ -62,7 +72,11 @@ export function createApp(options: AppOptions = {}): Express {
   const seed = options.seed ?? APP_DEFAULTS.seed;
   const maxWorlds = options.maxWorlds ?? APP_DEFAULTS.maxWorlds;
   const journalSize = options.journalSize ?? APP_DEFAULTS.journalSize;
-  const worldOptions = { now: options.now };
+  const worldOptions = {
+    now: options.now,
+    maxWrittenBytes: options.maxWorldBytes ?? APP_DEFAULTS.maxWorldBytes,
+  };
+  const maxTotalBytes = options.maxTotalBytes ?? APP_DEFAULTS.maxTotalBytes;
   const data =
     options.data ??
     generateWorld({
@@ -74,7 +88,11 @@ export function createApp(options: AppOptions = {}): Express {
   const worlds = new Worlds(World.fromData(data, worldOptions), {
     maxWorlds,
     journalSize,
-    onEvict: (token) => log(`world of token ${redact(token)} dropped: more than ${maxWorlds} tokens in use`),
+    maxTotalBytes,
+    onEvict: (token) =>
+      log(
+        `world of token ${redact(token)} dropped: least recently used, and the worlds are bounded to ${maxWorlds} tokens and ${Math.round(maxTotalBytes / 2 ** 20)} MB`,
+      ),
   });
   const simulator = options.simulate
     ? new Simulator({ seed, ...(typeof options.simulate === 'object' ? options.simulate : {}) })

@@ -60,6 +60,16 @@ const program = new Command()
       .default(APP_DEFAULTS.maxWorlds)
       .argParser(integer(1, 1_000_000)),
   )
+  .addOption(
+    new Option('--max-world-mb <n>', "how much one token's world may grow by writes (then 409 world_full)")
+      .default(APP_DEFAULTS.maxWorldBytes / 2 ** 20)
+      .argParser(integer(1, 1_000_000)),
+  )
+  .addOption(
+    new Option('--max-total-mb <n>', 'how much all worlds may hold together (least recently used dropped)')
+      .default(APP_DEFAULTS.maxTotalBytes / 2 ** 20)
+      .argParser(integer(1, 10_000_000)),
+  )
   .addOption(new Option('-q, --quiet', 'no log line per request').default(false))
   .configureHelp({ helpWidth: 120 })
   .showHelpAfterError();
@@ -76,6 +86,8 @@ interface CliOptions {
   latency: Latency;
   simulate: boolean;
   maxWorlds: number;
+  maxWorldMb: number;
+  maxTotalMb: number;
   quiet: boolean;
 }
 
@@ -107,6 +119,8 @@ async function main(): Promise<void> {
     latency: options.latency.max > 0 ? options.latency : undefined,
     simulate: options.simulate,
     maxWorlds: options.maxWorlds,
+    maxWorldBytes: options.maxWorldMb * 2 ** 20,
+    maxTotalBytes: options.maxTotalMb * 2 ** 20,
     log,
     logRequests: !options.quiet,
     color: process.stdout.isTTY === true && !process.env.NO_COLOR,

@@ -23,6 +23,7 @@ export const ERROR_STATUS = {
   headers_too_large: 431,
   route_not_found: 404,
   method_not_allowed: 405,
+  world_full: 409,
   body_too_large: 413,
   unsupported_media_type: 415,
   rate_limited: 429,
@@ -90,6 +91,11 @@ export const errors = {
     new ApiError('invalid_token', `${why} Send the header "Authorization: Bearer <token>".`, undefined, {
       'WWW-Authenticate': 'Bearer realm="messaging", error="invalid_token"',
     }),
+  worldFull: (maxBytes: number) =>
+    new ApiError(
+      'world_full',
+      `This token's world has grown by ${Math.round(maxBytes / 2 ** 20)} MB, the most one world may. Delete records, reset it with POST /__mock/reset, or use another token.`,
+    ),
   adminOnly: () =>
     new ApiError(
       'forbidden',

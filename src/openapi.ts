@@ -40,6 +40,7 @@ export function openApiDocument(): Record<string, unknown> {
     '413': error(`The body is larger than ${BODY_LIMITS.label}.`),
     '415': error('The body is not form, JSON or multipart.'),
   };
+  const full = { '409': error("The token's world has grown as much as one world may (world_full).") };
   const methodNotAllowed = { '405': error('The path exists; the method does not (see the Allow header).') };
   const page = (item: string) => ({
     type: 'object',
@@ -114,6 +115,7 @@ export function openApiDocument(): Record<string, unknown> {
           requestBody: body(ref('ContactCreate')),
           responses: {
             '201': { description: 'The created contact.', content: json(ref('Contact')) },
+            ...full,
             ...refusals,
           },
         },
@@ -137,6 +139,7 @@ export function openApiDocument(): Record<string, unknown> {
           responses: {
             '200': { description: 'The updated contact.', content: json(ref('Contact')) },
             '404': error('No such contact.'),
+            ...full,
             ...refusals,
           },
         },
@@ -170,6 +173,7 @@ export function openApiDocument(): Record<string, unknown> {
           responses: {
             '201': { description: 'The sent message.', content: json(ref('Message')) },
             '404': error('No such conversation (param conversation_id).'),
+            ...full,
             ...refusals,
           },
         },
@@ -193,6 +197,7 @@ export function openApiDocument(): Record<string, unknown> {
           responses: {
             '200': { description: 'The updated message.', content: json(ref('Message')) },
             '404': error('No such message.'),
+            ...full,
             ...refusals,
           },
         },

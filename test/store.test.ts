@@ -46,8 +46,12 @@ describe('World.clone', () => {
     ).not.toContain(older.id);
     expect(a.getContact(never.id)).toBeUndefined();
     expect(b.getContact(never.id)).toEqual(never);
-    const cascaded = seeded.listMessages(params({ conversation_id: never.conversation_id, limit: '100' })).data.length;
-    expect(a.size).toEqual({ contacts: seeded.size.contacts - 1, messages: seeded.size.messages + 1 - cascaded });
+    const cascaded = seeded.listMessages(params({ conversation_id: never.conversation_id, limit: '100' }))
+      .data.length;
+    expect(a.size).toEqual({
+      contacts: seeded.size.contacts - 1,
+      messages: seeded.size.messages + 1 - cascaded,
+    });
     expect(b.size).toEqual({ contacts: seeded.size.contacts, messages: seeded.size.messages - 1 });
     expect(seeded.clone().toData()).toEqual(seeded.toData());
   });
@@ -74,5 +78,36 @@ describe('List order (C7)', () => {
     const world = World.fromData(data);
     const ids = world.listContacts(params({})).data.map((c) => c.id);
     expect(ids).toEqual(data.contacts.map((c) => c.id).reverse());
+  });
+});
+
+describe('A world’s bound (writes cannot grow memory without end)', () => {
+  it('refuses a write past maxWrittenBytes with world_full, changing nothing, and takes writes again after deletes', () => {
+    const world = World.fromData(generateWorld({ seed: 4, contacts: 2, messages: 0 }), {
+      maxWrittenBytes: 20_000,
+    });
+    const [contact] = world.listContacts(params({})).data;
+    const sent: string[] = [];
+    let refusal: unknown;
+    for (let i = 0; i < 10 && refusal === undefined; i++) {
+      try {
+        sent.push(
+          world.sendMessage(params({ conversation_id: contact!.conversation_id, message: 'x'.repeat(4000) }))
+            .id,
+        );
+      } catch (error) {
+        refusal = error;
+      }
+    }
+    expect(refusal).toEqual(expect.objectContaining({ code: 'world_full', status: 409 }));
+    expect(sent.length).toBe(2);
+    const before = JSON.stringify(world.toData());
+    expect(() =>
+      world.sendMessage(params({ conversation_id: contact!.conversation_id, message: 'y'.repeat(4000) })),
+    ).toThrow(/grown/);
+    expect(JSON.stringify(world.toData())).toBe(before);
+    world.deleteMessage(sent[0]!);
+    world.sendMessage(params({ conversation_id: contact!.conversation_id, message: 'z'.repeat(4000) }));
+    expect(world.written).toBeLessThanOrEqual(20_000);
   });
 });

@@ -24,6 +24,8 @@ export function journal(worlds: Worlds): RequestHandler {
         entry.body = text.length <= BODY_EXCERPT ? req.body : `(${text.length} characters, not kept)`;
       }
       worlds.record(token, entry);
+      // A write may have grown the world: count it again against the budget of all worlds.
+      if (req.method !== 'GET' && req.method !== 'HEAD') worlds.refresh(token);
     });
     next();
   };

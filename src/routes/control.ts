@@ -80,7 +80,11 @@ export function controlRouter(options: ControlOptions): Router {
           throw error;
         }
         const world = World.fromData(data, options.worldOptions);
-        worlds.replace(token(res), world);
+        worlds.replace(
+          token(res),
+          world,
+          Number(req.headers['content-length'] ?? 0) || JSON.stringify(req.body).length,
+        );
         res.json(world.size);
       },
     ],

@@ -42,7 +42,11 @@ interface Built {
 export interface WorldOptions {
   /** The current time in Unix seconds; tests pass their own clock. */
   now?: () => Timestamp;
+  /** How many bytes (estimated) a world may add to what it started with; writes beyond are refused. */
+  maxWrittenBytes?: number;
 }
+
+export const DEFAULT_MAX_WRITTEN_BYTES = 64 * 1024 * 1024;
 
 const systemClock = (): Timestamp => Math.floor(Date.now() / 1000);
 
@@ -64,9 +68,13 @@ export class World {
   #conversationLists: LayeredMap<string, Order>;
   #ownLists = new WeakSet<Order>();
   readonly #now: () => Timestamp;
+  readonly #maxWritten: number;
+  /** Estimated bytes of what this world has added to its starting content (see #charge). */
+  #written = 0;
 
-  private constructor(now: () => Timestamp, from: World | Built) {
-    this.#now = now;
+  private constructor(options: WorldOptions, from: World | Built) {
+    this.#now = options.now ?? systemClock;
+    this.#maxWritten = options.maxWrittenBytes ?? DEFAULT_MAX_WRITTEN_BYTES;
     if (from instanceof World) {
       this.#contacts = from.#contacts.clone();
       this.#conversations = from.#conversations.clone();
@@ -119,12 +127,17 @@ export class World {
       if (list === undefined) built.conversationLists.set(record.conversation_id, (list = new BTree()));
       list.set(record.key, record.id);
     }
-    return new World(options.now ?? systemClock, built);
+    return new World(options, built);
   }
 
   /** An independent copy that shares storage until either side writes. */
   clone(): World {
-    return new World(this.#now, this);
+    return new World({ now: this.#now, maxWrittenBytes: this.#maxWritten }, this);
+  }
+
+  /** Estimated bytes this world has added to what it started with. */
+  get written(): number {
+    return this.#written;
   }
 
   get size(): { contacts: number; messages: number } {
@@ -163,6 +176,7 @@ export class World {
       created_at,
       key: nextKey(this.#contactLists.all, created_at),
     };
+    this.#charge(contactBytes(record));
     this.#insertContact(record);
     return renderContact(record);
   }
@@ -178,6 +192,7 @@ export class World {
     const input = rules.contactUpdate(params);
     if (input.display_name === undefined) return renderContact(record);
     const updated: ContactRecord = { ...record, display_name: input.display_name };
+    this.#charge(contactBytes(updated) - contactBytes(record));
     this.#contacts.set(id, updated);
     return renderContact(updated);
   }
@@ -191,10 +206,12 @@ export class World {
     if (list !== undefined) {
       for (const messageId of list.values()) {
         const message = this.#messages.get(messageId)!;
+        this.#refund(messageBytes(message));
         this.#messages.delete(messageId);
         this.#messageList.delete(message.key);
       }
     }
+    this.#refund(contactBytes(record));
     this.#conversationLists.delete(conversation);
     this.#conversations.delete(conversation);
     this.#contacts.delete(id);
@@ -245,6 +262,7 @@ export class World {
       updated_at: null,
       key: nextKey(this.#messageList, now),
     };
+    this.#charge(messageBytes(record));
     this.#insertMessage(record);
     return this.#renderMessage(record);
   }
@@ -273,6 +291,7 @@ export class World {
       attachments: [...record.attachments, ...input.attachments.map((a) => this.#attachment(a, id, now))],
       updated_at: now,
     };
+    this.#charge(messageBytes(updated) - messageBytes(record));
     this.#messages.set(id, updated);
     return this.#renderMessage(updated);
   }
@@ -280,6 +299,7 @@ export class World {
   deleteMessage(id: string): boolean {
     const record = this.#messages.get(id);
     if (record === undefined) return false;
+    this.#refund(messageBytes(record));
     this.#messages.delete(id);
     this.#messageList.delete(record.key);
     this.#writableConversationList(record.conversation_id).delete(record.key);
@@ -287,6 +307,19 @@ export class World {
   }
 
   // ---- internals ----
+
+  /**
+   * Counts what a write adds, and refuses it (before anything changes) when the world would
+   * grow past its bound: a token writing at full speed must not grow memory without end.
+   */
+  #charge(bytes: number): void {
+    if (bytes > 0 && this.#written + bytes > this.#maxWritten) throw errors.worldFull(this.#maxWritten);
+    this.#written = Math.max(0, this.#written + bytes);
+  }
+
+  #refund(bytes: number): void {
+    this.#written = Math.max(0, this.#written - bytes);
+  }
 
   #activityList(record: ContactRecord): Order {
     return record.last_active_at === null ? this.#contactLists.never : this.#contactLists.active;
@@ -546,4 +579,27 @@ function renderStoredMessage(r: MessageRecord): StoredMessage {
     created_at: r.created_at,
     updated_at: r.updated_at,
   };
+}
+
+/** Rough memory of a record: a fixed overhead plus two bytes a character of its strings. */
+const RECORD_OVERHEAD = 256;
+
+function contactBytes(c: ContactRecord): number {
+  return (
+    RECORD_OVERHEAD +
+    2 * (c.username.length + c.phone_number.length + c.avatar_url.length + (c.display_name?.length ?? 0))
+  );
+}
+
+function messageBytes(m: MessageRecord): number {
+  let bytes = RECORD_OVERHEAD + 2 * m.message.length;
+  for (const a of m.attachments)
+    bytes += RECORD_OVERHEAD + 2 * (a.filename.length + a.file_url.length + a.file_type.length);
+  for (const reaction of m.reactions) {
+    for (const [name, usernames] of Object.entries(reaction)) {
+      bytes += 64 + 2 * name.length;
+      for (const username of usernames) bytes += 16 + 2 * username.length;
+    }
+  }
+  return bytes;
 }

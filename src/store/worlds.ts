@@ -6,6 +6,11 @@ export interface WorldsOptions {
   maxWorlds: number;
   /** How many requests each token's journal keeps. */
   journalSize: number;
+  /**
+   * How many bytes (estimated) all worlds together may hold beyond the seeded world they share;
+   * the least recently used worlds are dropped beyond that.
+   */
+  maxTotalBytes: number;
   /** Told when a token's world is dropped to make room. */
   onEvict?: (token: string) => void;
 }
@@ -21,8 +26,13 @@ export interface JournalEntry {
   body?: unknown;
 }
 
+/** What an empty session counts for: its maps, its journal. */
+const SESSION_BYTES = 64 * 1024;
+
 interface Session {
   world: World;
+  /** The size of the fixture document it was replaced with, if it was. */
+  fixtureBytes: number;
   /** Newest last; bounded by `journalSize`. */
   journal: JournalEntry[];
 }
@@ -42,6 +52,8 @@ export class Worlds {
     this.#journalSize = options.journalSize;
     this.#sessions = new LRUCache<string, Session>({
       max: options.maxWorlds,
+      maxSize: options.maxTotalBytes,
+      sizeCalculation: (session) => SESSION_BYTES + session.fixtureBytes + session.world.written,
       dispose: (_session, token, reason) => {
         if (reason === 'evict') options.onEvict?.(token);
       },
@@ -53,14 +65,26 @@ export class Worlds {
     return this.#session(token).world;
   }
 
-  /** Replaces the world of `token` (e.g. with a fixture document); its journal stays. */
-  replace(token: string, world: World): void {
-    this.#session(token).world = world;
+  /** Replaces the world of `token` with one made from a fixture document of `bytes`; its journal stays. */
+  replace(token: string, world: World, bytes: number): void {
+    const session = this.#session(token);
+    session.world = world;
+    session.fixtureBytes = bytes;
+    this.#sessions.set(token, session);
+  }
+
+  /** Counts again what the world of `token` holds, after a write; may drop other worlds. */
+  refresh(token: string): void {
+    const session = this.#sessions.get(token);
+    if (session !== undefined) this.#sessions.set(token, session);
   }
 
   /** Back to the seeded world for one token. */
   reset(token: string): void {
-    this.#session(token).world = this.#seeded.clone();
+    const session = this.#session(token);
+    session.world = this.#seeded.clone();
+    session.fixtureBytes = 0;
+    this.#sessions.set(token, session);
   }
 
   /** Back to the seeded world for every token. */
@@ -87,7 +111,7 @@ export class Worlds {
   #session(token: string): Session {
     let session = this.#sessions.get(token);
     if (session === undefined) {
-      session = { world: this.#seeded.clone(), journal: [] };
+      session = { world: this.#seeded.clone(), fixtureBytes: 0, journal: [] };
       this.#sessions.set(token, session);
     }
     return session;

@@ -20,7 +20,8 @@ let server: TestServer;
 let h: ReturnType<typeof client>;
 
 beforeAll(async () => {
-  server = await startServer();
+  // A small world budget, so that world_full can be produced for real (one 4,000-character message fills it).
+  server = await startServer({ maxWorldBytes: 6000 });
   h = client(server.port);
 });
 
@@ -53,9 +54,10 @@ describe('Every error code of the catalogue, produced for real', () => {
     const contacts = JSON.parse(
       (await h.send({ method: 'GET', path: '/v1/contacts?limit=1', headers: AUTH })).text,
     ) as {
-      data: { id: string }[];
+      data: { id: string; conversation_id: string }[];
     };
     const contact = contacts.data[0]!.id;
+    const conversation = contacts.data[0]!.conversation_id;
     const cases: [string, Parameters<typeof h.send>[0]][] = [
       ['missing_token', { method: 'GET', path: '/v1/contacts' }],
       ['invalid_token', { method: 'GET', path: '/v1/contacts', headers: { Authorization: 'Basic abc' } }],
@@ -93,6 +95,15 @@ describe('Every error code of the catalogue, produced for real', () => {
       ['malformed_url', { method: 'GET', path: '/v1/contacts/%E0%A4%A', headers: AUTH }],
       ['route_not_found', { method: 'GET', path: '/v1/nothing', headers: AUTH }],
       ['forbidden', { method: 'POST', path: '/__mock/reset?all=true', headers: AUTH }],
+      [
+        'world_full',
+        {
+          method: 'POST',
+          path: '/v1/messages',
+          body: json({ conversation_id: conversation, message: 'x'.repeat(4000) }),
+          headers: { ...AUTH, ...JSON_TYPE },
+        },
+      ],
       ['method_not_allowed', { method: 'PATCH', path: '/v1/contacts', headers: AUTH }],
       [
         'body_too_large',
