@@ -3,6 +3,7 @@ import { STATUS_CODES, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { Duplex } from 'node:stream';
 import { ApiError, errors } from '../errors';
 import { BODY_LIMITS } from './body';
+import { sendJson } from './send';
 
 /** Turns anything thrown while answering into the one error shape of convention C2. */
 export function toApiError(error: unknown): ApiError {
@@ -31,7 +32,8 @@ export function errorHandler(logError: (error: unknown) => void): ErrorRequestHa
       res.destroy();
       return;
     }
-    res.status(apiError.status).set(apiError.headers).json(apiError);
+    res.set(apiError.headers);
+    sendJson(res, apiError.status, apiError);
   };
 }
 

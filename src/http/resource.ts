@@ -4,6 +4,7 @@ import type { Params } from '../store/params';
 import * as rules from '../store/rules';
 import type { World } from '../store/world';
 import { parseBody, requestParams } from './body';
+import { sendJson } from './send';
 
 type Method = 'GET' | 'POST' | 'PUT' | 'DELETE';
 
@@ -56,11 +57,8 @@ export function collectionRoutes<T>(router: Router, base: string, collection: Co
     return value;
   };
   resource(router, base, {
-    GET: [parseBody, (req, res) => void res.json(collection.list(worldOf(res), requestParams(req)))],
-    POST: [
-      parseBody,
-      (req, res) => void res.status(201).json(collection.create(worldOf(res), requestParams(req))),
-    ],
+    GET: [parseBody, (req, res) => sendJson(res, 200, collection.list(worldOf(res), requestParams(req)))],
+    POST: [parseBody, (req, res) => sendJson(res, 201, collection.create(worldOf(res), requestParams(req)))],
   });
   const idOf = (req: Request) => req.params.id as string;
   resource(router, `${base}/:id`, {
@@ -68,13 +66,13 @@ export function collectionRoutes<T>(router: Router, base: string, collection: Co
       parseBody,
       (req, res) => {
         rules.none(requestParams(req));
-        res.json(found(collection.retrieve(worldOf(res), idOf(req)), idOf(req)));
+        sendJson(res, 200, found(collection.retrieve(worldOf(res), idOf(req)), idOf(req)));
       },
     ],
     PUT: [
       parseBody,
       (req, res) =>
-        void res.json(found(collection.update(worldOf(res), idOf(req), requestParams(req)), idOf(req))),
+        sendJson(res, 200, found(collection.update(worldOf(res), idOf(req), requestParams(req)), idOf(req))),
     ],
     DELETE: [
       parseBody,
