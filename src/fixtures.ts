@@ -11,7 +11,14 @@ import {
   USERNAME,
 } from './store/rules';
 import { MAX_TIMESTAMP, type StoredMessage, type WorldData } from './store/world';
-import type { Attachment, Contact, Reaction } from './types';
+import {
+  ATTACHMENT_FIELDS,
+  CONTACT_FIELDS,
+  STORED_MESSAGE_FIELDS,
+  type Attachment,
+  type Contact,
+  type Reaction,
+} from './types';
 
 /**
  * A fixture document is a world as plain JSON: `{contacts, messages}`, contacts as the API shows
@@ -32,28 +39,6 @@ export class FixtureError extends Error {
 }
 
 const ID = /^[A-Za-z0-9_-]{1,64}$/;
-const CONTACT_KEYS = [
-  'id',
-  'username',
-  'phone_number',
-  'avatar_url',
-  'display_name',
-  'conversation_id',
-  'last_active_at',
-  'created_at',
-];
-const MESSAGE_KEYS = [
-  'id',
-  'conversation_id',
-  'message',
-  'reactions',
-  'attachments',
-  'read_at',
-  'created_at',
-  'updated_at',
-];
-const ATTACHMENT_KEYS = ['id', 'message_id', 'filename', 'file_url', 'file_type', 'file_size', 'created_at'];
-
 /** Checks a whole fixture document and returns it typed, or throws a FixtureError. */
 export function validateFixture(doc: unknown): WorldData {
   if (!isPlainRecord(doc))
@@ -76,7 +61,7 @@ export function validateFixture(doc: unknown): WorldData {
     const at = `contacts[${i}]`;
     return guard(at, () => {
       if (!isPlainRecord(raw)) throw new FixtureError(at, `must be a contact object, got ${describe(raw)}.`);
-      exactKeys(raw, CONTACT_KEYS, at);
+      exactKeys(raw, CONTACT_FIELDS, at);
       const contact: Contact = {
         id: id(raw.id, `${at}.id`),
         username: checkString(raw.username, `${at}.username`, USERNAME),
@@ -101,7 +86,7 @@ export function validateFixture(doc: unknown): WorldData {
     const at = `messages[${i}]`;
     return guard(at, () => {
       if (!isPlainRecord(raw)) throw new FixtureError(at, `must be a message object, got ${describe(raw)}.`);
-      exactKeys(raw, MESSAGE_KEYS, at);
+      exactKeys(raw, STORED_MESSAGE_FIELDS, at);
       const messageId = id(raw.id, `${at}.id`);
       unique(messageId, `${at}.id`);
       const conversation = id(raw.conversation_id, `${at}.conversation_id`);
@@ -224,7 +209,7 @@ function attachment(
 ): Attachment {
   if (!isPlainRecord(raw))
     throw new FixtureError(path, `must be an attachment object, got ${describe(raw)}.`);
-  exactKeys(raw, ATTACHMENT_KEYS, path);
+  exactKeys(raw, ATTACHMENT_FIELDS, path);
   const attachmentId = id(raw.id, `${path}.id`);
   unique(attachmentId, `${path}.id`);
   if (raw.message_id !== messageId)

@@ -2,6 +2,13 @@ import { ERROR_STATUS } from './errors';
 import { BODY_LIMITS } from './http/body';
 import { MAX_DELAY_MS } from './http/switches';
 import { LIMITS } from './store/rules';
+import {
+  ATTACHMENT_FIELDS,
+  CONTACT_FIELDS,
+  MESSAGE_FIELDS,
+  SENDER_FIELDS,
+  STORED_MESSAGE_FIELDS,
+} from './types';
 
 /**
  * The OpenAPI 3.1 description of the API as this mock implements it: the document's endpoints
@@ -318,16 +325,7 @@ export function openApiDocument(): Record<string, unknown> {
         Contact: {
           type: 'object',
           additionalProperties: false,
-          required: [
-            'id',
-            'username',
-            'phone_number',
-            'avatar_url',
-            'display_name',
-            'conversation_id',
-            'last_active_at',
-            'created_at',
-          ],
+          required: [...CONTACT_FIELDS],
           properties: {
             id,
             username: { type: 'string', minLength: 1, maxLength: 64 },
@@ -350,7 +348,7 @@ export function openApiDocument(): Record<string, unknown> {
           type: 'object',
           additionalProperties: false,
           description: 'The contact of the conversation, without display_name and conversation_id.',
-          required: ['id', 'username', 'phone_number', 'avatar_url', 'last_active_at', 'created_at'],
+          required: [...SENDER_FIELDS],
           properties: {
             id,
             username: { type: 'string' },
@@ -371,7 +369,7 @@ export function openApiDocument(): Record<string, unknown> {
         Attachment: {
           type: 'object',
           additionalProperties: false,
-          required: ['id', 'message_id', 'filename', 'file_url', 'file_type', 'file_size', 'created_at'],
+          required: [...ATTACHMENT_FIELDS],
           properties: {
             id: { type: 'string' },
             message_id: { type: 'string' },
@@ -385,17 +383,7 @@ export function openApiDocument(): Record<string, unknown> {
         Message: {
           type: 'object',
           additionalProperties: false,
-          required: [
-            'id',
-            'conversation_id',
-            'contact',
-            'message',
-            'reactions',
-            'attachments',
-            'read_at',
-            'created_at',
-            'updated_at',
-          ],
+          required: [...MESSAGE_FIELDS],
           properties: {
             id,
             conversation_id: id,
@@ -476,16 +464,7 @@ export function openApiDocument(): Record<string, unknown> {
               items: {
                 type: 'object',
                 description: 'A message without its contact (derived from the conversation).',
-                required: [
-                  'id',
-                  'conversation_id',
-                  'message',
-                  'reactions',
-                  'attachments',
-                  'read_at',
-                  'created_at',
-                  'updated_at',
-                ],
+                required: STORED_MESSAGE_FIELDS,
                 additionalProperties: false,
                 properties: {
                   id: { type: 'string' },

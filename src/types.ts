@@ -60,3 +60,52 @@ export interface ApiErrorBody {
   message: string;
   param?: string;
 }
+
+/**
+ * The field names of each record, in the document's order: one list for the fixture validator
+ * and the OpenAPI document, so that the two cannot disagree.
+ */
+export const CONTACT_FIELDS = [
+  'id',
+  'username',
+  'phone_number',
+  'avatar_url',
+  'display_name',
+  'conversation_id',
+  'last_active_at',
+  'created_at',
+] as const satisfies readonly (keyof Contact)[];
+
+export const SENDER_FIELDS = [
+  'id',
+  'username',
+  'phone_number',
+  'avatar_url',
+  'last_active_at',
+  'created_at',
+] as const satisfies readonly (keyof MessageContact)[];
+
+export const MESSAGE_FIELDS = [
+  'id',
+  'conversation_id',
+  'contact',
+  'message',
+  'reactions',
+  'attachments',
+  'read_at',
+  'created_at',
+  'updated_at',
+] as const satisfies readonly (keyof Message)[];
+
+/** A message as a fixture holds it: without its contact, which follows from the conversation. */
+export const STORED_MESSAGE_FIELDS = MESSAGE_FIELDS.filter((field) => field !== 'contact');
+
+export const ATTACHMENT_FIELDS = [
+  'id',
+  'message_id',
+  'filename',
+  'file_url',
+  'file_type',
+  'file_size',
+  'created_at',
+] as const satisfies readonly (keyof Attachment)[];
