@@ -162,6 +162,11 @@ export const errors = {
     ),
   tooManyParameters: (limit: number) =>
     new ApiError('too_many_parameters', `The request has more than ${limit} parameters. Send fewer.`),
+  listTooLong: (limit: number) =>
+    new ApiError(
+      'too_many_parameters',
+      `A list in the request has more than ${limit} items, or an index beyond ${limit - 1}. Send fewer.`,
+    ),
   nestingTooDeep: (limit: number) =>
     new ApiError('nesting_too_deep', `The request nests parameters deeper than ${limit} levels. Flatten it.`),
   /** The answer to `Prefer: code=<status>`: a proper error object of that status. */

@@ -33,10 +33,7 @@ export function parseFormText(text: string): Record<string, unknown> {
     const message = error instanceof Error ? error.message : '';
     if (message.startsWith('Input depth')) throw errors.nestingTooDeep(BODY_LIMITS.depth);
     if (message.startsWith('Array limit')) {
-      throw new ApiError(
-        'too_many_parameters',
-        `A list in the request has more than ${BODY_LIMITS.arrayLength} items, or an index beyond ${BODY_LIMITS.arrayLength - 1}. Send fewer.`,
-      );
+      throw errors.listTooLong(BODY_LIMITS.arrayLength);
     }
     if (message.startsWith('Parameter limit')) throw errors.tooManyParameters(BODY_LIMITS.parameters);
     throw errors.malformedBody('the form encoding could not be decoded.');
@@ -170,10 +167,7 @@ function checkJsonShape(root: object): void {
     if (depth > BODY_LIMITS.depth) throw errors.nestingTooDeep(BODY_LIMITS.depth);
     if (Array.isArray(value)) {
       if (value.length > BODY_LIMITS.arrayLength) {
-        throw new ApiError(
-          'too_many_parameters',
-          `A list in the request has more than ${BODY_LIMITS.arrayLength} items. Send fewer.`,
-        );
+        throw errors.listTooLong(BODY_LIMITS.arrayLength);
       }
       values += value.length;
       if (values > BODY_LIMITS.parameters) throw errors.tooManyParameters(BODY_LIMITS.parameters);
