@@ -144,10 +144,11 @@ export class World {
     return { contacts: this.#contacts.size, messages: this.#messages.size };
   }
 
-  /** The world as plain data, oldest first: the fixture format. */
+  /** The world as plain data, oldest first: the fixture format. A document of its own, not views. */
   toData(): WorldData {
     const contacts: Contact[] = [];
-    for (const id of this.#contactLists.all.values()) contacts.push(renderContact(this.#contacts.get(id)!));
+    for (const id of this.#contactLists.all.values())
+      contacts.push({ ...renderContact(this.#contacts.get(id)!) });
     const messages: StoredMessage[] = [];
     for (const id of this.#messageList.values()) messages.push(renderStoredMessage(this.#messages.get(id)!));
     return { contacts, messages };
@@ -402,21 +403,27 @@ export class World {
     return { has_more, data: ids.slice(0, query.limit).map((id) => render(records.get(id)!)) };
   }
 
+  /** The message as the API shows it: with its sender as the contact is now (C11). */
   #renderMessage(record: MessageRecord): Message {
     const contactId = this.#conversations.get(record.conversation_id);
     const contact = contactId === undefined ? undefined : this.#contacts.get(contactId);
     if (contact === undefined) throw new Error(`message ${record.id} has no contact`);
-    return {
+    const sender = renderSender(contact);
+    const cached = messageViews.get(record);
+    if (cached !== undefined && cached.contact === sender) return cached;
+    const view: Message = Object.freeze({
       id: record.id,
       conversation_id: record.conversation_id,
-      contact: renderSender(contact),
+      contact: sender,
       message: record.message,
       reactions: record.reactions,
       attachments: record.attachments,
       read_at: record.read_at,
       created_at: record.created_at,
       updated_at: record.updated_at,
-    };
+    });
+    messageViews.set(record, view);
+    return view;
   }
 
   #attachment(input: rules.AttachmentInput, messageId: string, now: Timestamp): Attachment {
@@ -516,28 +523,49 @@ export function defaultAvatarUrl(username: string): string {
   return `https://api.dicebear.com/9.x/initials/svg?seed=${encodeURIComponent(username)}`;
 }
 
-function renderContact(r: ContactRecord | Contact): Contact {
-  return {
-    id: r.id,
-    username: r.username,
-    phone_number: r.phone_number,
-    avatar_url: r.avatar_url,
-    display_name: r.display_name,
-    conversation_id: r.conversation_id,
-    last_active_at: r.last_active_at,
-    created_at: r.created_at,
-  };
+/**
+ * Records never change (a write stores a new record), so each is rendered once and the same
+ * frozen view is handed out on every read; http/send.ts serializes a frozen object once too.
+ * The caches are weak and shared by every world: the seeded records that all tokens' worlds
+ * share are rendered once for all of them, and a record no world holds any more is forgotten.
+ * A message's view also holds its sender's view, so it is made again when the contact changes.
+ */
+const contactViews = new WeakMap<ContactRecord, Contact>();
+const senderViews = new WeakMap<ContactRecord, MessageContact>();
+const messageViews = new WeakMap<MessageRecord, Message>();
+
+function renderContact(r: ContactRecord): Contact {
+  let view = contactViews.get(r);
+  if (view === undefined) {
+    view = Object.freeze({
+      id: r.id,
+      username: r.username,
+      phone_number: r.phone_number,
+      avatar_url: r.avatar_url,
+      display_name: r.display_name,
+      conversation_id: r.conversation_id,
+      last_active_at: r.last_active_at,
+      created_at: r.created_at,
+    });
+    contactViews.set(r, view);
+  }
+  return view;
 }
 
 function renderSender(r: ContactRecord): MessageContact {
-  return {
-    id: r.id,
-    username: r.username,
-    phone_number: r.phone_number,
-    avatar_url: r.avatar_url,
-    last_active_at: r.last_active_at,
-    created_at: r.created_at,
-  };
+  let view = senderViews.get(r);
+  if (view === undefined) {
+    view = Object.freeze({
+      id: r.id,
+      username: r.username,
+      phone_number: r.phone_number,
+      avatar_url: r.avatar_url,
+      last_active_at: r.last_active_at,
+      created_at: r.created_at,
+    });
+    senderViews.set(r, view);
+  }
+  return view;
 }
 
 function contactRecord(c: Contact, key: number): ContactRecord {
