@@ -135,16 +135,21 @@ async function json<T>(url: string, token = TOKEN): Promise<T> {
 
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 
-/** Median latency of `count` sequential requests after a warm-up. */
-async function latency(url: string, count = 300): Promise<number> {
-  for (let i = 0; i < 30; i++) await call(url);
-  const times: number[] = [];
+/**
+ * Median latency of `count` sequential requests to each URL after a warm-up, the URLs taken in
+ * turn: whatever the machine's neighbours do slows both sides alike, so their ratio holds still.
+ */
+async function latencies(urls: string[], count = 300): Promise<number[]> {
+  for (let i = 0; i < 30; i++) for (const url of urls) await call(url);
+  const times: number[][] = urls.map(() => []);
   for (let i = 0; i < count; i++) {
-    const res = await call(url);
-    if (res.status !== 200) throw new Error(`${url}: ${res.status}`);
-    times.push(res.us);
+    for (const [at, url] of urls.entries()) {
+      const res = await call(url);
+      if (res.status !== 200) throw new Error(`${url}: ${res.status}`);
+      times[at]!.push(res.us);
+    }
   }
-  return median(times);
+  return times.map(median);
 }
 
 interface Load {
@@ -324,8 +329,8 @@ function printProfile(mock: Server): void {
   say();
 }
 
-/** First, deep and conversation pages: the same requests on a small and on a large world. */
-async function pages(server: Server): Promise<Record<string, number>> {
+/** First, deep and conversation pages of a world, by name: the same requests on every world. */
+async function pages(server: Server): Promise<Record<string, string>> {
   const base = server.url;
   // A deep contacts cursor: walk to the middle of the list 100 at a time.
   let cursor = '';
@@ -353,20 +358,12 @@ async function pages(server: Server): Promise<Record<string, number>> {
       };
   }
   return {
-    'contacts, first page': await latency(`${base}/v1/contacts`),
-    [`contacts, deep page (\`starting_after\` the ${fmt(walked)}th)`]: await latency(
-      `${base}/v1/contacts?starting_after=${cursor}`,
-    ),
-    'messages, first page (all conversations)': await latency(`${base}/v1/messages`),
-    'messages, deep page (`starting_after` a message in the middle of a conversation)': await latency(
-      `${base}/v1/messages?starting_after=${best.middle}`,
-    ),
-    'messages, a conversation page': await latency(
-      `${base}/v1/messages?conversation_id=${best.conversation}`,
-    ),
-    'messages, a conversation page deep in it': await latency(
-      `${base}/v1/messages?conversation_id=${best.conversation}&starting_after=${best.middle}`,
-    ),
+    'contacts, first page': `${base}/v1/contacts`,
+    [`contacts, deep page (\`starting_after\` the ${fmt(walked)}th)`]: `${base}/v1/contacts?starting_after=${cursor}`,
+    'messages, first page (all conversations)': `${base}/v1/messages`,
+    'messages, deep page (`starting_after` a message in the middle of a conversation)': `${base}/v1/messages?starting_after=${best.middle}`,
+    'messages, a conversation page': `${base}/v1/messages?conversation_id=${best.conversation}`,
+    'messages, a conversation page deep in it': `${base}/v1/messages?conversation_id=${best.conversation}&starting_after=${best.middle}`,
   };
 }
 
@@ -414,21 +411,35 @@ async function scale(): Promise<void> {
     else small = server;
   }
   const smallRss = rssMb(small!.child.pid!);
-  const smallPages = await pages(small!);
   const smallToken = await tokenCost(small!);
-  await stop(small!);
 
   let large: { server: Server; ms: number } | undefined;
-  let largePages: Record<string, number> | undefined;
   let largeRss = 0;
   let largeToken: Awaited<ReturnType<typeof tokenCost>> | undefined;
-  if (!args['skip-large']) {
+  const rows: { name: string; small: number; large?: number }[] = [];
+  const smallPages = await pages(small!);
+  if (args['skip-large']) {
+    for (const [name, url] of Object.entries(smallPages))
+      rows.push({ name, small: (await latencies([url]))[0]! });
+  } else {
     large = await firstAnswer(['--contacts', '10000', '--messages', '1000000']);
     largeRss = rssMb(large.server.child.pid!);
-    largePages = await pages(large.server);
+    const largePages = Object.entries(await pages(large.server));
+    // Both worlds are up at once, and each request is measured in turn on one and the other.
+    for (const [name, url] of Object.entries(smallPages)) {
+      const [largeName, largeUrl] = largePages.find(([n]) => n.split(' (')[0] === name.split(' (')[0])!;
+      const [smallUs, largeUs] = await latencies([url, largeUrl]);
+      rows.push({
+        name:
+          name === largeName ? name : `${name.slice(0, -1)}; ${largeName.slice(largeName.indexOf('(') + 1)}`,
+        small: smallUs!,
+        large: largeUs!,
+      });
+    }
     largeToken = await tokenCost(large.server);
     await stop(large.server);
   }
+  await stop(small!);
 
   say(
     '| world | first answer after `node` starts | RSS after it | new token: first request (makes its world) | new token: next request | memory per token after one write |',
@@ -444,16 +455,14 @@ async function scale(): Promise<void> {
   }
   say();
   say(
-    'Median latency of one request at a time on a kept-alive connection (300 requests after 30 of warm-up):',
+    'Median latency of one request at a time on a kept-alive connection (300 requests after 30 of warm-up; with both worlds up, each request is sent to one world and then the other):',
   );
   say();
   say('| request | default world | 1,000,000 messages | ratio |');
   say('|---|---:|---:|---:|');
-  for (const [name, us] of Object.entries(smallPages)) {
-    const largeName = Object.keys(largePages ?? {}).find((k) => k.split(' (')[0] === name.split(' (')[0]);
-    const big = largeName ? largePages![largeName]! : undefined;
+  for (const row of rows) {
     say(
-      `| ${name} | ${fmt(us)} µs | ${big === undefined ? '–' : `${fmt(big)} µs`} | ${big === undefined ? '–' : `${(big / us).toFixed(2)}×`} |`,
+      `| ${row.name} | ${fmt(row.small)} µs | ${row.large === undefined ? '–' : `${fmt(row.large)} µs`} | ${row.large === undefined ? '–' : `${(row.large / row.small).toFixed(2)}×`} |`,
     );
   }
   say();
