@@ -156,14 +156,14 @@ export class World {
 
   // ---- contacts ----
 
-  listContacts(params: Params): Page<Contact> {
+  listContacts(params: Params): Page<Readonly<Contact>> {
     const query = rules.contactList(params);
     const lists = this.#contactLists;
     const list = query.active === undefined ? lists.all : query.active ? lists.active : lists.never;
     return this.#page(list, query, this.#contacts, renderContact);
   }
 
-  createContact(params: Params): Contact {
+  createContact(params: Params): Readonly<Contact> {
     const input = rules.contactCreate(params);
     const created_at = this.#now();
     const record: ContactRecord = {
@@ -182,12 +182,12 @@ export class World {
     return renderContact(record);
   }
 
-  getContact(id: string): Contact | undefined {
+  getContact(id: string): Readonly<Contact> | undefined {
     const record = this.#contacts.get(id);
     return record && renderContact(record);
   }
 
-  updateContact(id: string, params: Params): Contact | undefined {
+  updateContact(id: string, params: Params): Readonly<Contact> | undefined {
     const record = this.#contacts.get(id);
     if (record === undefined) return undefined;
     const input = rules.contactUpdate(params);
@@ -233,7 +233,7 @@ export class World {
 
   // ---- messages ----
 
-  listMessages(params: Params): Page<Message> {
+  listMessages(params: Params): Page<Readonly<Message>> {
     const query = rules.messageList(params);
     let list = this.#messageList;
     if (query.conversation_id !== undefined) {
@@ -245,7 +245,7 @@ export class World {
     return this.#page(list, query, this.#messages, (record) => this.#renderMessage(record));
   }
 
-  sendMessage(params: Params): Message {
+  sendMessage(params: Params): Readonly<Message> {
     const input = rules.messageSend(params);
     if (!this.#conversations.has(input.conversation_id)) {
       throw errors.notFound('conversation', input.conversation_id, 'conversation_id');
@@ -268,13 +268,13 @@ export class World {
     return this.#renderMessage(record);
   }
 
-  getMessage(id: string): Message | undefined {
+  getMessage(id: string): Readonly<Message> | undefined {
     const record = this.#messages.get(id);
     return record && this.#renderMessage(record);
   }
 
   /** Edits the text, adds reactions, appends attachments (document 4.2 rule 4, C15-C17). */
-  updateMessage(id: string, params: Params): Message | undefined {
+  updateMessage(id: string, params: Params): Readonly<Message> | undefined {
     const record = this.#messages.get(id);
     if (record === undefined) return undefined;
     const input = rules.messageUpdate(params);
@@ -404,14 +404,14 @@ export class World {
   }
 
   /** The message as the API shows it: with its sender as the contact is now (C11). */
-  #renderMessage(record: MessageRecord): Message {
+  #renderMessage(record: MessageRecord): Readonly<Message> {
     const contactId = this.#conversations.get(record.conversation_id);
     const contact = contactId === undefined ? undefined : this.#contacts.get(contactId);
     if (contact === undefined) throw new Error(`message ${record.id} has no contact`);
     const sender = renderSender(contact);
     const cached = messageViews.get(record);
     if (cached !== undefined && cached.contact === sender) return cached;
-    const view: Message = Object.freeze({
+    const view = Object.freeze({
       id: record.id,
       conversation_id: record.conversation_id,
       contact: sender,
@@ -530,11 +530,11 @@ export function defaultAvatarUrl(username: string): string {
  * share are rendered once for all of them, and a record no world holds any more is forgotten.
  * A message's view also holds its sender's view, so it is made again when the contact changes.
  */
-const contactViews = new WeakMap<ContactRecord, Contact>();
-const senderViews = new WeakMap<ContactRecord, MessageContact>();
-const messageViews = new WeakMap<MessageRecord, Message>();
+const contactViews = new WeakMap<ContactRecord, Readonly<Contact>>();
+const senderViews = new WeakMap<ContactRecord, Readonly<MessageContact>>();
+const messageViews = new WeakMap<MessageRecord, Readonly<Message>>();
 
-function renderContact(r: ContactRecord): Contact {
+function renderContact(r: ContactRecord): Readonly<Contact> {
   let view = contactViews.get(r);
   if (view === undefined) {
     view = Object.freeze({
@@ -552,7 +552,7 @@ function renderContact(r: ContactRecord): Contact {
   return view;
 }
 
-function renderSender(r: ContactRecord): MessageContact {
+function renderSender(r: ContactRecord): Readonly<MessageContact> {
   let view = senderViews.get(r);
   if (view === undefined) {
     view = Object.freeze({
