@@ -220,18 +220,26 @@ async function throughput(): Promise<void> {
   );
   const page = (await call(`${mock.url}/v1/contacts`)).body;
   // In one process each (not through tsx's CLI, which runs a child), so its CPU time is theirs.
-  const bare = (file: string) => start([path.join(__dirname, 'bench', file), page], ['--import', 'tsx']);
+  const bare = (file: string, ...flags: string[]) =>
+    start([path.join(__dirname, 'bench', file), page, ...flags], ['--import', 'tsx']);
   const bareExpress = await bare('bare-express.ts');
   const bareHttp = await bare('bare-http.ts');
-  const runs: Record<'http' | 'express' | 'mock', Load[]> = { http: [], express: [], mock: [] };
+  const bareHttpSwitching = await bare('bare-http.ts', '--switch-prototypes');
+  const runs: Record<'http' | 'switching' | 'express' | 'mock', Load[]> = {
+    http: [],
+    switching: [],
+    express: [],
+    mock: [],
+  };
   const stealBefore = stolen();
   for (let round = 0; round < rounds; round++) {
     runs.http.push(await load(`${bareHttp.url}/v1/contacts`, bareHttp));
+    runs.switching.push(await load(`${bareHttpSwitching.url}/v1/contacts`, bareHttpSwitching));
     runs.express.push(await load(`${bareExpress.url}/v1/contacts`, bareExpress));
     runs.mock.push(await load(`${mock.url}/v1/contacts`, mock));
   }
   const stealAfter = stolen();
-  await Promise.all([stop(bareExpress), stop(bareHttp)]);
+  await Promise.all([stop(bareExpress), stop(bareHttp), stop(bareHttpSwitching)]);
   // This machine is shared: a run can only be slowed by its neighbours, never sped up, so the
   // best of the alternating rounds is the figure, and the median is shown beside it.
   const best = (list: Load[]) => list.reduce((a, b) => (b.rps > a.rps ? b : a));
@@ -248,6 +256,7 @@ async function throughput(): Promise<void> {
   say('|---|---:|---:|---:|---:|---:|---:|---:|');
   for (const [name, list] of [
     ['bare node:http (constant buffer)', runs.http],
+    ['bare node:http, switching prototypes as Express does', runs.switching],
     ['bare Express 5 (`res.json` of a constant)', runs.express],
     ['the mock, `GET /v1/contacts`', runs.mock],
   ] as const) {
