@@ -58,3 +58,38 @@ describe('Connection limits (a client cannot hold the server)', () => {
     }
   });
 });
+
+describe('Requests and responses made in Express’s shape', () => {
+  it('are built with the prototypes Express gives them, and answer as before (GET, HEAD, POST)', async () => {
+    const server = await listen({ contacts: 3, messages: 6 });
+    try {
+      const shapes: boolean[][] = [];
+      server.server.prependListener('request', (req, res) =>
+        shapes.push([
+          Object.getPrototypeOf(req) === server.app.request,
+          Object.getPrototypeOf(res) === server.app.response,
+        ]),
+      );
+      const headers = { authorization: 'Bearer shape' };
+      const list = await fetch(`${server.url}/v1/contacts?limit=1`, { headers });
+      expect(list.status).toBe(200);
+      const [contact] = ((await list.json()) as { data: { conversation_id: string }[] }).data;
+      const head = await fetch(`${server.url}/v1/contacts`, { method: 'HEAD', headers });
+      expect([head.status, await head.text()]).toEqual([200, '']);
+      const sent = await fetch(`${server.url}/v1/messages`, {
+        method: 'POST',
+        headers: { ...headers, 'content-type': 'application/x-www-form-urlencoded' },
+        body: `conversation_id=${contact!.conversation_id}&message=shaped`,
+      });
+      expect(sent.status).toBe(201);
+      expect(((await sent.json()) as { message: string }).message).toBe('shaped');
+      expect(shapes).toEqual([
+        [true, true],
+        [true, true],
+        [true, true],
+      ]);
+    } finally {
+      await server.close();
+    }
+  });
+});
