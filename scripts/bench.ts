@@ -341,17 +341,18 @@ function printProfile(mock: Server): void {
 /** First, deep and conversation pages of a world, by name: the same requests on every world. */
 async function pages(server: Server): Promise<Record<string, string>> {
   const base = server.url;
-  // A deep contacts cursor: walk to the middle of the list 100 at a time.
-  let cursor = '';
-  let walked = 0;
+  // A deep contacts cursor: walk the whole list 100 at a time, and take the contact in its middle,
+  // so that the page after it is a full page on either world.
+  const ids: string[] = [];
   for (;;) {
     const page = await json<Page<Contact>>(
-      `${base}/v1/contacts?limit=100${cursor ? `&starting_after=${cursor}` : ''}`,
+      `${base}/v1/contacts?limit=100${ids.length ? `&starting_after=${ids.at(-1)!}` : ''}`,
     );
-    walked += page.data.length;
-    cursor = page.data.at(-1)!.id;
-    if (!page.has_more || walked >= 5000) break;
+    ids.push(...page.data.map((c) => c.id));
+    if (!page.has_more) break;
   }
+  const walked = Math.floor(ids.length / 2);
+  const cursor = ids[walked - 1]!;
   // The longest-lived active contact's conversation, and a message from the middle of it.
   const contacts = (await json<Page<Contact>>(`${base}/v1/contacts?active=true&limit=100`)).data;
   let best = { conversation: '', size: 0, middle: '' };
@@ -368,7 +369,7 @@ async function pages(server: Server): Promise<Record<string, string>> {
   }
   return {
     'contacts, first page': `${base}/v1/contacts`,
-    [`contacts, deep page (\`starting_after\` the ${fmt(walked)}th)`]: `${base}/v1/contacts?starting_after=${cursor}`,
+    [`contacts, deep page (\`starting_after\` the ${fmt(walked)}th of ${fmt(ids.length)})`]: `${base}/v1/contacts?starting_after=${cursor}`,
     'messages, first page (all conversations)': `${base}/v1/messages`,
     'messages, deep page (`starting_after` a message in the middle of a conversation)': `${base}/v1/messages?starting_after=${best.middle}`,
     'messages, a conversation page': `${base}/v1/messages?conversation_id=${best.conversation}`,
