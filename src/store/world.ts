@@ -534,38 +534,42 @@ const contactViews = new WeakMap<ContactRecord, Readonly<Contact>>();
 const senderViews = new WeakMap<ContactRecord, Readonly<MessageContact>>();
 const messageViews = new WeakMap<MessageRecord, Readonly<Message>>();
 
-function renderContact(r: ContactRecord): Readonly<Contact> {
-  let view = contactViews.get(r);
+/** The view of `record` kept in `views`, made and frozen on first use. */
+function viewOf<R extends object, V>(
+  views: WeakMap<R, Readonly<V>>,
+  record: R,
+  make: (r: R) => V,
+): Readonly<V> {
+  let view = views.get(record);
   if (view === undefined) {
-    view = Object.freeze({
-      id: r.id,
-      username: r.username,
-      phone_number: r.phone_number,
-      avatar_url: r.avatar_url,
-      display_name: r.display_name,
-      conversation_id: r.conversation_id,
-      last_active_at: r.last_active_at,
-      created_at: r.created_at,
-    });
-    contactViews.set(r, view);
+    view = Object.freeze(make(record));
+    views.set(record, view);
   }
   return view;
 }
 
-function renderSender(r: ContactRecord): Readonly<MessageContact> {
-  let view = senderViews.get(r);
-  if (view === undefined) {
-    view = Object.freeze({
-      id: r.id,
-      username: r.username,
-      phone_number: r.phone_number,
-      avatar_url: r.avatar_url,
-      last_active_at: r.last_active_at,
-      created_at: r.created_at,
-    });
-    senderViews.set(r, view);
-  }
-  return view;
+function renderContact(record: ContactRecord): Readonly<Contact> {
+  return viewOf(contactViews, record, (r) => ({
+    id: r.id,
+    username: r.username,
+    phone_number: r.phone_number,
+    avatar_url: r.avatar_url,
+    display_name: r.display_name,
+    conversation_id: r.conversation_id,
+    last_active_at: r.last_active_at,
+    created_at: r.created_at,
+  }));
+}
+
+function renderSender(record: ContactRecord): Readonly<MessageContact> {
+  return viewOf(senderViews, record, (r) => ({
+    id: r.id,
+    username: r.username,
+    phone_number: r.phone_number,
+    avatar_url: r.avatar_url,
+    last_active_at: r.last_active_at,
+    created_at: r.created_at,
+  }));
 }
 
 function contactRecord(c: Contact, key: number): ContactRecord {
