@@ -57,13 +57,17 @@ rule(
   },
 );
 
-rule('lists.page-fields', 'lists answer has_more (boolean) and data (array)', async (t: RuleContext) => {
-  const { a } = await world();
-  for (const [path, query] of [
+/** The document's three lists: contacts, all messages, and one conversation's messages. */
+const listsOf = (a: Contact) =>
+  [
     ['/v1/contacts', {}],
     ['/v1/messages', {}],
     ['/v1/messages', { conversation_id: a.conversation_id }],
-  ] as const) {
+  ] as const;
+
+rule('lists.page-fields', 'lists answer has_more (boolean) and data (array)', async (t: RuleContext) => {
+  const { a } = await world();
+  for (const [path, query] of listsOf(a)) {
     const listed = await send('GET', path, { query });
     const wrong = problems(t.object(listed, `GET ${path}`), PAGE);
     t.check(wrong.length === 0, `GET ${path}: ${wrong.join('; ')}`, listed);
@@ -72,11 +76,7 @@ rule('lists.page-fields', 'lists answer has_more (boolean) and data (array)', as
 
 rule('lists.default-page-size', 'without limit, a page holds at most ten items', async (t: RuleContext) => {
   const { a } = await world();
-  for (const [path, query] of [
-    ['/v1/contacts', {}],
-    ['/v1/messages', {}],
-    ['/v1/messages', { conversation_id: a.conversation_id }],
-  ] as const) {
+  for (const [path, query] of listsOf(a)) {
     const listed = await send('GET', path, { query });
     const page = asPage(listed);
     if (!page) t.notRun(`GET ${path} did not answer a page of results; see lists.page-fields`);
