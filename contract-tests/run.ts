@@ -238,7 +238,13 @@ export async function runKit(options: KitOptions): Promise<KitResult> {
       ? `\\[(${options.rules.map(escapeRegExp).join('|')})\\]`
       : undefined;
     // Loaded here, not at the top: `--list` and the checks before the run need no jest.
-    const { runCLI } = await import('jest');
+    let runCLI: typeof import('jest').runCLI;
+    try {
+      ({ runCLI } = await import('jest'));
+    } catch (error) {
+      const why = `the kit could not start its test runner (jest): ${(error as Error).message.split('\n')[0]}`;
+      return { ...cannotJudge(options, `${why}; reinstall messaging-api-mock`, started), runId };
+    }
     const { results } = await runCLI(
       {
         $0: 'messaging-contract',
@@ -248,13 +254,22 @@ export async function runKit(options: KitOptions): Promise<KitResult> {
         maxWorkers: Math.max(1, workers),
         silent: true,
         reporters: [],
-        // The mock profile's files declare no test in the documented profile; jest would call that an error.
-        ...(options.profile === 'documented' ? { testPathIgnorePatterns: ['\\.mock\\.contract\\.ts$'] } : {}),
+        // Jest would exit(1) itself on finding no test file; the kit says so and exits 2 below.
+        passWithNoTests: true,
+        // The mock profile's files declare no test in the documented profile; jest would call that an
+        // error. (.ts in a clone, .js compiled into dist/ and installed.)
+        ...(options.profile === 'documented'
+          ? { testPathIgnorePatterns: ['\\.mock\\.contract\\.[jt]s$'] }
+          : {}),
         ...(pattern ? { testNamePattern: pattern } : {}),
       } as Parameters<typeof import('jest').runCLI>[0],
       [KIT_DIR],
     );
 
+    if (results.numTotalTestSuites === 0) {
+      const problem = `the kit found none of its test files (*.contract.*) in ${KIT_DIR}`;
+      return { ...cannotJudge(options, problem, started), runId };
+    }
     const records = readRecords(resultsDir);
     const problems: string[] = [];
     const outcomes: TestOutcome[] = [];
