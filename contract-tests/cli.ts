@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { DEFAULT_TIMEOUT_MS } from './lib/config';
+import { citation, REFERENCE } from './lib/reference';
 import { formatConsole } from './report/console';
 import { buildJunit } from './report/junit';
 import { buildMarkdown } from './report/markdown';
@@ -18,7 +19,7 @@ function program(): Command {
     new Command()
       .name('messaging-contract')
       .description(
-        'Checks a Messaging API server against the API document, rule by rule. Exit 0: it conforms; 1: a rule failed; 2: the run could not judge.',
+        `Checks a Messaging API server, rule by rule, against the rules of ${REFERENCE.title} (${REFERENCE.path}). Exit 0: it conforms; 1: a rule failed; 2: the run could not judge.`,
       )
       .addOption(
         new Option('--base-url <url>', "the server's root (the paths start with /v1)").env(
@@ -88,10 +89,12 @@ export function formatCatalogue(): string {
 export function toJson(result: KitResult): unknown {
   return {
     ...result,
+    reference: REFERENCE,
     verdicts: result.verdicts.map((v) => ({
       ...v,
       rule: v.rule.id,
       section: v.rule.section,
+      reference: citation(v.rule.section),
       sentence: v.rule.sentence,
     })),
   };
@@ -106,6 +109,7 @@ export async function main(argv: string[] = process.argv): Promise<number> {
     throw error;
   }
   if (options.list) {
+    console.log(`Each rule, and the section (§) of ${REFERENCE.title} that states it: ${REFERENCE.path}\n`);
     console.log(formatCatalogue());
     return 0;
   }

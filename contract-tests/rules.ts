@@ -1,7 +1,8 @@
 /**
  * The rule catalogue: every rule the kit checks, with where it comes from. `documented` rules come
- * from the API document (shared/spec/messaging-api.md) and are checked in both profiles; `mock`
- * rules come from the conventions (shared/spec/api-conventions.md) and only in the `mock` profile.
+ * from the API's documented rules (docs/api.md, part 1, by section) and are checked in both
+ * profiles; `mock` rules come from the mock's conventions (docs/api.md, part 2, C1-C20) and only
+ * in the `mock` profile.
  * Every test in this folder names exactly one of these ids, and every id has a test
  * (test/contract-kit/catalogue.test.ts checks both).
  */

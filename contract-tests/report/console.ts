@@ -1,3 +1,4 @@
+import { REFERENCE } from '../lib/reference';
 import type { KitResult, RuleVerdict } from '../run';
 
 const MARK: Record<RuleVerdict['verdict'], string> = { pass: 'PASS', fail: 'FAIL', 'not-run': 'NOT RUN' };
@@ -19,6 +20,7 @@ export function formatConsole(result: KitResult): string {
   const lines: string[] = [];
   lines.push(
     `Messaging API contract kit: ${result.baseUrl} (profile ${result.profile}, run ${result.runId || '-'})`,
+    `Sections (§) are those of ${REFERENCE.title}: ${REFERENCE.path}`,
   );
   lines.push('');
   for (const verdict of result.verdicts) {

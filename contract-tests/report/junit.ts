@@ -1,4 +1,5 @@
 import builder from 'junit-report-builder';
+import { citation, REFERENCE } from '../lib/reference';
 import type { KitResult } from '../run';
 import { exchangeLine } from './console';
 
@@ -12,12 +13,14 @@ export function buildJunit(result: KitResult): string {
     .testSuite()
     .name(`messaging-contract (${result.profile}) ${result.baseUrl}`)
     .timestamp(new Date(result.startedAt))
-    .time(result.durationMs / 1000);
+    .time(result.durationMs / 1000)
+    .property('reference', `${REFERENCE.title}: ${REFERENCE.path}`);
   for (const verdict of result.verdicts) {
     const test = suite
       .testCase()
       .className(`messaging-contract.${result.profile}`)
-      .name(`${verdict.rule.id}: ${verdict.rule.sentence}`);
+      .name(`${verdict.rule.id}: ${verdict.rule.sentence}`)
+      .property('reference', citation(verdict.rule.section));
     if (verdict.verdict === 'fail') {
       test.failure(verdict.reason ?? 'failed', 'RuleFailure');
       const exchange = exchangeLine(verdict);

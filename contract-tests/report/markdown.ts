@@ -1,3 +1,5 @@
+import { pathToFileURL } from 'node:url';
+import { REFERENCE } from '../lib/reference';
 import type { KitResult } from '../run';
 
 const cell = (text: string) => text.replace(/\|/g, '\\|').replace(/\r?\n/g, ' ');
@@ -14,6 +16,7 @@ export function buildMarkdown(result: KitResult): string {
   lines.push('# Messaging API conformance report', '');
   lines.push(`- Server: ${code(result.baseUrl)}`);
   lines.push(`- Profile: **${result.profile}**`);
+  lines.push(`- Rules: as stated in [${REFERENCE.title}](${pathToFileURL(REFERENCE.path).href}), by section`);
   lines.push(
     `- Run: ${code(result.runId || '-')}, started ${result.startedAt}, ${(result.durationMs / 1000).toFixed(1)} s`,
   );
