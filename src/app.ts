@@ -114,9 +114,11 @@ export function createApp(options: AppOptions = {}): Express {
   if (options.logRequests) app.use(requestLog(log, options.color ?? false));
   app.use(headers);
   // A route layer, not `app.use('/v1')`: a use layer rewrites the URL on every request.
+  // Authentication first (a forced `Prefer: code` answers only a request that would be served),
+  // then the journal, so that it keeps forced answers too and times them with their delay.
   app.all(
     '/v1{/*rest}',
-    chain(switches(options.latency), auth, journal(worlds), (_req, res, next) => {
+    chain(auth, journal(worlds), switches(options.latency), (_req, res, next) => {
       res.locals.world = worlds.of(res.locals.token as string);
       next();
     }),

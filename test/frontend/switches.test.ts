@@ -88,3 +88,49 @@ describe('--latency', () => {
     expect(Date.now() - started).toBeGreaterThanOrEqual(145);
   });
 });
+
+describe('the switches come after authentication, and the journal sees them', () => {
+  it('answers 401 to "Prefer: code=500" without an Authorization header, and carries nothing out', async () => {
+    const app = makeApp();
+    const before = snapshot(app);
+    const res = await request(app).get('/v1/contacts').set('Prefer', 'code=500').expect(401);
+    expectError(res.body, 'missing_token');
+    expect(res.headers['preference-applied']).toBeUndefined();
+    const invalid = await request(app)
+      .post('/v1/contacts')
+      .set('Authorization', 'Basic abc')
+      .set('Prefer', 'code=503, delay=2000')
+      .type('form')
+      .send({ username: 'a', phone_number: '1' })
+      .expect(401);
+    expectError(invalid.body, 'invalid_token');
+    expect(snapshot(app)).toBe(before);
+  });
+
+  it('keeps forced answers in the journal, and times a delayed answer with its delay', async () => {
+    const app = makeApp();
+    await api(app).get('/v1/contacts').set('Prefer', 'code=503').expect(503);
+    await api(app).get('/v1/contacts?limit=2').set('Prefer', 'delay=300').expect(200);
+    await api(app).get('/v1/contacts').set('Prefer', 'code=abc').expect(400);
+    const journal = (await api(app).get('/__mock/requests').expect(200)).body.data as {
+      path: string;
+      status: number;
+      duration_ms: number;
+    }[];
+    expect(journal.map((entry) => [entry.path, entry.status])).toEqual([
+      ['/v1/contacts', 400],
+      ['/v1/contacts?limit=2', 200],
+      ['/v1/contacts', 503],
+    ]);
+    expect(journal[1]!.duration_ms).toBeGreaterThanOrEqual(295);
+  });
+
+  it('times --latency into the journal too', async () => {
+    const app = makeApp({ latency: { min: 120, max: 120 } });
+    await api(app).get('/v1/contacts').expect(200);
+    const [entry] = (await api(app).get('/__mock/requests').expect(200)).body.data as {
+      duration_ms: number;
+    }[];
+    expect(entry!.duration_ms).toBeGreaterThanOrEqual(115);
+  });
+});
