@@ -135,6 +135,12 @@ export const errors = {
     ),
   malformedBody: (why: string) =>
     new ApiError('malformed_body', `The request body could not be read: ${why}`),
+  /** PUT /__mock/state: what to send instead, as a command to paste. */
+  fixtureNotJson: (url: string) =>
+    new ApiError(
+      'malformed_body',
+      `The body is not a fixture document in JSON. Send the file as it is, e.g.: curl -X PUT ${url} -H "Authorization: Bearer <token>" -H "Content-Type: application/json" --data-binary @fixtures/mine.json`,
+    ),
   malformedUrl: () =>
     new ApiError(
       'malformed_url',

@@ -245,6 +245,8 @@ export function openApiDocument(): Record<string, unknown> {
           tags: ['mock'],
           operationId: 'putState',
           summary: "Replace the token's world with a fixture document (JSON).",
+          description:
+            'The body is read as JSON whatever its Content-Type says, so that `curl -d @file` (sent as a form) and `curl -T file` (no type) work as well as `--data-binary @file -H "Content-Type: application/json"`.',
           requestBody: { required: true, content: json(ref('Fixture')) },
           responses: {
             '200': {

@@ -20,6 +20,10 @@ export interface ControlOptions {
   adminToken: string | undefined;
 }
 
+/**
+ * A fixture document is JSON, whatever the request says it is: curl sends a file given with `-d`
+ * or `--data-binary` as application/x-www-form-urlencoded, and one given with `-T` with no type.
+ */
 const readState = bodyParser.json({ limit: STATE_BODY_LIMIT.bytes, strict: true, type: () => true });
 
 /**
@@ -60,14 +64,17 @@ export function controlRouter(options: ControlOptions): Router {
     ],
     PUT: [
       (req, res, next) => {
-        if (!req.is('json'))
-          return next(errors.unsupportedMediaType(req.headers['content-type'] ?? '(none)'));
         readState(req, res, (error?: unknown) => {
           if (error === undefined) return next();
+          const type = (error as { type?: string }).type;
           next(
-            (error as { type?: string }).type === 'entity.too.large'
+            type === 'entity.too.large'
               ? errors.bodyTooLarge(STATE_BODY_LIMIT.label)
-              : bodyError(error),
+              : type === 'entity.parse.failed'
+                ? errors.fixtureNotJson(
+                    `${req.protocol}://${req.headers.host ?? 'localhost:4010'}${req.originalUrl}`,
+                  )
+                : bodyError(error),
           );
         });
       },

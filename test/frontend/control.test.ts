@@ -99,9 +99,34 @@ describe('Control routes under /__mock/', () => {
       expect(snapshot(app)).toBe(before);
     });
 
-    it('takes JSON only', async () => {
-      const res = await api(makeApp()).put('/__mock/state').type('form').send({ contacts: 'x' }).expect(415);
-      expectError(res.body, 'unsupported_media_type');
+    it("reads the document as JSON whatever its Content-Type says, as curl's -d and -T send it", async () => {
+      const app = makeApp();
+      const state = (await api(app).get('/__mock/state').expect(200)).body;
+      state.contacts[0].display_name = 'From a file';
+      // `curl -d @file` sends the file as a form, without its line breaks.
+      const asCurlD = JSON.stringify(state, null, 2).replace(/\n/g, '');
+      await api(app, 'd').put('/__mock/state').type('form').send(asCurlD).expect(200);
+      expect(
+        (await api(app, 'd').get(`/v1/contacts/${state.contacts[0].id}`).expect(200)).body.display_name,
+      ).toBe('From a file');
+      // `curl -T file` sends no Content-Type at all.
+      await api(app, 't')
+        .put('/__mock/state')
+        .unset('Content-Type')
+        .send(Buffer.from(JSON.stringify(state)))
+        .expect(200);
+      expect(snapshot(app, 't')).toBe(snapshot(app, 'd'));
+    });
+
+    it('refuses a body that is not JSON with 400, saying exactly what to send, and changes nothing', async () => {
+      const app = makeApp();
+      const before = snapshot(app);
+      const res = await api(app).put('/__mock/state').type('form').send('contacts=x&messages=y').expect(400);
+      expectError(res.body, 'malformed_body');
+      expect(res.body.message).toMatch(
+        /^The body is not a fixture document in JSON\. Send the file as it is, e\.g\.: curl -X PUT http:\/\/127\.0\.0\.1:\d+\/__mock\/state -H "Authorization: Bearer <token>" -H "Content-Type: application\/json" --data-binary @fixtures\/mine\.json$/,
+      );
+      expect(snapshot(app)).toBe(before);
     });
 
     it('takes a world larger than an API body (100 kB)', async () => {
