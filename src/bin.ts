@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { APP_DEFAULTS, type AppOptions } from './app';
-import { integer } from './cli-options';
+import { integer, MAX_SEED } from './cli-options';
 import { loadFixtureFile } from './fixtures';
 import { parseLatency, type Latency } from './http/switches';
 import { listen } from './server';
@@ -17,9 +17,9 @@ const program = new Command()
   )
   .addOption(new Option('--host <host>', 'interface to listen on').env('HOST').default('127.0.0.1'))
   .addOption(
-    new Option('--seed <n>', 'seed of the generated world')
+    new Option('--seed <n>', `seed of the generated world, 0 to ${MAX_SEED}`)
       .default(APP_DEFAULTS.seed)
-      .argParser(integer(0, 2 ** 31)),
+      .argParser(integer(0, MAX_SEED)),
   )
   .addOption(
     new Option('--contacts <n>', 'contacts in the generated world')
@@ -91,17 +91,25 @@ interface CliOptions {
   quiet: boolean;
 }
 
+/** A mistake in the options that commander cannot see: the message alone, without the whole help. */
+function fail(message: string): never {
+  console.error(`${message}\n(messaging-mock --help lists every option.)`);
+  process.exit(1);
+}
+
 async function main(): Promise<void> {
   const options = program.parse().opts<CliOptions>();
   if (options.messages > 0 && options.contacts === 0 && !options.fixtures) {
-    program.error('error: --messages needs at least one contact (--contacts).');
+    // `--contacts 0` alone asks for an empty world: the default messages go with the contacts.
+    if (program.getOptionValueSource('messages') === 'default') options.messages = 0;
+    else fail(`error: --messages ${options.messages} needs at least one contact, and --contacts is 0.`);
   }
   let data: AppOptions['data'];
   if (options.fixtures) {
     try {
       data = loadFixtureFile(options.fixtures);
     } catch (error) {
-      program.error(`error: the fixture file is not valid: ${(error as Error).message}`);
+      fail(`error: --fixtures ${(error as Error).message}`);
     }
   }
   const log = (line: string) => console.log(line);
@@ -136,10 +144,14 @@ async function main(): Promise<void> {
   const world = data
     ? `fixture ${options.fixtures} (${data.contacts.length} contacts, ${data.messages.length} messages)`
     : `seed ${options.seed}, ${options.contacts} contacts, ${options.messages} messages`;
+  // On every interface (0.0.0.0, ::), say so: the URL to use is another one, this machine's.
+  const everywhere = running.bound !== running.url;
   console.log(
-    `Messaging API mock listening on ${running.url} (${world}, ready in ${Date.now() - started} ms)`,
+    `Messaging API mock listening on ${running.bound} (${everywhere ? 'every interface; ' : ''}${world}, ready in ${Date.now() - started} ms)`,
   );
-  console.log(`Base URL:     ${running.url}/v1`);
+  console.log(
+    `Base URL:     ${running.url}/v1${everywhere ? " on this machine; from another, this machine's address instead" : ''}`,
+  );
   console.log(
     `Sample token: ${token}${restricted ? '' : ' (any non-empty token works; each token has its own world)'}`,
   );

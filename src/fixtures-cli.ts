@@ -2,7 +2,7 @@
 import { Command, Option } from 'commander';
 import { writeFileSync } from 'node:fs';
 import { fixtureJson } from './fixtures';
-import { integer } from './cli-options';
+import { integer, MAX_SEED } from './cli-options';
 import { SEED_DEFAULTS, generateWorld } from './seed';
 import { World } from './store/world';
 
@@ -13,7 +13,9 @@ const options = new Command()
     'Writes a generated world as a fixture document (JSON), byte for byte the same for the same options.',
   )
   .addOption(
-    new Option('--seed <n>', 'seed of the world').default(SEED_DEFAULTS.seed).argParser(integer(0, 2 ** 31)),
+    new Option('--seed <n>', `seed of the world, 0 to ${MAX_SEED}`)
+      .default(SEED_DEFAULTS.seed)
+      .argParser(integer(0, MAX_SEED)),
   )
   .addOption(
     new Option('--contacts <n>', 'number of contacts')

@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { ApiError } from './errors';
 import { checkHttpUrl, checkInteger, checkString, describe, isPlainRecord } from './store/params';
 import {
@@ -123,7 +124,11 @@ export function loadFixtureFile(file: string): WorldData {
   try {
     text = readFileSync(file, 'utf8');
   } catch (error) {
-    throw new Error(`${file}: cannot be read (${(error as NodeJS.ErrnoException).code ?? 'error'}).`);
+    // A file that is not there is not a bad fixture: say which, and where it was looked for.
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') throw new Error(`${file}: there is no such file (looked for ${resolve(file)}).`);
+    if (code === 'EISDIR') throw new Error(`${file}: is a folder; give the path of a fixture file (JSON).`);
+    throw new Error(`${file}: cannot be read (${code ?? 'error'}).`);
   }
   let doc: unknown;
   try {
@@ -134,7 +139,8 @@ export function loadFixtureFile(file: string): WorldData {
   try {
     return validateFixture(doc);
   } catch (error) {
-    if (error instanceof FixtureError) throw new Error(`${file}: ${error.path}: ${error.message}`);
+    if (error instanceof FixtureError)
+      throw new Error(`${file}: is not a valid fixture: ${error.path}: ${error.message}`);
     throw error;
   }
 }

@@ -5,8 +5,10 @@ import { createApp, type AppOptions, type MockLocals } from './app';
 import { answerClientError, answerExpectationFailed } from './http/errors';
 
 export interface RunningServer {
-  /** e.g. `http://127.0.0.1:4010` */
+  /** The URL to use from this machine, e.g. `http://127.0.0.1:4010` (also when bound to 0.0.0.0). */
   url: string;
+  /** What was bound, e.g. `http://0.0.0.0:4010`: the same as `url` unless on every interface. */
+  bound: string;
   app: Express;
   server: Server;
   /** Stops accepting, lets requests in flight finish, then resolves. */
@@ -51,9 +53,12 @@ export function listen(
     server.once('error', reject);
     server.once('listening', () => {
       const { port } = server.address() as AddressInfo;
-      const shown = host.includes(':') ? `[${host}]` : host === '0.0.0.0' ? '127.0.0.1' : host;
+      const bracketed = (h: string) => (h.includes(':') ? `[${h}]` : h);
+      // A wildcard address is what was bound, not where to send requests: that is the loopback.
+      const usable = host === '0.0.0.0' ? '127.0.0.1' : host === '::' ? '::1' : host;
       resolve({
-        url: `http://${shown}:${port}`,
+        url: `http://${bracketed(usable)}:${port}`,
+        bound: `http://${bracketed(host)}:${port}`,
         app,
         server,
         close: () =>

@@ -112,10 +112,78 @@ describe('messaging-mock (the CLI)', () => {
     [['--contacts', '-1'], /--contacts/],
     [['--frobnicate'], /unknown option/],
     [['--latency', 'slow'], /--latency.*milliseconds/],
-    [['--contacts', '0', '--messages', '5'], /needs at least one contact/],
+    [
+      ['--contacts', '0', '--messages', '5'],
+      /^error: --messages 5 needs at least one contact, and --contacts is 0\./,
+    ],
+    [['--seed', '2147483648'], /--seed.*must be a whole number from 0 to 2147483647\./],
+    [
+      ['--fixtures', 'no/such/world.json'],
+      /^error: --fixtures no\/such\/world\.json: there is no such file \(looked for \/\S+\/no\/such\/world\.json\)\./,
+    ],
   ])('refuses %j with a clear message and exit code 1', (args, message) => {
-    const result = spawnSync(process.execPath, [BIN, ...args], { encoding: 'utf8' });
+    // A mock that starts instead of refusing would run on: the timeout ends it, and the test fails.
+    const result = spawnSync(process.execPath, [BIN, ...args], { encoding: 'utf8', timeout: 15_000 });
     expect(result.status).toBe(1);
     expect(result.stderr).toMatch(message);
+    expect(result.stderr).not.toMatch(/not valid/);
+  });
+
+  it('says the seed range that it takes, and takes its upper end', () => {
+    const help = spawnSync(process.execPath, [BIN, '--help'], { encoding: 'utf8' }).stdout;
+    expect(help).toMatch(/--seed <n> +seed of the generated world, 0 to 2147483647 \(default: 1\)/);
+    const fixtures = spawnSync(
+      process.execPath,
+      [
+        path.join(path.dirname(BIN), 'fixtures-cli.js'),
+        '--seed',
+        '2147483647',
+        '--contacts',
+        '1',
+        '--messages',
+        '0',
+        '--out',
+        '-',
+      ],
+      { encoding: 'utf8' },
+    );
+    expect(fixtures.status).toBe(0);
+    expect((JSON.parse(fixtures.stdout) as { contacts: unknown[] }).contacts).toHaveLength(1);
+  });
+
+  it('starts an empty world with --contacts 0 alone, without a word about --messages', async () => {
+    const { child, banner } = start(['--port', '0', '--quiet', '--contacts', '0']);
+    try {
+      const text = await banner;
+      expect(text).toMatch(/\(seed 1, 0 contacts, 0 messages, ready in \d+ ms\)/);
+      const url = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(text)![1]!;
+      const res = await fetch(`${url}/v1/messages`, { headers: { Authorization: 'Bearer x' } });
+      expect(await res.json()).toEqual({ has_more: false, data: [] });
+    } finally {
+      child.kill('SIGTERM');
+    }
+    expect(await stopped(child)).toBe(0);
+  });
+
+  it('with --host 0.0.0.0, prints what it bound and the address to use from this machine', async () => {
+    const { child, banner } = start(['--port', '0', '--quiet', '--host', '0.0.0.0']);
+    try {
+      const text = await banner;
+      const port = /listening on http:\/\/0\.0\.0\.0:(\d+) \(every interface; seed 1,/.exec(text)?.[1];
+      expect(port).toBeDefined();
+      expect(text).toContain(
+        `Base URL:     http://127.0.0.1:${port}/v1 on this machine; from another, this machine's address instead`,
+      );
+      expect(text).toContain(
+        `curl -H "Authorization: Bearer demo-token" "http://127.0.0.1:${port}/v1/contacts?limit=3"`,
+      );
+      const res = await fetch(`http://127.0.0.1:${port}/v1/contacts?limit=1`, {
+        headers: { Authorization: 'Bearer x' },
+      });
+      expect(res.status).toBe(200);
+    } finally {
+      child.kill('SIGTERM');
+    }
+    expect(await stopped(child)).toBe(0);
   });
 });

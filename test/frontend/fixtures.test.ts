@@ -101,7 +101,15 @@ describe('validateFixture', () => {
     expect(() => loadFixtureFile(tmpFile('broken.json', '{"contacts": ['))).toThrow(
       /broken\.json: is not valid JSON/,
     );
-    expect(() => loadFixtureFile('/nonexistent/world.json')).toThrow(/world\.json: cannot be read/);
+    expect(() => loadFixtureFile('/nonexistent/world.json')).toThrow(
+      /^\/nonexistent\/world\.json: there is no such file \(looked for \/nonexistent\/world\.json\)\.$/,
+    );
+    expect(() => loadFixtureFile(path.dirname(DEMO))).toThrow(
+      /: is a folder; give the path of a fixture file/,
+    );
+    expect(() => loadFixtureFile(tmpFile('bad.json', '{"contacts": [], "messages": [], "x": 1}'))).toThrow(
+      /bad\.json: is not a valid fixture: \(root\)/,
+    );
   });
 });
 
