@@ -4,14 +4,16 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { chromium, type Browser } from 'playwright-core';
 import { listen, type RunningServer } from '../../src';
+import { findChromium } from './chromium';
 
 /**
- * A chat page served from another origin than the mock, in headless Chromium (Debian's package:
- * Playwright's own browser download is not reachable here). It lists contacts, sends a message
- * with fetch and an Authorization header (so the browser makes a CORS preflight), reads it back,
- * and shows a `Prefer: code=500` answer as an error.
+ * A chat page served from another origin than the mock, in headless Chromium driven by
+ * playwright-core: CHROMIUM_PATH, else the system's, else the one inside the @sparticuz/chromium
+ * npm package (Playwright's own browser download is not reachable here). It lists contacts, sends
+ * a message with fetch and an Authorization header (so the browser makes a CORS preflight), reads
+ * it back, and shows a `Prefer: code=500` answer as an error.
  */
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const CHROMIUM = findChromium();
 const SCREENSHOT = path.join(__dirname, '..', '..', 'reports', 'browser-chat.png');
 
 const page = (api: string) => `<!doctype html>
@@ -60,7 +62,7 @@ window.run = async () => {
 };
 </script></body></html>`;
 
-describe('A chat page in a real browser, from another origin', () => {
+describe(`A chat page in a real browser, from another origin (${CHROMIUM.description})`, () => {
   let mock: RunningServer;
   const preflights: string[] = [];
   let site: Server;
@@ -68,11 +70,7 @@ describe('A chat page in a real browser, from another origin', () => {
   let browser: Browser;
 
   beforeAll(async () => {
-    if (!existsSync(CHROMIUM)) {
-      throw new Error(
-        `Chromium is not at ${CHROMIUM}: install it (apt-get install chromium) or set CHROMIUM_PATH.`,
-      );
-    }
+    const executablePath = CHROMIUM.executablePath();
     mock = await listen({ seed: 42 });
     mock.server.on('request', (req) => {
       if (req.method === 'OPTIONS' && req.headers['access-control-request-method'])
@@ -84,7 +82,7 @@ describe('A chat page in a real browser, from another origin', () => {
     // "localhost" and 127.0.0.1 on another port: a different origin from the mock's.
     siteUrl = `http://localhost:${(site.address() as AddressInfo).port}/`;
     browser = await chromium.launch({
-      executablePath: CHROMIUM,
+      executablePath,
       args: [
         '--no-sandbox',
         '--disable-gpu',
@@ -95,11 +93,12 @@ describe('A chat page in a real browser, from another origin', () => {
         '--disable-sync',
       ],
     });
-  }, 30_000);
+  }, 60_000);
 
+  // Whatever beforeAll got to: a hook that waited on a server never started would time out too.
   afterAll(async () => {
     await browser?.close();
-    await new Promise((resolve) => site?.close(resolve));
+    if (site) await new Promise((resolve) => site.close(resolve));
     await mock?.close();
   });
 

@@ -1,0 +1,77 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import zlib from 'node:zlib';
+
+/** Where Debian, Ubuntu and Google's packages put their browser. */
+export const SYSTEM_CHROMIUMS = [
+  '/usr/bin/chromium',
+  '/usr/bin/chromium-browser',
+  '/usr/bin/google-chrome',
+  '/usr/bin/google-chrome-stable',
+];
+
+const CACHE = path.join(__dirname, '..', '..', 'node_modules', '.cache', 'messaging-api-mock');
+
+export interface FoundChromium {
+  /** Which one, for the test's title: "CHROMIUM_PATH", "the system's" or the npm package. */
+  description: string;
+  /** Its executable; the packaged one is unpacked on the first call. */
+  executablePath(): string;
+}
+
+/**
+ * The Chromium that the browser test drives, so that `npm install && npm test` needs nothing
+ * else: CHROMIUM_PATH when it is set; the system's when there is one; otherwise the Chromium that
+ * the @sparticuz/chromium package carries inside its npm tarball (a dev dependency: `npm install`
+ * brings it, with no download of its own), unpacked once under node_modules/.cache/.
+ */
+export function findChromium(
+  env: NodeJS.ProcessEnv = process.env,
+  exists: (file: string) => boolean = fs.existsSync,
+): FoundChromium {
+  const override = env.CHROMIUM_PATH;
+  if (override) {
+    if (!exists(override)) throw new Error(`CHROMIUM_PATH is ${override}, and there is no file there.`);
+    return { description: `CHROMIUM_PATH (${override})`, executablePath: () => override };
+  }
+  const system = SYSTEM_CHROMIUMS.find((file) => exists(file));
+  if (system) return { description: `the system's Chromium (${system})`, executablePath: () => system };
+  const root = packagedChromiumRoot();
+  const { version } = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8')) as {
+    version: string;
+  };
+  return {
+    description: `the Chromium of @sparticuz/chromium ${version}`,
+    executablePath: () =>
+      unpack(path.join(root, 'bin', 'chromium.br'), path.join(CACHE, `chromium-${version}`)),
+  };
+}
+
+function packagedChromiumRoot(): string {
+  let entry: string;
+  try {
+    entry = require.resolve('@sparticuz/chromium');
+  } catch {
+    throw new Error(
+      'No Chromium: none on the system, CHROMIUM_PATH not set, and @sparticuz/chromium (a dev dependency) is not installed. Run npm install.',
+    );
+  }
+  // …/@sparticuz/chromium/build/cjs/index.cjs; build/cjs has a package.json of its own.
+  let dir = path.dirname(entry);
+  while (path.basename(dir) !== 'chromium' || path.basename(path.dirname(dir)) !== '@sparticuz') {
+    if (path.dirname(dir) === dir) throw new Error(`@sparticuz/chromium: no package folder above ${entry}`);
+    dir = path.dirname(dir);
+  }
+  return dir;
+}
+
+/** Brotli-decompresses the browser once; a copy being written never stands at the final path. */
+function unpack(compressed: string, dir: string): string {
+  const target = path.join(dir, 'chromium');
+  if (fs.existsSync(target)) return target;
+  fs.mkdirSync(dir, { recursive: true });
+  const partial = `${target}.${process.pid}.partial`;
+  fs.writeFileSync(partial, zlib.brotliDecompressSync(fs.readFileSync(compressed)), { mode: 0o755 });
+  fs.renameSync(partial, target);
+  return target;
+}
