@@ -1,8 +1,12 @@
-/** Unit and in-process integration tests of the mock server. The contract kit has its own config. */
+/**
+ * Unit and in-process integration tests of the mock server. The contract kit has its own config,
+ * and so has the package test (test/package/), which `npm test` runs as a part of its own.
+ */
 /** @type {import('jest').Config} */
 module.exports = {
   testEnvironment: 'node',
   roots: ['<rootDir>/src', '<rootDir>/test'],
   testMatch: ['**/*.test.ts'],
+  testPathIgnorePatterns: ['/node_modules/', '<rootDir>/test/package/'],
   transform: { '^.+\\.ts$': 'ts-jest' },
 };

@@ -1,0 +1,161 @@
+#!/usr/bin/env node
+/**
+ * `npm test`: every part runs, whatever became of the ones before it, and the summary names
+ * each part with its outcome and counts, then ends with one line `tests: N passed, N failed`.
+ * The exit code is 1 when any part failed.
+ *
+ *   typecheck  tsc --noEmit over src/, test/, contract-tests/ and scripts/
+ *   build      npm run build: dist/, the package's contents
+ *   jest       the unit, integration, browser and contract-kit tests (jest.config.js)
+ *   contract   the kit against the mock started as a process, both profiles
+ *   package    npm pack, the tarball installed into an empty project, both bins, a strict
+ *              TypeScript consumer (test/package/)
+ *
+ * `npm test -- --only jest,contract` or `--skip package` runs fewer parts.
+ */
+const { spawn } = require('node:child_process');
+const fs = require('node:fs');
+const os = require('node:os');
+const path = require('node:path');
+
+const root = path.resolve(__dirname, '..');
+const bin = (name) => path.join(root, 'node_modules', '.bin', name);
+const jestBin = require.resolve('jest/bin/jest', { paths: [root] });
+const tscBin = require.resolve('typescript/bin/tsc', { paths: [root] });
+
+/** Counts from a jest --json result file: [passed, failed], or undefined when there is none. */
+function jestCounts(file) {
+  try {
+    const result = JSON.parse(fs.readFileSync(file, 'utf8'));
+    // A suite that failed outside any test (a hook, a file that does not load) counts as a failure.
+    const brokenSuites = result.testResults.filter(
+      (suite) => suite.status === 'failed' && suite.assertionResults.every((a) => a.status !== 'failed'),
+    ).length;
+    return { passed: result.numPassedTests, failed: result.numFailedTests + brokenSuites, what: 'tests' };
+  } catch {
+    return undefined;
+  }
+}
+
+/** Counts from the plain closing line of scripts/contract-against-mock.ts. */
+function contractCounts(output) {
+  const match = /^contract: (\d+) passed, (\d+) failed, (\d+) skipped$/m.exec(output);
+  return match
+    ? { passed: Number(match[1]), failed: Number(match[2]), notRun: Number(match[3]), what: 'rules' }
+    : undefined;
+}
+
+const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'messaging-api-mock-test-'));
+const PARTS = [
+  { name: 'typecheck', command: [process.execPath, tscBin, '-p', 'tsconfig.json', '--noEmit'] },
+  { name: 'build', command: ['npm', 'run', '--silent', 'build'] },
+  {
+    name: 'jest',
+    command: [process.execPath, jestBin, '--json', `--outputFile=${path.join(tmp, 'jest.json')}`],
+    counts: () => jestCounts(path.join(tmp, 'jest.json')),
+  },
+  {
+    name: 'contract',
+    command: [bin('tsx'), 'scripts/contract-against-mock.ts', '--quiet', '--no-build'],
+    counts: (output) => contractCounts(output),
+    capture: true,
+  },
+  {
+    name: 'package',
+    command: [
+      process.execPath,
+      jestBin,
+      '-c',
+      'test/package/jest.config.js',
+      '--json',
+      `--outputFile=${path.join(tmp, 'package.json')}`,
+    ],
+    counts: () => jestCounts(path.join(tmp, 'package.json')),
+  },
+];
+
+function option(name) {
+  const at = process.argv.indexOf(name);
+  return at === -1 ? undefined : (process.argv[at + 1] ?? '').split(',').filter(Boolean);
+}
+
+function runPart(part) {
+  const started = Date.now();
+  console.log(`\n── ${part.name}: ${part.command.map((a) => path.relative(root, a) || a).join(' ')}\n`);
+  return new Promise((resolve) => {
+    const child = spawn(part.command[0], part.command.slice(1), {
+      cwd: root,
+      stdio: ['ignore', part.capture ? 'pipe' : 'inherit', part.capture ? 'pipe' : 'inherit'],
+    });
+    let output = '';
+    if (part.capture) {
+      child.stdout.on('data', (chunk) => {
+        output += chunk;
+        process.stdout.write(chunk);
+      });
+      child.stderr.on('data', (chunk) => {
+        output += chunk;
+        process.stderr.write(chunk);
+      });
+    }
+    child.on('error', (error) => {
+      output += String(error);
+      console.error(`${part.name}: could not start: ${error.message}`);
+    });
+    child.on('close', (code, signal) =>
+      resolve({ code: code ?? (signal ? 128 : 1), output, seconds: (Date.now() - started) / 1000 }),
+    );
+  });
+}
+
+async function main() {
+  const only = option('--only');
+  const skip = option('--skip') ?? [];
+  const unknown = [...(only ?? []), ...skip].filter((name) => !PARTS.some((p) => p.name === name));
+  if (unknown.length > 0) {
+    console.error(
+      `npm test: no part named ${unknown.join(', ')}; the parts: ${PARTS.map((p) => p.name).join(', ')}`,
+    );
+    return 2;
+  }
+  const parts = PARTS.filter((p) => (!only || only.includes(p.name)) && !skip.includes(p.name));
+  const results = [];
+  for (const part of parts) {
+    const ran = await runPart(part);
+    const counts = part.counts ? part.counts(ran.output) : undefined;
+    // A part whose counts say nothing ran, or that could not report, has not shown that it passes.
+    const passed = ran.code === 0 && (!part.counts || (counts !== undefined && counts.passed > 0));
+    results.push({ name: part.name, passed, code: ran.code, seconds: ran.seconds, counts });
+  }
+
+  let passed = 0;
+  let failed = 0;
+  console.log('\nnpm test summary:');
+  for (const r of results) {
+    let detail = r.passed ? '' : `exit ${r.code}`;
+    if (r.counts) {
+      passed += r.counts.passed;
+      failed += r.counts.failed + (r.passed || r.counts.failed > 0 ? 0 : 1);
+      const notRun = r.counts.notRun ? `, ${r.counts.notRun} not run` : '';
+      detail = `${r.counts.what}: ${r.counts.passed} passed, ${r.counts.failed} failed${notRun}${detail ? `; ${detail}` : ''}`;
+    } else if (r.passed) passed += 1;
+    else failed += 1;
+    console.log(
+      `  ${r.name.padEnd(10)} ${(r.passed ? 'passed' : 'FAILED').padEnd(7)} ${r.seconds.toFixed(1).padStart(6)} s  ${detail}`,
+    );
+  }
+  const failedParts = results.filter((r) => !r.passed).map((r) => r.name);
+  console.log(failedParts.length > 0 ? `Failed: ${failedParts.join(', ')}` : 'Every part passed.');
+  fs.rmSync(tmp, { recursive: true, force: true });
+  // One plain closing line, in the form CI logs are read for.
+  console.log(`tests: ${passed} passed, ${failed} failed`);
+  return failedParts.length > 0 ? 1 : 0;
+}
+
+main().then(
+  (code) => process.exit(code),
+  (error) => {
+    console.error(error);
+    process.exit(2);
+  },
+);

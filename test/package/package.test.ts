@@ -1,0 +1,456 @@
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+
+/**
+ * The package as a user gets it: `npm pack` (which builds first), the tarball installed alone into
+ * an empty project (its production dependencies from the registry, nothing of this clone), then
+ * both bins run against each other through npx, the library loaded from CommonJS and ESM, and the
+ * README's TypeScript examples compiled by a strict consumer. Its own jest config and npm script
+ * (`npm run test:package`); `npm test` runs it as one of its parts.
+ */
+const ROOT = path.resolve(__dirname, '..', '..');
+const TSC = path.join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc');
+const KEEP = process.env.PACKAGE_TEST_KEEP === '1';
+
+interface Ran {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+  ms: number;
+}
+
+/**
+ * npm's variables of the `npm test` that started us (prefix, package, lifecycle) would point npm
+ * at this clone; the user's own settings (registry, cache, proxies) are kept.
+ */
+function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {};
+  for (const [key, value] of Object.entries(process.env)) {
+    const npmOwn =
+      /^npm_/i.test(key) &&
+      !/^npm_config_(registry|cache|userconfig|.*proxy|strict_ssl|cafile|ca)$/i.test(key);
+    if (!npmOwn && key !== 'INIT_CWD' && !key.startsWith('CONTRACT_')) env[key] = value;
+  }
+  return { ...env, NO_COLOR: '1', ...extra };
+}
+
+function run(command: string, args: string[], cwd: string, timeoutMs = 120_000): Promise<Ran> {
+  const started = Date.now();
+  return new Promise((resolve, reject) => {
+    const child = spawn(command, args, { cwd, env: cleanEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+    child.on('error', reject);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr, ms: Date.now() - started });
+    });
+  });
+}
+
+/** `npx --no --`: the installed bin or nothing (never a download), with every argument its own. */
+const npx = (project: string, args: string[], timeoutMs?: number) =>
+  run('npx', ['--no', '--', ...args], project, timeoutMs);
+
+/** A long-running bin (the mock, a rogue server), stopped with its whole process group. */
+function serve(project: string, args: string[]): Promise<{ url: string; stop: () => void }> {
+  const child = spawn(args[0]!, args.slice(1), {
+    cwd: project,
+    env: cleanEnv(),
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true,
+  });
+  const stop = () => {
+    try {
+      process.kill(-child.pid!, 'SIGTERM');
+    } catch {
+      // already gone
+    }
+  };
+  return new Promise((resolve, reject) => {
+    let seen = '';
+    const timer = setTimeout(() => {
+      stop();
+      reject(new Error(`${args.join(' ')} printed no URL within 30 s: ${seen}`));
+    }, 30_000);
+    const look = (chunk: Buffer) => {
+      seen += chunk.toString();
+      const match = /listening on (http:\/\/\S+)/.exec(seen);
+      if (match) {
+        clearTimeout(timer);
+        resolve({ url: match[1]!, stop });
+      }
+    };
+    child.stdout.on('data', look);
+    child.stderr.on('data', look);
+    child.on('exit', (code) => reject(new Error(`${args.join(' ')} exited (${code}): ${seen}`)));
+  });
+}
+
+interface PackResult {
+  filename: string;
+  size: number;
+  unpackedSize: number;
+  entryCount: number;
+  files: { path: string }[];
+}
+
+let work: string;
+let project: string;
+let packed: PackResult;
+const figures: string[] = [];
+
+beforeAll(async () => {
+  work = fs.mkdtempSync(path.join(os.tmpdir(), 'messaging-api-mock-package-'));
+  const pack = await run('npm', ['pack', '--json', '--pack-destination', work], ROOT, 300_000);
+  if (pack.code !== 0) throw new Error(`npm pack failed (${pack.code}):\n${pack.stdout}\n${pack.stderr}`);
+  packed = (JSON.parse(pack.stdout.slice(pack.stdout.indexOf('['))) as PackResult[])[0]!;
+  figures.push(
+    `npm pack (building first) ${(pack.ms / 1000).toFixed(1)} s: ${(packed.size / 1024).toFixed(0)} kB, ${packed.entryCount} files, ${(packed.unpackedSize / 1024).toFixed(0)} kB unpacked`,
+  );
+
+  project = path.join(work, 'consumer');
+  fs.mkdirSync(project);
+  fs.writeFileSync(
+    path.join(project, 'package.json'),
+    `${JSON.stringify({ name: 'consumer', version: '1.0.0', private: true }, null, 2)}\n`,
+  );
+  const install = await run(
+    'npm',
+    ['install', '--no-audit', '--no-fund', '--prefer-offline', path.join(work, packed.filename)],
+    project,
+    480_000,
+  );
+  if (install.code !== 0)
+    throw new Error(
+      `npm install of the tarball failed (${install.code}):\n${install.stdout}\n${install.stderr}`,
+    );
+  const added = /added (\d+) packages?/.exec(install.stdout)?.[1] ?? '?';
+  figures.push(
+    `npm install of the tarball into an empty project ${(install.ms / 1000).toFixed(1)} s: ${added} packages`,
+  );
+}, 900_000);
+
+afterAll(() => {
+  console.log(`The package test:\n  ${figures.join('\n  ')}${KEEP ? `\n  kept: ${work}` : ''}`);
+  if (work && !KEEP) fs.rmSync(work, { recursive: true, force: true });
+});
+
+const installed = (...parts: string[]) => path.join(project, 'node_modules', 'messaging-api-mock', ...parts);
+
+describe('npm pack', () => {
+  it('ships the build, docs/api.md, the fixtures, README, LICENSE and package.json, and nothing else', () => {
+    const files = packed.files.map((f) => f.path).sort();
+    const stray = files.filter(
+      (f) =>
+        !/^dist\/.+\.(js|d\.ts)$/.test(f) &&
+        ![
+          'docs/api.md',
+          'fixtures/demo.json',
+          'fixtures/empty.json',
+          'README.md',
+          'LICENSE',
+          'package.json',
+        ].includes(f),
+    );
+    expect(stray).toEqual([]);
+    for (const f of [
+      'dist/index.js',
+      'dist/index.d.ts',
+      'dist/bin.js',
+      'dist/fixtures-cli.js',
+      'docs/api.md',
+    ])
+      expect(files).toContain(f);
+  });
+
+  it('holds the compiled kit: every file of contract-tests/, its tests and its bin', () => {
+    const files = new Set(packed.files.map((f) => f.path));
+    const sources: string[] = [];
+    const walk = (dir: string) => {
+      for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
+        const file = path.join(dir, entry.name);
+        if (entry.isDirectory()) walk(file);
+        else if (/\.(ts|js)$/.test(entry.name) && entry.name !== 'esbuild-transform.js') sources.push(file);
+      }
+    };
+    walk(path.join(ROOT, 'contract-tests'));
+    const missing = sources
+      .map((file) => `dist/${path.relative(ROOT, file).split(path.sep).join('/').replace(/\.ts$/, '.js')}`)
+      .filter((compiled) => !files.has(compiled));
+    expect(missing).toEqual([]);
+    expect(sources.filter((f) => f.endsWith('.contract.ts')).length).toBeGreaterThanOrEqual(5);
+  });
+});
+
+describe('installed alone into an empty project', () => {
+  it('brings its run-time dependencies and none of the development tools', () => {
+    const has = (name: string) => fs.existsSync(path.join(project, 'node_modules', name, 'package.json'));
+    expect(['jest', 'supertest', 'express', 'commander'].filter((name) => !has(name))).toEqual([]);
+    expect(['typescript', 'tsx', 'esbuild', 'ts-jest', 'prettier', 'playwright-core'].filter(has)).toEqual(
+      [],
+    );
+  });
+
+  it('npx messaging-mock --help lists every option, as the clone does', async () => {
+    const help = await npx(project, ['messaging-mock', '--help']);
+    expect(help.code).toBe(0);
+    const inClone = await run(process.execPath, [path.join(ROOT, 'dist', 'bin.js'), '--help'], ROOT);
+    expect(help.stdout).toBe(inClone.stdout);
+    for (const option of ['--port', '--host', '--seed', '--fixtures', '--token', '--latency', '--simulate'])
+      expect(help.stdout).toContain(option);
+  });
+
+  it('npx messaging-fixtures writes a world', async () => {
+    const out = await npx(project, [
+      'messaging-fixtures',
+      '--seed',
+      '5',
+      '--contacts',
+      '2',
+      '--messages',
+      '3',
+      '--out',
+      '-',
+    ]);
+    expect(out.code).toBe(0);
+    const world = JSON.parse(out.stdout) as { contacts: unknown[]; messages: unknown[] };
+    expect([world.contacts.length, world.messages.length]).toEqual([2, 3]);
+  });
+
+  describe('npx messaging-mock serving, npx messaging-contract judging it', () => {
+    let mock: { url: string; stop: () => void };
+    beforeAll(async () => {
+      mock = await serve(project, [
+        'npx',
+        '--no',
+        '--',
+        'messaging-mock',
+        '--port',
+        '0',
+        '--quiet',
+        '--fixtures',
+        'node_modules/messaging-api-mock/fixtures/demo.json',
+      ]);
+    }, 60_000);
+    afterAll(() => mock?.stop());
+
+    it.each(['documented', 'mock'])(
+      'passes in the %s profile, with the JUnit, Markdown and JSON reports citing docs/api.md',
+      async (profile) => {
+        const reports = path.join(project, 'reports', profile);
+        const kit = await npx(
+          project,
+          [
+            'messaging-contract',
+            '--base-url',
+            mock.url,
+            '--token',
+            `package-${profile}`,
+            '--profile',
+            profile,
+            '--junit',
+            `${reports}/contract.xml`,
+            '--report',
+            `${reports}/contract.md`,
+            '--json',
+            `${reports}/contract.json`,
+          ],
+          180_000,
+        );
+        figures.push(
+          `the installed kit, ${profile} profile, against the installed mock: ${(kit.ms / 1000).toFixed(1)} s`,
+        );
+        expect({ code: kit.code, stderr: kit.stderr.replace(/npm warn [^\n]*\n/g, '') }).toEqual({
+          code: 0,
+          stderr: '',
+        });
+        expect(kit.stdout).toMatch(
+          /\d+ passed, 0 failed, 0 not run in [\d.]+ s: the server conforms \(exit 0\)\n$/,
+        );
+        const doc = installed('docs', 'api.md');
+        expect(fs.existsSync(doc)).toBe(true);
+        expect(kit.stdout).toContain(`Sections (§) are those of docs/api.md of messaging-api-mock`);
+        expect(kit.stdout).toContain(doc);
+        const json = JSON.parse(fs.readFileSync(`${reports}/contract.json`, 'utf8')) as {
+          exitCode: number;
+          reference: { path: string };
+          verdicts: { verdict: string; reference: string }[];
+        };
+        expect(json.exitCode).toBe(0);
+        expect(json.reference.path).toBe(doc);
+        expect(json.verdicts.length).toBeGreaterThan(30);
+        expect(json.verdicts.filter((v) => v.verdict !== 'pass')).toEqual([]);
+        expect(json.verdicts.every((v) => v.reference.startsWith('docs/api.md §'))).toBe(true);
+        expect(fs.readFileSync(`${reports}/contract.xml`, 'utf8')).toContain(
+          `<property name="reference" value="docs/api.md`,
+        );
+        expect(fs.readFileSync(`${reports}/contract.md`, 'utf8')).toContain(`](file://${doc})`);
+      },
+      200_000,
+    );
+
+    it('exits 1 when a rule fails: a server built on the installed library that breaks one rule', async () => {
+      // ESM, importing the package by name: the library as a user embeds it.
+      fs.writeFileSync(
+        path.join(project, 'rogue.mjs'),
+        `import http from 'node:http';
+import { createMockServer } from 'messaging-api-mock';
+const inner = createMockServer({ seed: 3 });
+const base = await inner.start();
+// Answers a created contact as already active: against rule 4.1 rule 5, last_active_at null.
+http
+  .createServer(async (req, res) => {
+    const chunks = [];
+    for await (const chunk of req) chunks.push(chunk);
+    const headers = { ...req.headers };
+    delete headers.host;
+    delete headers['content-length'];
+    const answer = await fetch(base + req.url, {
+      method: req.method,
+      headers,
+      body: ['GET', 'HEAD'].includes(req.method) ? undefined : Buffer.concat(chunks),
+    });
+    let text = await answer.text();
+    if (req.method === 'POST' && req.url.split('?')[0] === '/v1/contacts' && answer.status === 201) {
+      text = JSON.stringify({ ...JSON.parse(text), last_active_at: 1700000000 });
+    }
+    res.writeHead(answer.status, { 'content-type': answer.headers.get('content-type') ?? 'text/plain' });
+    res.end(text);
+  })
+  .listen(0, '127.0.0.1', function () {
+    console.log('rogue listening on http://127.0.0.1:' + this.address().port);
+  });
+`,
+      );
+      const rogue = await serve(project, [process.execPath, 'rogue.mjs']);
+      try {
+        const kit = await npx(project, [
+          'messaging-contract',
+          '--base-url',
+          rogue.url,
+          '--token',
+          'rogue',
+          '--rule',
+          'contacts.create.last-active-at-null',
+          'contacts.create',
+        ]);
+        expect(kit.code).toBe(1);
+        expect(kit.stdout).toMatch(/^FAIL +contacts\.create\.last-active-at-null +\(§2\.1, 4\.1 rule 5\)$/m);
+        expect(kit.stdout).toMatch(/^PASS +contacts\.create +\(§4\.1\)$/m);
+      } finally {
+        rogue.stop();
+      }
+    }, 120_000);
+
+    it('exits 2 when it cannot judge: no server there, or no test runner it can load', async () => {
+      const nowhere = await npx(project, [
+        'messaging-contract',
+        '--base-url',
+        'http://127.0.0.1:9',
+        '--token',
+        'x',
+      ]);
+      expect(nowhere.code).toBe(2);
+      expect(nowhere.stdout).toMatch(/the server could not be reached/);
+      const jest = path.join(project, 'node_modules', 'jest');
+      fs.renameSync(jest, `${jest}.hidden`);
+      try {
+        const broken = await npx(project, [
+          'messaging-contract',
+          '--base-url',
+          mock.url,
+          '--token',
+          'no-jest',
+        ]);
+        expect(broken.code).toBe(2);
+        expect(broken.stdout).toContain('the kit could not start its test runner (jest)');
+      } finally {
+        fs.renameSync(`${jest}.hidden`, jest);
+      }
+    }, 120_000);
+  });
+
+  it('loads with require (CommonJS) and with import (ESM)', async () => {
+    const body = (load: string) => `${load}
+const mock = createMockServer({ seed: 7, contacts: 4, messages: 0 });
+const url = await mock.start();
+const page = await (await fetch(url + '/v1/contacts?limit=100', { headers: { Authorization: 'Bearer t' } })).json();
+console.log(page.data.length + ' contacts');
+await mock.stop();`;
+    fs.writeFileSync(
+      path.join(project, 'load.cjs'),
+      `(async () => {\n${body("const { createMockServer } = require('messaging-api-mock');")}\n})();\n`,
+    );
+    fs.writeFileSync(
+      path.join(project, 'load.mjs'),
+      `${body("import { createMockServer } from 'messaging-api-mock';")}\n`,
+    );
+    const [cjs, esm] = await Promise.all([
+      run(process.execPath, ['load.cjs'], project),
+      run(process.execPath, ['load.mjs'], project),
+    ]);
+    expect([cjs.code, cjs.stdout, cjs.stderr]).toEqual([0, '4 contacts\n', '']);
+    expect([esm.code, esm.stdout, esm.stderr]).toEqual([0, '4 contacts\n', '']);
+  }, 60_000);
+
+  it("compiles the README's TypeScript examples with tsc --strict and no skipLibCheck, as ESM and as CommonJS", async () => {
+    const readme = fs.readFileSync(path.join(ROOT, 'README.md'), 'utf8');
+    const example = (heading: string) => {
+      const at = readme.indexOf(`### ${heading}`);
+      expect(at).toBeGreaterThan(-1);
+      return /```ts\n([\s\S]*?)```/.exec(readme.slice(at))![1]!;
+    };
+    const source = [
+      example('Typed client use'),
+      // The embedding example runs inside a test runner: its hooks, declared.
+      'declare function beforeAll(fn: () => unknown): void;',
+      'declare function beforeEach(fn: () => unknown): void;',
+      'declare function afterAll(fn: () => unknown): void;',
+      example('Embedding in a test suite').replace(
+        /^import \{ createMockServer \} from 'messaging-api-mock';$/m,
+        '',
+      ),
+      "import { createApp, createMockServer } from 'messaging-api-mock';",
+      // createApp() is the Express app, typed, not `any`.
+      'type IsAny<T> = 0 extends 1 & T ? true : false;',
+      'export const typed: IsAny<ReturnType<typeof createApp>> = false;',
+      'export { listContacts };',
+    ].join('\n');
+    const compile = async (kind: 'esm' | 'cjs') => {
+      const dir = path.join(project, `ts-${kind}`);
+      fs.mkdirSync(dir, { recursive: true });
+      fs.writeFileSync(path.join(dir, 'consumer.ts'), source);
+      fs.writeFileSync(
+        path.join(dir, 'package.json'),
+        JSON.stringify({ type: kind === 'esm' ? 'module' : 'commonjs' }),
+      );
+      const compilerOptions =
+        kind === 'esm'
+          ? { module: 'nodenext', moduleResolution: 'nodenext' }
+          : { module: 'commonjs', moduleResolution: 'node10', esModuleInterop: true };
+      fs.writeFileSync(
+        path.join(dir, 'tsconfig.json'),
+        JSON.stringify({
+          compilerOptions: {
+            strict: true,
+            target: 'es2022',
+            noEmit: true,
+            skipLibCheck: false,
+            ...compilerOptions,
+          },
+          files: ['consumer.ts'],
+        }),
+      );
+      return run(process.execPath, [TSC, '-p', dir], dir);
+    };
+    const [esm, cjs] = await Promise.all([compile('esm'), compile('cjs')]);
+    expect([esm.code, esm.stdout]).toEqual([0, '']);
+    expect([cjs.code, cjs.stdout]).toEqual([0, '']);
+  }, 180_000);
+});
