@@ -88,6 +88,7 @@ function runPart(part) {
       stdio: ['ignore', part.capture ? 'pipe' : 'inherit', part.capture ? 'pipe' : 'inherit'],
     });
     let output = '';
+    let startError;
     if (part.capture) {
       child.stdout.on('data', (chunk) => {
         output += chunk;
@@ -99,11 +100,15 @@ function runPart(part) {
       });
     }
     child.on('error', (error) => {
-      output += String(error);
+      startError = error;
       console.error(`${part.name}: could not start: ${error.message}`);
     });
     child.on('close', (code, signal) =>
-      resolve({ code: code ?? (signal ? 128 : 1), output, seconds: (Date.now() - started) / 1000 }),
+      resolve({
+        code: startError ? 'could not start' : (code ?? `killed by ${signal}`),
+        output,
+        seconds: (Date.now() - started) / 1000,
+      }),
     );
   });
 }
@@ -132,7 +137,7 @@ async function main() {
   let failed = 0;
   console.log('\nnpm test summary:');
   for (const r of results) {
-    let detail = r.passed ? '' : `exit ${r.code}`;
+    let detail = r.passed ? '' : typeof r.code === 'number' ? `exit ${r.code}` : r.code;
     if (r.counts) {
       passed += r.counts.passed;
       failed += r.counts.failed + (r.passed || r.counts.failed > 0 ? 0 : 1);
