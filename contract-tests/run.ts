@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { config, readConfig } from './lib/config';
 import { deleteResource } from './lib/data';
-import { describeExchange, InfraError, send } from './lib/http';
+import { describeExchange, InfraError, requestsSinceLastCount, send } from './lib/http';
 import { readRecords, stopFile, type ExchangeExcerpt, type RecordLine, type Verdict } from './lib/records';
 import { RULES, rulesOf, type Profile, type Rule } from './rules';
 
@@ -24,6 +24,10 @@ export interface RuleVerdict {
   verdict: Verdict;
   /** Why it failed or was not run. */
   reason?: string;
+  /** Which check of the rule failed. */
+  check?: string;
+  /** The test that found the failure, when it is not one of the rule's own (e.g. a random sequence). */
+  foundBy?: string;
   /** The request and answer that showed the failure. */
   exchange?: ExchangeExcerpt;
   /** The tests of the rule, by title. */
@@ -44,6 +48,8 @@ export interface KitResult {
   problems: string[];
   /** What the server chose where the document says "not shown": key → values seen. */
   serverProfile: Record<string, string[]>;
+  /** Requests the run sent to the server, clean-up included. */
+  requests: number;
   /** How many contacts and messages the kit created (all deleted again, but the leftovers). */
   created: { contacts: number; messages: number };
   /** What the kit created and could not delete. */
@@ -81,6 +87,7 @@ function cannotJudge(options: KitOptions, problem: string, started: number): Kit
     durationMs: Date.now() - started,
     verdicts: [],
     problems: [problem],
+    requests: 0,
     serverProfile: {},
     created: { contacts: 0, messages: 0 },
     leftovers: [],
@@ -159,10 +166,14 @@ function judge(
       o.status !== 'skipped' &&
       o.status !== 'disabled',
   );
-  if (tests.length === 0) return undefined;
   const verdicts = records.filter(
     (r): r is Extract<RecordLine, { kind: 'verdict' }> => r.kind === 'verdict' && r.rule === rule.id,
   );
+  const titles = tests.map((t) => t.title);
+  // Failures of this rule found by other tests: on their way, by the model's checks, or by a
+  // random sequence. The rule's own failure, when it has one, is shown first.
+  const foreign = verdicts.find((v) => v.verdict === 'fail' && ruleIdOfTitle(v.test) !== rule.id);
+  if (tests.length === 0 && !foreign) return undefined;
   let failure: RuleVerdict | undefined;
   let notRun: RuleVerdict | undefined;
   let passed = false;
@@ -170,7 +181,14 @@ function judge(
     const record = verdicts.find((v) => v.test === test.title);
     if (test.status === 'failed') {
       if (record?.verdict === 'fail') {
-        failure ??= { rule, verdict: 'fail', reason: record.reason, exchange: record.exchange, tests: [] };
+        failure ??= {
+          rule,
+          verdict: 'fail',
+          reason: record.reason,
+          ...(record.check ? { check: record.check } : {}),
+          exchange: record.exchange,
+          tests: [],
+        };
       } else if (record?.verdict === 'infra') {
         problems.push(`${rule.id}: could not judge: ${record.reason}`);
         notRun ??= { rule, verdict: 'not-run', reason: `could not judge: ${record.reason}`, tests: [] };
@@ -185,7 +203,17 @@ function judge(
       passed = true;
     }
   }
-  const titles = tests.map((t) => t.title);
+  if (!failure && foreign) {
+    failure = {
+      rule,
+      verdict: 'fail',
+      reason: foreign.reason,
+      ...(foreign.check ? { check: foreign.check } : {}),
+      foundBy: foreign.test,
+      exchange: foreign.exchange,
+      tests: [],
+    };
+  }
   if (failure) return { ...failure, tests: titles };
   if (notRun && !passed) return { ...notRun, tests: titles };
   return {
@@ -296,6 +324,9 @@ export async function runKit(options: KitOptions): Promise<KitResult> {
       if (!values.includes(record.value)) values.push(record.value);
     }
     const leftovers = await sweep(records);
+    // The tests' requests, and this process's own: the check before the run, and the sweep.
+    const requests =
+      records.reduce((n, r) => n + (r.kind === 'requests' ? r.count : 0), 0) + requestsSinceLastCount();
     if (interrupted) problems.push('the run was interrupted');
     const failed = verdicts.some((v) => v.verdict === 'fail');
     const nothingJudged = verdicts.every((v) => v.verdict === 'not-run');
@@ -311,6 +342,7 @@ export async function runKit(options: KitOptions): Promise<KitResult> {
       verdicts,
       problems,
       serverProfile,
+      requests,
       created: {
         contacts: records.filter((r) => r.kind === 'created' && r.resource === 'contact').length,
         messages: records.filter((r) => r.kind === 'created' && r.resource === 'message').length,

@@ -23,10 +23,13 @@ export type RecordLine =
       rule: string;
       test: string;
       verdict: Verdict | 'infra' | 'error';
+      /** Which check of the rule failed. */
+      check?: string;
       reason?: string;
       exchange?: ExchangeExcerpt;
     }
   | { kind: 'observe'; key: string; value: string }
+  | { kind: 'requests'; count: number }
   | { kind: 'created'; resource: 'contact' | 'message'; id: string; label: string }
   | { kind: 'deleted'; resource: 'contact' | 'message'; id: string };
 

@@ -24,7 +24,9 @@ export function formatConsole(result: KitResult): string {
   for (const verdict of result.verdicts) {
     lines.push(`${MARK[verdict.verdict].padEnd(7)} ${verdict.rule.id}  (§${verdict.rule.section})`);
     if (verdict.verdict !== 'pass' || verdict.reason) {
+      if (verdict.check) lines.push(`        check: ${verdict.check}`);
       if (verdict.reason) lines.push(`        ${verdict.reason}`);
+      if (verdict.foundBy) lines.push(`        found by: ${verdict.foundBy}`);
       const exchange = exchangeLine(verdict);
       if (exchange) lines.push(`        ${exchange}`);
     }
@@ -34,7 +36,7 @@ export function formatConsole(result: KitResult): string {
       result.leftovers.length === 0 ? 'deleted them all' : `${result.leftovers.length} could not be deleted`;
     lines.push(
       '',
-      `Created ${result.created.contacts} contacts and ${result.created.messages} messages (run id ${result.runId}); ${gone}.`,
+      `Sent ${result.requests} requests. Created ${result.created.contacts} contacts and ${result.created.messages} messages (run id ${result.runId}); ${gone}.`,
     );
   }
   if (result.leftovers.length > 0) {

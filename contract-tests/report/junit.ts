@@ -19,7 +19,8 @@ export function buildJunit(result: KitResult): string {
       .className(`messaging-contract.${result.profile}`)
       .name(`${verdict.rule.id}: ${verdict.rule.sentence}`);
     if (verdict.verdict === 'fail') {
-      test.failure(verdict.reason ?? 'failed', 'RuleFailure');
+      const what = [verdict.check ? `check: ${verdict.check}` : '', verdict.reason ?? 'failed'];
+      test.failure(what.filter(Boolean).join(': '), 'RuleFailure');
       const exchange = exchangeLine(verdict);
       if (exchange) test.stacktrace(exchange);
     } else if (verdict.verdict === 'not-run') {

@@ -15,7 +15,7 @@ export function buildMarkdown(result: KitResult): string {
   lines.push(`- Server: ${code(result.baseUrl)}`);
   lines.push(`- Profile: **${result.profile}**`);
   lines.push(
-    `- Run: ${code(result.runId || '-')}, started ${result.startedAt}, ${(result.durationMs / 1000).toFixed(1)} s`,
+    `- Run: ${code(result.runId || '-')}, started ${result.startedAt}, ${(result.durationMs / 1000).toFixed(1)} s, ${result.requests} requests`,
   );
   lines.push(
     `- Verdict: **${outcome}** (exit ${result.exitCode}): ${count('pass')} passed, ${count('fail')} failed, ${count('not-run')} not run`,
@@ -28,14 +28,18 @@ export function buildMarkdown(result: KitResult): string {
   }
   lines.push('## Rules', '', '| Rule | Section | Verdict | Detail |', '|---|---|---|---|');
   for (const v of result.verdicts) {
-    lines.push(`| ${code(v.rule.id)} | ${v.rule.section} | ${LABEL[v.verdict]} | ${cell(v.reason ?? '')} |`);
+    const detail = [v.check ? `check: ${v.check}` : '', v.reason ?? ''].filter(Boolean).join(': ');
+    lines.push(`| ${code(v.rule.id)} | ${v.rule.section} | ${LABEL[v.verdict]} | ${cell(detail)} |`);
   }
   lines.push('');
   const failures = result.verdicts.filter((v) => v.verdict === 'fail');
   if (failures.length > 0) {
     lines.push('## Failures', '');
     for (const v of failures) {
-      lines.push(`### ${v.rule.id}`, '', `> ${v.rule.sentence} (§${v.rule.section})`, '', v.reason ?? '', '');
+      lines.push(`### ${v.rule.id}`, '', `> ${v.rule.sentence} (§${v.rule.section})`, '');
+      if (v.check) lines.push(`Check: **${v.check}**`, '');
+      lines.push(v.reason ?? '', '');
+      if (v.foundBy) lines.push(`Found by: ${cell(v.foundBy)}`, '');
       if (v.exchange) {
         lines.push('```http', `${v.exchange.method} ${v.exchange.path}`);
         if (v.exchange.sent) lines.push('', v.exchange.sent);
