@@ -110,8 +110,9 @@ export const STAGING_DEFAULTS: StagingOptions = {
 };
 
 /**
- * Honest variants. Together they take every value of every option; each takes the value closest
- * to the mock's own choice in at most three gaps, and differs from the mock everywhere else.
+ * Honest variants. Together they take every value of every option (tokenAlphabet aside: only the
+ * page_token variant uses it); each takes the value closest to the mock's own choice in three or
+ * four gaps, so that every value is covered, and differs from the mock everywhere else.
  */
 export const STAGING_VARIANTS: { name: string; options: Partial<StagingOptions> }[] = [
   {
