@@ -5,6 +5,7 @@ import { config, readConfig } from './lib/config';
 import { deleteResource } from './lib/data';
 import { describeExchange, InfraError, requestsSinceLastCount, send } from './lib/http';
 import { readRecords, stopFile, type ExchangeExcerpt, type RecordLine, type Verdict } from './lib/records';
+import { SEQUENCE_TITLE, type SequenceSummary } from './lib/sequences';
 import { RULES, rulesOf, type Profile, type Rule } from './rules';
 
 export interface KitOptions {
@@ -17,6 +18,9 @@ export interface KitOptions {
   rules?: string[];
   /** Jest workers; 1 runs every file in this process. */
   workers?: number;
+  /** Random operation sequences to run (default a few; 0 for none), and their seed. */
+  sequences?: number;
+  seed?: number;
 }
 
 export interface RuleVerdict {
@@ -50,6 +54,8 @@ export interface KitResult {
   serverProfile: Record<string, string[]>;
   /** Requests the run sent to the server, clean-up included. */
   requests: number;
+  /** The random operation sequences: how many ran, within which budget, and a failure shrunk. */
+  sequences?: SequenceSummary;
   /** How many contacts and messages the kit created (all deleted again, but the leftovers). */
   created: { contacts: number; messages: number };
   /** What the kit created and could not delete. */
@@ -104,6 +110,8 @@ function configure(options: KitOptions, runId: string, resultsDir: string): void
   process.env.CONTRACT_TIMEOUT_MS = String(options.timeoutMs ?? config.timeoutMs);
   process.env.CONTRACT_RUN_ID = runId;
   process.env.CONTRACT_RESULTS_DIR = resultsDir;
+  process.env.CONTRACT_SEQUENCES = String(options.sequences ?? config.sequences);
+  process.env.CONTRACT_SEED = String(options.seed ?? config.seed);
   Object.assign(config, readConfig());
 }
 
@@ -255,6 +263,9 @@ export async function runKit(options: KitOptions): Promise<KitResult> {
     );
 
   const runId = `ct${Math.random().toString(36).slice(2, 8)}`;
+  // A seed of its own each run, printed with the result, so that a failure can be run again.
+  options = { ...options, seed: options.seed ?? Math.floor(Math.random() * 2 ** 31) };
+  if (options.rules?.length && options.sequences === undefined) options = { ...options, sequences: 0 };
   const resultsDir = fs.mkdtempSync(path.join(os.tmpdir(), 'messaging-contract-'));
   configure(options, runId, resultsDir);
   try {
@@ -263,7 +274,7 @@ export async function runKit(options: KitOptions): Promise<KitResult> {
 
     const workers = options.workers ?? (isLoopback(baseUrl) ? 1 : 4);
     const pattern = options.rules?.length
-      ? `\\[(${options.rules.map(escapeRegExp).join('|')})\\]`
+      ? `\\[(${[...options.rules.map(escapeRegExp), ...(options.sequences ? ['sequences'] : [])].join('|')})\\]`
       : undefined;
     // Loaded here, not at the top: `--list` and the checks before the run need no jest.
     const { runCLI } = await import('jest');
@@ -276,8 +287,12 @@ export async function runKit(options: KitOptions): Promise<KitResult> {
         maxWorkers: Math.max(1, workers),
         silent: true,
         reporters: [],
-        // The mock profile's files declare no test in the documented profile; jest would call that an error.
-        ...(options.profile === 'documented' ? { testPathIgnorePatterns: ['\\.mock\\.contract\\.ts$'] } : {}),
+        // Files that declare no test in this run (the mock profile's in the documented profile, the
+        // sequences' without sequences): jest would call them an error.
+        testPathIgnorePatterns: [
+          ...(options.profile === 'documented' ? ['\\.mock\\.contract\\.ts$'] : []),
+          ...(options.sequences === 0 ? ['sequences\\.contract\\.ts$'] : []),
+        ],
         ...(pattern ? { testNamePattern: pattern } : {}),
       } as Parameters<typeof import('jest').runCLI>[0],
       [KIT_DIR],
@@ -306,10 +321,22 @@ export async function runKit(options: KitOptions): Promise<KitResult> {
       }
     }
     for (const outcome of outcomes) {
-      if (!ruleIdOfTitle(outcome.title)) problems.push(`the test "${outcome.title}" names no rule`);
+      if (outcome.title === SEQUENCE_TITLE) {
+        // Its failures are recorded against the rules they break; a failed test here broke instead.
+        if (outcome.status === 'failed')
+          problems.push(
+            `the random sequences could not judge: ${outcome.failure.split('\n').slice(0, 3).join(' ')}`,
+          );
+      } else if (!ruleIdOfTitle(outcome.title)) problems.push(`the test "${outcome.title}" names no rule`);
     }
+    // A rule outside --rule that a random sequence found broken is judged too.
+    const foundBroken = rulesOf(options.profile).filter(
+      (r) =>
+        !selected.includes(r) &&
+        records.some((l) => l.kind === 'verdict' && l.verdict === 'fail' && l.rule === r.id),
+    );
     const verdicts: RuleVerdict[] = [];
-    for (const rule of selected) {
+    for (const rule of [...selected, ...foundBroken]) {
       const verdict = judge(rule, outcomes, records, problems);
       if (verdict) verdicts.push(verdict);
       else {
@@ -323,6 +350,9 @@ export async function runKit(options: KitOptions): Promise<KitResult> {
       const values = (serverProfile[record.key] ??= []);
       if (!values.includes(record.value)) values.push(record.value);
     }
+    const sequences = records.find(
+      (r): r is Extract<RecordLine, { kind: 'sequences' }> => r.kind === 'sequences',
+    )?.summary;
     const leftovers = await sweep(records);
     // The tests' requests, and this process's own: the check before the run, and the sweep.
     const requests =
@@ -343,6 +373,7 @@ export async function runKit(options: KitOptions): Promise<KitResult> {
       problems,
       serverProfile,
       requests,
+      ...(sequences ? { sequences } : {}),
       created: {
         contacts: records.filter((r) => r.kind === 'created' && r.resource === 'contact').length,
         messages: records.filter((r) => r.kind === 'created' && r.resource === 'message').length,

@@ -64,6 +64,11 @@ function linkHeader(page: Page, rel: 'next' | 'prev'): string | undefined {
   return undefined;
 }
 
+/** An opaque token may start with "/" (base64 does): only this API's paths and http(s) URLs are URLs. */
+function looksLikeUrl(token: string): boolean {
+  return token.startsWith('/v1/') || token.startsWith('/v1?') || /^https?:\/\//.test(token);
+}
+
 /** A next-page URL given by the server, as a path the kit can send; undefined when it is elsewhere. */
 function toPath(target: string): string | undefined {
   if (target.startsWith('/')) return target;
@@ -91,7 +96,7 @@ function mechanisms(): Mechanism[] {
     name: 'a next-page URL in the body',
     next: (_path, _query, pages) => {
       const token = bodyToken(pages[pages.length - 1]!);
-      if (typeof token !== 'string' || !(token.startsWith('/') || /^https?:/.test(token))) return undefined;
+      if (typeof token !== 'string' || !looksLikeUrl(token)) return undefined;
       const target = toPath(token);
       return target ? { path: target } : undefined;
     },
@@ -102,8 +107,7 @@ function mechanisms(): Mechanism[] {
       next: (path, query, pages) => {
         const token = bodyToken(pages[pages.length - 1]!);
         if (typeof token !== 'string' && typeof token !== 'number') return undefined;
-        if (typeof token === 'string' && (token.startsWith('/') || token.startsWith('http')))
-          return undefined;
+        if (typeof token === 'string' && looksLikeUrl(token)) return undefined;
         return { path, query: { ...query, [param]: String(token) } };
       },
     });
@@ -284,7 +288,7 @@ function backMechanisms(forwardName: string): BackMechanism[] {
       name: 'a previous-page URL in the body',
       previous: (_p, _q, back) => {
         const token = bodyToken(back[back.length - 1]!, BODY_PREV_TOKENS, 'prev');
-        if (typeof token !== 'string' || !(token.startsWith('/') || /^https?:/.test(token))) return undefined;
+        if (typeof token !== 'string' || !looksLikeUrl(token)) return undefined;
         const target = toPath(token);
         return target ? { path: target } : undefined;
       },

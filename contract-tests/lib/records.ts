@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { config } from './config';
+import type { SequenceSummary } from './sequences';
 
 /** A request and its answer, cut down for a report. */
 export interface ExchangeExcerpt {
@@ -30,6 +31,7 @@ export type RecordLine =
     }
   | { kind: 'observe'; key: string; value: string }
   | { kind: 'requests'; count: number }
+  | { kind: 'sequences'; summary: SequenceSummary }
   | { kind: 'created'; resource: 'contact' | 'message'; id: string; label: string }
   | { kind: 'deleted'; resource: 'contact' | 'message'; id: string };
 

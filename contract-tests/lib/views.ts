@@ -2,7 +2,7 @@ import type { Json } from './data';
 import { is2xx, is4xx, send, type Exchange } from './http';
 import { AS_CREATED, Model, reactionsOf, SENDER_FIELDS, type ModelContact, type ModelMessage } from './model';
 import { asPage, idOf, walk, type Walk } from './paging';
-import { RuleFailure } from './rule';
+import { NotRun, RuleFailure } from './rule';
 import { CONTACT, MESSAGE, SENDER, SENDER_FORBIDDEN, nonIntegerTimestamps, problems } from './schemas';
 
 /**
@@ -184,6 +184,14 @@ function pageWith(walked: Walk, id: string): Exchange | undefined {
   );
 }
 
+/** A record can be shown gone from a list only by a walk to its end. */
+function walkedToTheEnd(walked: Walk, view: View): void {
+  if (!walked.complete)
+    throw new NotRun(
+      `could not walk the ${view} to its end, to see what must be gone: ${walked.reason ?? 'no next page'}`,
+    );
+}
+
 /** No record of the kit's is listed twice in one walk (lists.pages). */
 function noRepeats(state: Model, walked: Walk, view: View): void {
   const mine = walked.repeated.find(
@@ -268,6 +276,7 @@ async function contactsList(
   });
   if (walked.pages.length === 0) return; // lists.page-fields and contacts.list.active-parameter judge that
   noRepeats(state, walked, view);
+  if (full || active) walkedToTheEnd(walked, view);
   const listed = new Set<string>();
   for (const item of walked.items) {
     const id = idOf(item);
@@ -363,6 +372,7 @@ async function allMessagesList(state: Model, focus: Set<string>, full: boolean):
   );
   if (walked.pages.length === 0) return;
   noRepeats(state, walked, view);
+  if (full) walkedToTheEnd(walked, view);
   const listed = new Set<string>();
   for (const item of walked.items) {
     const id = idOf(item);

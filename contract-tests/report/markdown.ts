@@ -47,6 +47,30 @@ export function buildMarkdown(result: KitResult): string {
       }
     }
   }
+  const sequences = result.sequences;
+  if (sequences) {
+    lines.push('## Random sequences', '');
+    if (sequences.notRun) lines.push(`Not run: ${sequences.notRun}`, '');
+    else
+      lines.push(
+        `${sequences.ran} of ${sequences.sequences} sequences run with seed ${sequences.seed}: ${sequences.requests} requests of a budget of ${sequences.budget}.`,
+        '',
+      );
+    if (sequences.failure) {
+      lines.push(
+        `Failure of ${code(sequences.failure.rule)}${sequences.failure.check ? ` (check: ${sequences.failure.check})` : ''}: ${sequences.failure.reason}`,
+        '',
+        ...sequences.failure.steps.map((step) => (/^\d/.test(step) ? step : `- ${step}`)),
+        '',
+        'To replay it:',
+        '',
+        '```bash',
+        sequences.failure.curl.trimEnd(),
+        '```',
+        '',
+      );
+    }
+  }
   lines.push('## Server profile', '');
   lines.push(
     'What this server chose where the API document says "not shown". Observations, never failures.',
