@@ -359,6 +359,25 @@ export async function runSequences(count: number, seed: number, test: string): P
     try {
       abilities = await probe();
     } catch (error) {
+      // The probe's own operations are checked too: a rule broken there is a failure of that rule.
+      if (error instanceof RuleFailure && error.of.rule) {
+        writeRecord({
+          kind: 'verdict',
+          rule: error.of.rule,
+          test,
+          verdict: 'fail',
+          ...(error.of.check ? { check: error.of.check } : {}),
+          reason: error.message.split('\n')[0]!,
+          ...(error.exchange ? { exchange: excerpt(error.exchange) } : {}),
+        });
+        const broken = {
+          ...summary,
+          notRun: `the probe before the sequences found ${error.of.rule} broken`,
+          requests: used,
+        };
+        writeRecord({ kind: 'sequences', summary: broken });
+        return broken;
+      }
       if (!(error instanceof NotRun)) throw error;
       const notRun = { ...summary, notRun: error.message, requests: used };
       writeRecord({ kind: 'sequences', summary: notRun });
