@@ -1,13 +1,19 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
-import { DEFAULT_TIMEOUT_MS } from './lib/config';
+import { DEFAULT_SEQUENCES, DEFAULT_TIMEOUT_MS } from './lib/config';
 import { citation, REFERENCE } from './lib/reference';
+import { REQUESTS_PER_SEQUENCE, SHRINK_REQUESTS } from './lib/sequences';
 import { formatConsole } from './report/console';
 import { buildJunit } from './report/junit';
 import { buildMarkdown } from './report/markdown';
 import { RULES, type Profile } from './rules';
 import { handleInterrupts, runKit, type KitResult } from './run';
+
+const whole = (value: string) => {
+  if (!/^[0-9]+$/.test(value)) throw new InvalidArgumentError('must be a whole number (0 or more).');
+  return Number(value);
+};
 
 const positive = (value: string) => {
   if (!/^[1-9][0-9]*$/.test(value)) throw new InvalidArgumentError('must be a whole number above 0.');
@@ -44,7 +50,24 @@ function program(): Command {
           .argParser(positive)
           .env('CONTRACT_TIMEOUT_MS'),
       )
-      .option('--rule <ids...>', 'run only these rules')
+      .option(
+        '--rule <ids...>',
+        'run only these rules (and no random sequences, unless --sequences is given)',
+      )
+      .addOption(
+        new Option(
+          '--sequences <n>',
+          `random operation sequences to run, each checked against the model after every step (0: none); the request budget is ${REQUESTS_PER_SEQUENCE} a sequence plus ${SHRINK_REQUESTS} for shrinking a failure`,
+        )
+          .default(DEFAULT_SEQUENCES)
+          .argParser(whole)
+          .env('CONTRACT_SEQUENCES'),
+      )
+      .addOption(
+        new Option('--seed <n>', 'seed of the random sequences (default: a new one each run, printed)')
+          .argParser(whole)
+          .env('CONTRACT_SEED'),
+      )
       .option('--junit <file>', 'write JUnit XML, one test case per rule')
       .option('--report <file>', 'write a Markdown conformance report, with the server profile')
       .option('--json <file>', 'write the verdicts as JSON')
@@ -73,6 +96,8 @@ interface CliOptions {
   json?: string;
   workers?: number;
   list?: boolean;
+  sequences: number;
+  seed?: number;
 }
 
 function write(file: string, text: string): void {
@@ -98,6 +123,13 @@ export function toJson(result: KitResult): unknown {
       sentence: v.rule.sentence,
     })),
   };
+}
+
+function explicitSequences(argv: string[], options: CliOptions): number | undefined {
+  const given =
+    argv.some((arg) => arg === '--sequences' || arg.startsWith('--sequences=')) ||
+    process.env.CONTRACT_SEQUENCES;
+  return given ? options.sequences : undefined;
 }
 
 export async function main(argv: string[] = process.argv): Promise<number> {
@@ -129,6 +161,9 @@ export async function main(argv: string[] = process.argv): Promise<number> {
       timeoutMs: options.timeoutMs,
       rules: options.rule,
       workers: options.workers,
+      // --rule alone runs no sequences; --sequences given with it does.
+      sequences: options.rule?.length ? explicitSequences(argv, options) : options.sequences,
+      seed: options.seed,
     });
     console.log(formatConsole(result));
     if (options.junit) write(options.junit, buildJunit(result));

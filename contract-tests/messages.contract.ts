@@ -10,6 +10,7 @@ import {
 } from './lib/data';
 import { is2xx, is4xx, send, type Exchange } from './lib/http';
 import { idOf, walk } from './lib/paging';
+import { REACTION_NAMES } from './lib/operations';
 import { rule, type RuleContext } from './lib/rule';
 import { MESSAGE, SENDER, SENDER_FORBIDDEN, problems } from './lib/schemas';
 
@@ -17,7 +18,6 @@ useCleanup();
 
 const path = (id: unknown) => `/v1/messages/${encodeURIComponent(String(id))}`;
 const UNKNOWN_ID = 'zz0unknown0message0id';
-const REACTION_NAMES = ['heart', 'thumbs_up', 'like', '👍'];
 
 /**
  * Adds one reaction as the document shows it (`reactions[<name>][]=<username>`). Allowed names are

@@ -82,6 +82,11 @@ export const RULES: readonly Rule[] = [
   ),
   documented('contacts.retrieve', '4.1', 'GET /v1/contacts/:id returns the contact object.'),
   documented(
+    'contacts.list',
+    '4.1',
+    'GET /v1/contacts lists the contacts: every contact that exists is listed once, as it is (the fields retrieve shows).',
+  ),
+  documented(
     'contacts.update.display-name',
     '4.1',
     'PUT /v1/contacts/:id with `display_name` returns the updated contact object, and the new name is kept.',
@@ -92,14 +97,19 @@ export const RULES: readonly Rule[] = [
     '`display_name` is the only updatable attribute: an update of any other attribute is refused or ignored, never applied.',
   ),
   documented(
+    'contacts.update.keeps-the-rest',
+    '1, 4.1',
+    'Updating display_name changes nothing else: username, phone_number, avatar_url, conversation_id and created_at stay as they were, in every view.',
+  ),
+  documented(
     'contacts.delete',
     '4.1',
-    'DELETE /v1/contacts/:id deletes the contact: it can no longer be retrieved.',
+    'DELETE /v1/contacts/:id deletes the contact: it can no longer be retrieved, and no list shows it (with or without `active`).',
   ),
   documented(
     'contacts.delete.cascades-conversation',
     '1, 4.1 rule 6',
-    'When a contact is deleted, its conversation is deleted too (with the messages in it).',
+    'When a contact is deleted, its conversation is deleted too: its messages can no longer be retrieved or listed, nothing can be sent into it, and other conversations stay as they were.',
   ),
   documented(
     'contacts.unknown-id',
@@ -124,9 +134,18 @@ export const RULES: readonly Rule[] = [
   documented(
     'lists.has-more',
     '2.4',
-    '`has_more` is true when more items exist beyond this page, false when none do.',
+    '`has_more` is true when more items exist beyond this page, false when none do (also on a last page that is exactly full).',
   ),
-  documented('lists.limit', '4.1, 4.2, 8', '`limit` reduces the number of items returned per list call.'),
+  documented(
+    'lists.limit',
+    '4.1, 4.2, 8',
+    '`limit` reduces the number of items returned per list call (`limit=1` gives one item).',
+  ),
+  documented(
+    'lists.pages',
+    '2.4, 4.1 rule 1, 4.2 rule 1',
+    'A paginated list, walked page by page with the server’s own way to the next page (and back, where it has one), shows every item once: no item twice, none left out.',
+  ),
   documented(
     'messages.fields',
     '2.2',
@@ -178,17 +197,30 @@ export const RULES: readonly Rule[] = [
     '4.2 rule 1',
     'Without `conversation_id`, messages across all conversations are listed.',
   ),
-  documented('messages.update.edit-text', '1, 4.2 rule 4', 'Updating may edit the text (`message`).'),
+  documented(
+    'messages.update.edit-text',
+    '1, 4.2 rule 4',
+    'Updating may edit the text (`message`): every view shows the new text.',
+  ),
   documented(
     'messages.update.add-reaction',
     '2.3, 4.2 rule 4',
-    'Updating may add a reaction, sent as the form key `reactions[<reaction_name>][]` with a username as its value.',
+    'Updating may add a reaction, sent as the form key `reactions[<reaction_name>][]` with a username as its value; it is added to what is there, never replacing a name or its usernames.',
   ),
-  documented('messages.update.add-attachment', '4.2 rule 4', 'Updating may add an attachment.'),
+  documented(
+    'messages.update.add-attachment',
+    '4.2 rule 4',
+    'Updating may add an attachment: it is added to the attachments already there.',
+  ),
+  documented(
+    'messages.update.keeps-the-rest',
+    '1, 4.2 rule 4',
+    'An update changes what it was sent and nothing else: conversation_id, created_at, the sender, the text when it was not sent, and the reactions and attachments already there stay, in every view.',
+  ),
   documented(
     'messages.delete.permanent',
     '1, 4.2 rule 5',
-    'Deleting a message removes it permanently: it can no longer be retrieved, listed or updated.',
+    'Deleting a message removes it permanently: it can no longer be retrieved, listed (in its conversation or across all) or updated.',
   ),
   documented(
     'messages.unknown-id',

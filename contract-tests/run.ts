@@ -3,8 +3,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { config, readConfig } from './lib/config';
 import { deleteResource } from './lib/data';
-import { describeExchange, InfraError, send } from './lib/http';
+import { describeExchange, InfraError, requestsSinceLastCount, send } from './lib/http';
 import { readRecords, stopFile, type ExchangeExcerpt, type RecordLine, type Verdict } from './lib/records';
+import { SEQUENCE_TITLE, type SequenceSummary } from './lib/sequences';
 import { RULES, rulesOf, type Profile, type Rule } from './rules';
 
 export interface KitOptions {
@@ -17,6 +18,9 @@ export interface KitOptions {
   rules?: string[];
   /** Jest workers; 1 runs every file in this process. */
   workers?: number;
+  /** Random operation sequences to run (default a few; 0 for none), and their seed. */
+  sequences?: number;
+  seed?: number;
 }
 
 export interface RuleVerdict {
@@ -24,6 +28,10 @@ export interface RuleVerdict {
   verdict: Verdict;
   /** Why it failed or was not run. */
   reason?: string;
+  /** Which check of the rule failed. */
+  check?: string;
+  /** The test that found the failure, when it is not one of the rule's own (e.g. a random sequence). */
+  foundBy?: string;
   /** The request and answer that showed the failure. */
   exchange?: ExchangeExcerpt;
   /** The tests of the rule, by title. */
@@ -44,6 +52,10 @@ export interface KitResult {
   problems: string[];
   /** What the server chose where the document says "not shown": key → values seen. */
   serverProfile: Record<string, string[]>;
+  /** Requests the run sent to the server, clean-up included. */
+  requests: number;
+  /** The random operation sequences: how many ran, within which budget, and a failure shrunk. */
+  sequences?: SequenceSummary;
   /** How many contacts and messages the kit created (all deleted again, but the leftovers). */
   created: { contacts: number; messages: number };
   /** What the kit created and could not delete. */
@@ -81,6 +93,7 @@ function cannotJudge(options: KitOptions, problem: string, started: number): Kit
     durationMs: Date.now() - started,
     verdicts: [],
     problems: [problem],
+    requests: 0,
     serverProfile: {},
     created: { contacts: 0, messages: 0 },
     leftovers: [],
@@ -97,6 +110,8 @@ function configure(options: KitOptions, runId: string, resultsDir: string): void
   process.env.CONTRACT_TIMEOUT_MS = String(options.timeoutMs ?? config.timeoutMs);
   process.env.CONTRACT_RUN_ID = runId;
   process.env.CONTRACT_RESULTS_DIR = resultsDir;
+  process.env.CONTRACT_SEQUENCES = String(options.sequences ?? config.sequences);
+  process.env.CONTRACT_SEED = String(options.seed ?? config.seed);
   Object.assign(config, readConfig());
 }
 
@@ -159,10 +174,14 @@ function judge(
       o.status !== 'skipped' &&
       o.status !== 'disabled',
   );
-  if (tests.length === 0) return undefined;
   const verdicts = records.filter(
     (r): r is Extract<RecordLine, { kind: 'verdict' }> => r.kind === 'verdict' && r.rule === rule.id,
   );
+  const titles = tests.map((t) => t.title);
+  // Failures of this rule found by other tests: on their way, by the model's checks, or by a
+  // random sequence. The rule's own failure, when it has one, is shown first.
+  const foreign = verdicts.find((v) => v.verdict === 'fail' && ruleIdOfTitle(v.test) !== rule.id);
+  if (tests.length === 0 && !foreign) return undefined;
   let failure: RuleVerdict | undefined;
   let notRun: RuleVerdict | undefined;
   let passed = false;
@@ -170,7 +189,14 @@ function judge(
     const record = verdicts.find((v) => v.test === test.title);
     if (test.status === 'failed') {
       if (record?.verdict === 'fail') {
-        failure ??= { rule, verdict: 'fail', reason: record.reason, exchange: record.exchange, tests: [] };
+        failure ??= {
+          rule,
+          verdict: 'fail',
+          reason: record.reason,
+          ...(record.check ? { check: record.check } : {}),
+          exchange: record.exchange,
+          tests: [],
+        };
       } else if (record?.verdict === 'infra') {
         problems.push(`${rule.id}: could not judge: ${record.reason}`);
         notRun ??= { rule, verdict: 'not-run', reason: `could not judge: ${record.reason}`, tests: [] };
@@ -185,7 +211,17 @@ function judge(
       passed = true;
     }
   }
-  const titles = tests.map((t) => t.title);
+  if (!failure && foreign) {
+    failure = {
+      rule,
+      verdict: 'fail',
+      reason: foreign.reason,
+      ...(foreign.check ? { check: foreign.check } : {}),
+      foundBy: foreign.test,
+      exchange: foreign.exchange,
+      tests: [],
+    };
+  }
   if (failure) return { ...failure, tests: titles };
   if (notRun && !passed) return { ...notRun, tests: titles };
   return {
@@ -227,6 +263,9 @@ export async function runKit(options: KitOptions): Promise<KitResult> {
     );
 
   const runId = `ct${Math.random().toString(36).slice(2, 8)}`;
+  // A seed of its own each run, printed with the result, so that a failure can be run again.
+  options = { ...options, seed: options.seed ?? Math.floor(Math.random() * 2 ** 31) };
+  if (options.rules?.length && options.sequences === undefined) options = { ...options, sequences: 0 };
   const resultsDir = fs.mkdtempSync(path.join(os.tmpdir(), 'messaging-contract-'));
   configure(options, runId, resultsDir);
   try {
@@ -235,7 +274,7 @@ export async function runKit(options: KitOptions): Promise<KitResult> {
 
     const workers = options.workers ?? (isLoopback(baseUrl) ? 1 : 4);
     const pattern = options.rules?.length
-      ? `\\[(${options.rules.map(escapeRegExp).join('|')})\\]`
+      ? `\\[(${[...options.rules.map(escapeRegExp), ...(options.sequences ? ['sequences'] : [])].join('|')})\\]`
       : undefined;
     // Loaded here, not at the top: `--list` and the checks before the run need no jest.
     let runCLI: typeof import('jest').runCLI;
@@ -256,11 +295,13 @@ export async function runKit(options: KitOptions): Promise<KitResult> {
         reporters: [],
         // Jest would exit(1) itself on finding no test file; the kit says so and exits 2 below.
         passWithNoTests: true,
-        // The mock profile's files declare no test in the documented profile; jest would call that an
-        // error. (.ts in a clone, .js compiled into dist/ and installed.)
-        ...(options.profile === 'documented'
-          ? { testPathIgnorePatterns: ['\\.mock\\.contract\\.[jt]s$'] }
-          : {}),
+        // Files that declare no test in this run (the mock profile's in the documented profile, the
+        // sequences' without sequences): jest would call them an error. (.ts in a clone, .js
+        // compiled into dist/ and installed.)
+        testPathIgnorePatterns: [
+          ...(options.profile === 'documented' ? ['\\.mock\\.contract\\.[jt]s$'] : []),
+          ...(options.sequences === 0 ? ['sequences\\.contract\\.[jt]s$'] : []),
+        ],
         ...(pattern ? { testNamePattern: pattern } : {}),
       } as Parameters<typeof import('jest').runCLI>[0],
       [KIT_DIR],
@@ -293,10 +334,22 @@ export async function runKit(options: KitOptions): Promise<KitResult> {
       }
     }
     for (const outcome of outcomes) {
-      if (!ruleIdOfTitle(outcome.title)) problems.push(`the test "${outcome.title}" names no rule`);
+      if (outcome.title === SEQUENCE_TITLE) {
+        // Its failures are recorded against the rules they break; a failed test here broke instead.
+        if (outcome.status === 'failed')
+          problems.push(
+            `the random sequences could not judge: ${outcome.failure.split('\n').slice(0, 3).join(' ')}`,
+          );
+      } else if (!ruleIdOfTitle(outcome.title)) problems.push(`the test "${outcome.title}" names no rule`);
     }
+    // A rule outside --rule that a random sequence found broken is judged too.
+    const foundBroken = rulesOf(options.profile).filter(
+      (r) =>
+        !selected.includes(r) &&
+        records.some((l) => l.kind === 'verdict' && l.verdict === 'fail' && l.rule === r.id),
+    );
     const verdicts: RuleVerdict[] = [];
-    for (const rule of selected) {
+    for (const rule of [...selected, ...foundBroken]) {
       const verdict = judge(rule, outcomes, records, problems);
       if (verdict) verdicts.push(verdict);
       else {
@@ -310,7 +363,13 @@ export async function runKit(options: KitOptions): Promise<KitResult> {
       const values = (serverProfile[record.key] ??= []);
       if (!values.includes(record.value)) values.push(record.value);
     }
+    const sequences = records.find(
+      (r): r is Extract<RecordLine, { kind: 'sequences' }> => r.kind === 'sequences',
+    )?.summary;
     const leftovers = await sweep(records);
+    // The tests' requests, and this process's own: the check before the run, and the sweep.
+    const requests =
+      records.reduce((n, r) => n + (r.kind === 'requests' ? r.count : 0), 0) + requestsSinceLastCount();
     if (interrupted) problems.push('the run was interrupted');
     const failed = verdicts.some((v) => v.verdict === 'fail');
     const nothingJudged = verdicts.every((v) => v.verdict === 'not-run');
@@ -326,6 +385,8 @@ export async function runKit(options: KitOptions): Promise<KitResult> {
       verdicts,
       problems,
       serverProfile,
+      requests,
+      ...(sequences ? { sequences } : {}),
       created: {
         contacts: records.filter((r) => r.kind === 'created' && r.resource === 'contact').length,
         messages: records.filter((r) => r.kind === 'created' && r.resource === 'message').length,

@@ -107,6 +107,7 @@ describe('what cites the reference', () => {
     verdicts: [{ rule, verdict: 'fail', reason: 'a create without username was accepted', tests: [] }],
     problems: [],
     serverProfile: {},
+    requests: 12,
     created: { contacts: 1, messages: 0 },
     leftovers: [],
   };

@@ -15,7 +15,13 @@ export interface KitConfig {
   runId: string;
   /** Where the tests write their verdicts, observations and the ledger of what they created. */
   resultsDir: string | undefined;
+  /** How many random operation sequences to run (0: none), and their seed. */
+  sequences: number;
+  seed: number;
 }
+
+/** A default run tries a few random sequences; `--sequences N` runs more. */
+export const DEFAULT_SEQUENCES = 3;
 
 export const DEFAULT_TIMEOUT_MS = 10_000;
 
@@ -31,7 +37,13 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): KitConfig {
     timeoutMs: Number.isFinite(timeout) && timeout > 0 ? timeout : DEFAULT_TIMEOUT_MS,
     runId: env.CONTRACT_RUN_ID || `ct${Date.now().toString(36).slice(-6)}`,
     resultsDir: env.CONTRACT_RESULTS_DIR || undefined,
+    sequences: wholeNumber(env.CONTRACT_SEQUENCES) ?? DEFAULT_SEQUENCES,
+    seed: wholeNumber(env.CONTRACT_SEED) ?? 1,
   };
+}
+
+function wholeNumber(text: string | undefined): number | undefined {
+  return text !== undefined && /^[0-9]+$/.test(text) ? Number(text) : undefined;
 }
 
 export const config: KitConfig = readConfig();

@@ -1,5 +1,5 @@
 import { config } from './config';
-import { is2xx, is4xx, send, type Exchange, type Pairs } from './http';
+import { is2xx, is4xx, requestsSinceLastCount, send, type Exchange, type Pairs } from './http';
 import { stopRequested, writeRecord } from './records';
 import { SetupFailure } from './rule';
 
@@ -189,7 +189,16 @@ export async function cleanup(): Promise<void> {
 
 /** Cleans up after the file's tests, whatever happened in them. */
 export function useCleanup(): void {
-  afterAll(cleanup, Math.max(60_000, config.timeoutMs * 10));
+  afterAll(
+    async () => {
+      try {
+        await cleanup();
+      } finally {
+        writeRecord({ kind: 'requests', count: requestsSinceLastCount() });
+      }
+    },
+    Math.max(60_000, config.timeoutMs * 10),
+  );
 }
 
 /** Memoizes a shared fixture: the first test that needs it makes it; a failure is shared too. */

@@ -140,7 +140,18 @@ async function afterRateLimit(
   return exchange;
 }
 
+let sentCount = 0;
+let reportedCount = 0;
+
+/** Requests sent by this process since the last call (each attempt counts). */
+export function requestsSinceLastCount(): number {
+  const count = sentCount - reportedCount;
+  reportedCount = sentCount;
+  return count;
+}
+
 async function sendOnce(method: string, fullPath: string, options: RequestOptions): Promise<Exchange> {
+  sentCount += 1;
   const agent = request(config.baseUrl);
   const verb = method.toLowerCase() as 'get' | 'post' | 'put' | 'delete' | 'head' | 'options' | 'patch';
   let req = (agent[verb] as (url: string) => request.Test)(fullPath)

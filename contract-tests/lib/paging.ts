@@ -34,26 +34,71 @@ type Mechanism = {
 };
 
 const BODY_TOKENS = ['next_cursor', 'next_page_token', 'nextCursor', 'next_page', 'next', 'cursor'];
+const BODY_PREV_TOKENS = [
+  'prev_cursor',
+  'prev_page_token',
+  'previous_page_token',
+  'prevCursor',
+  'previous',
+  'prev',
+];
 const TOKEN_PARAMS = ['cursor', 'page_token', 'next', 'starting_after', 'after'];
 
-function bodyToken(page: Page): unknown {
+function bodyToken(page: Page, keys = BODY_TOKENS, link = 'next'): unknown {
   const body = page.exchange.body as Json;
-  for (const key of BODY_TOKENS) if (body[key] !== undefined && body[key] !== null) return body[key];
+  for (const key of keys) if (body[key] !== undefined && body[key] !== null) return body[key];
   const links = body.links as Json | undefined;
-  return links && typeof links === 'object' ? links.next : undefined;
+  return links && typeof links === 'object' ? links[link] : undefined;
+}
+
+/** The target of an RFC 8288 `Link` header's relation, as a path on the base URL. */
+function linkHeader(page: Page, rel: 'next' | 'prev'): string | undefined {
+  const header = page.exchange.headers.link;
+  if (!header) return undefined;
+  for (const part of header.split(/,(?=\s*<)/)) {
+    const match = /<([^>]*)>\s*;(.*)/.exec(part.trim());
+    if (!match) continue;
+    const rels = /rel\s*=\s*"?([^";]+)"?/i.exec(match[2]!)?.[1]?.toLowerCase().split(/\s+/) ?? [];
+    if (rels.includes(rel) || (rel === 'prev' && rels.includes('previous'))) return toPath(match[1]!);
+  }
+  return undefined;
+}
+
+/** An opaque token may start with "/" (base64 does): only this API's paths and http(s) URLs are URLs. */
+function looksLikeUrl(token: string): boolean {
+  return token.startsWith('/v1/') || token.startsWith('/v1?') || /^https?:\/\//.test(token);
+}
+
+/** A next-page URL given by the server, as a path the kit can send; undefined when it is elsewhere. */
+function toPath(target: string): string | undefined {
+  if (target.startsWith('/')) return target;
+  if (target.startsWith(config.baseUrl)) return target.slice(config.baseUrl.length);
+  try {
+    const url = new URL(target, `${config.baseUrl}/`);
+    const base = new URL(config.baseUrl);
+    return url.origin === base.origin ? `${url.pathname}${url.search}` : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 function mechanisms(): Mechanism[] {
   const list: Mechanism[] = [];
+  list.push({
+    name: 'a `Link: <…>; rel="next"` header',
+    next: (_path, _query, pages) => {
+      const target = linkHeader(pages[pages.length - 1]!, 'next');
+      return target ? { path: target } : undefined;
+    },
+  });
   // A next-page token or URL in the body.
   list.push({
     name: 'a next-page URL in the body',
     next: (_path, _query, pages) => {
       const token = bodyToken(pages[pages.length - 1]!);
-      if (typeof token !== 'string') return undefined;
-      if (token.startsWith('/')) return { path: token };
-      if (token.startsWith(config.baseUrl)) return { path: token.slice(config.baseUrl.length) };
-      return undefined;
+      if (typeof token !== 'string' || !looksLikeUrl(token)) return undefined;
+      const target = toPath(token);
+      return target ? { path: target } : undefined;
     },
   });
   for (const param of TOKEN_PARAMS) {
@@ -62,8 +107,7 @@ function mechanisms(): Mechanism[] {
       next: (path, query, pages) => {
         const token = bodyToken(pages[pages.length - 1]!);
         if (typeof token !== 'string' && typeof token !== 'number') return undefined;
-        if (typeof token === 'string' && (token.startsWith('/') || token.startsWith('http')))
-          return undefined;
+        if (typeof token === 'string' && looksLikeUrl(token)) return undefined;
         return { path, query: { ...query, [param]: String(token) } };
       },
     });
@@ -118,6 +162,8 @@ async function discover(
 export interface Walk {
   pages: Page[];
   items: Json[];
+  /** Items that a later page showed again (by id). */
+  repeated: Json[];
   /** True when the walk reached a page with has_more false. */
   complete: boolean;
   /** Why the walk stopped early, when it did. */
@@ -142,20 +188,32 @@ export async function walk(path: string, baseQuery: Query = {}, options: WalkOpt
     Object.entries(baseQuery as Record<string, unknown>).map(([k, v]) => [k, String(v)]),
   );
   let first: Page | undefined;
-  if (options.limit !== undefined) {
-    first = await fetchPage(path, { ...query, limit: String(options.limit) });
-    if (first) query = { ...query, limit: String(options.limit) };
+  // The maximum `limit` is not shown: the largest page the server takes, down to its default.
+  for (const limit of options.limit === undefined ? [] : largeLimits(options.limit)) {
+    first = await fetchPage(path, { ...query, limit: String(limit) });
+    if (first) {
+      query = { ...query, limit: String(limit) };
+      break;
+    }
   }
   first ??= await fetchPage(path, query);
   if (!first)
-    return { pages: [], items: [], complete: false, reason: `GET ${path} did not answer a page of results` };
+    return {
+      pages: [],
+      items: [],
+      repeated: [],
+      complete: false,
+      reason: `GET ${path} did not answer a page of results`,
+    };
   const pages = [first];
   const items = [...first.data];
+  const repeated: Json[] = [];
+  const seen = new Set(items.map(idOf));
   const done = () => options.until?.(items) === true;
   let mechanism = found.get(path);
   while (pages[pages.length - 1]!.has_more && !done()) {
     if (pages.length >= maxPages)
-      return { pages, items, complete: false, reason: `stopped after ${maxPages} pages` };
+      return { pages, items, repeated, complete: false, reason: `stopped after ${maxPages} pages` };
     let page: Page | undefined;
     if (mechanism === undefined) {
       const discovered = await discover(path, query, pages[pages.length - 1]!);
@@ -171,24 +229,190 @@ export async function walk(path: string, baseQuery: Query = {}, options: WalkOpt
       return {
         pages,
         items,
+        repeated,
         complete: false,
         reason:
-          'the server offers no next-page mechanism the kit knows (tried a next token or URL in the body, starting_after/after/cursor/since_id=<last id>, page=<n>, offset=<n>)',
+          'the server offers no next-page mechanism the kit knows (tried a Link header, a next token or URL in the body, starting_after/after/cursor/since_id=<last id>, page=<n>, offset=<n>)',
       };
     }
     if (!page)
       return {
         pages,
         items,
+        repeated,
         complete: false,
         reason: `the next page (${mechanism.name}) did not answer a page of results`,
       };
     if (page.data.length === 0) break;
     pages.push(page);
-    items.push(...page.data);
+    for (const item of page.data) {
+      if (seen.has(idOf(item))) repeated.push(item);
+      else {
+        seen.add(idOf(item));
+        items.push(item);
+      }
+    }
   }
   const last = pages[pages.length - 1]!;
-  return { pages, items, complete: !last.has_more || last.data.length === 0 };
+  return { pages, items, repeated, complete: !last.has_more || last.data.length === 0 };
+}
+
+/** `limit` values to try for a large page, largest first: the maximum is not shown. */
+function largeLimits(wanted: number): number[] {
+  return [wanted, 50, 20].filter((limit, i, all) => limit <= wanted && all.indexOf(limit) === i);
+}
+
+/** A way back: the page before the earliest page walked so far. */
+type BackMechanism = {
+  name: string;
+  previous(
+    path: string,
+    query: Record<string, string>,
+    /** Pages so far on the way back; the last one is the earliest. */
+    back: Page[],
+    /** The forward walk the way back starts from. */
+    forward: Page[],
+  ): { path: string; query?: Record<string, string> } | undefined;
+};
+
+function backMechanisms(forwardName: string): BackMechanism[] {
+  const list: BackMechanism[] = [
+    {
+      name: 'a `Link: <…>; rel="prev"` header',
+      previous: (_p, _q, back) => {
+        const target = linkHeader(back[back.length - 1]!, 'prev');
+        return target ? { path: target } : undefined;
+      },
+    },
+    {
+      name: 'a previous-page URL in the body',
+      previous: (_p, _q, back) => {
+        const token = bodyToken(back[back.length - 1]!, BODY_PREV_TOKENS, 'prev');
+        if (typeof token !== 'string' || !looksLikeUrl(token)) return undefined;
+        const target = toPath(token);
+        return target ? { path: target } : undefined;
+      },
+    },
+  ];
+  // A previous-page token goes where the next-page token went.
+  const param = /^`(\w+)=<next token from the body>`$/.exec(forwardName)?.[1];
+  if (param) {
+    list.push({
+      name: `\`${param}=<previous token from the body>\``,
+      previous: (path, query, back) => {
+        const token = bodyToken(back[back.length - 1]!, BODY_PREV_TOKENS, 'prev');
+        if (typeof token !== 'string' && typeof token !== 'number') return undefined;
+        return { path, query: { ...withoutPaging(query), [param]: String(token) } };
+      },
+    });
+  }
+  for (const name of ['ending_before', 'before']) {
+    list.push({
+      name: `\`${name}=<first id>\``,
+      previous: (path, query, back) => {
+        const first = back[back.length - 1]!.data[0];
+        return first ? { path, query: { ...withoutPaging(query), [name]: idOf(first) } } : undefined;
+      },
+    });
+  }
+  if (forwardName === '`page=<n>`') {
+    list.push({
+      name: '`page=<n - 1>`',
+      previous: (path, query, back, forward) => {
+        const page = forward.length - back.length;
+        return page >= 1 ? { path, query: { ...withoutPaging(query), page: String(page) } } : undefined;
+      },
+    });
+  }
+  if (forwardName === '`offset=<items so far>`') {
+    list.push({
+      name: '`offset=<items before the page>`',
+      previous: (path, query, back, forward) => {
+        const index = forward.length - back.length - 1;
+        if (index < 0) return undefined;
+        const offset = forward.slice(0, index).reduce((n, p) => n + p.data.length, 0);
+        return { path, query: { ...withoutPaging(query), offset: String(offset) } };
+      },
+    });
+  }
+  return list;
+}
+
+const PAGING_PARAMS = [
+  'cursor',
+  'page_token',
+  'next',
+  'starting_after',
+  'after',
+  'since_id',
+  'page',
+  'offset',
+];
+const withoutPaging = (query: Record<string, string>) =>
+  Object.fromEntries(Object.entries(query).filter(([key]) => !PAGING_PARAMS.includes(key)));
+
+export interface BackWalk {
+  /** The way back the kit found, or undefined when the server shows none it knows. */
+  mechanism?: string;
+  /** The pages on the way back, from the last page of the forward walk to the first. */
+  pages: Page[];
+  /** Every item of the way back, in the order met. */
+  items: Json[];
+  repeated: Json[];
+}
+
+/**
+ * Walks back from the last page of a complete forward walk of two pages or more. A way back is
+ * the first mechanism whose page holds only items of the forward walk's page before its last;
+ * otherwise the server has none the kit knows, which is no failure (paging is not shown).
+ */
+export async function walkBack(path: string, baseQuery: Query, forward: Walk): Promise<BackWalk> {
+  const none: BackWalk = { pages: [], items: [], repeated: [] };
+  if (!forward.complete || forward.pages.length < 2) return none;
+  const forwardName = mechanismOf(path);
+  if (!forwardName) return none;
+  const query = Object.fromEntries(
+    Object.entries(baseQuery as Record<string, unknown>).map(([k, v]) => [k, String(v)]),
+  );
+  const limit = new URLSearchParams(forward.pages[0]!.exchange.path.split('?')[1] ?? '').get('limit');
+  if (limit) query.limit = limit;
+  const last = forward.pages[forward.pages.length - 1]!;
+  // Only items of the page just before the last: a parameter the server ignores gives the first page.
+  const before = new Set(forward.pages[forward.pages.length - 2]!.data.map(idOf));
+  for (const mechanism of backMechanisms(forwardName)) {
+    const target = mechanism.previous(path, query, [last], forward.pages);
+    if (!target) continue;
+    const page = await fetchPage(target.path, target.query);
+    if (!page || page.data.length === 0 || !page.data.every((item) => before.has(idOf(item)))) continue;
+    observe('paging back', mechanism.name);
+    const pages = [last, page];
+    const items = [...last.data];
+    const repeated: Json[] = [];
+    const seen = new Set(items.map(idOf));
+    const take = (p: Page): boolean => {
+      const known = seen.size;
+      for (const item of p.data) {
+        if (seen.has(idOf(item))) repeated.push(item);
+        else {
+          seen.add(idOf(item));
+          items.push(item);
+        }
+      }
+      return seen.size > known;
+    };
+    take(page);
+    // Back to the first page: stop on an empty page, or once every item was met again.
+    while (seen.size < forward.items.length && pages.length <= forward.pages.length + 1) {
+      const next = mechanism.previous(path, query, pages, forward.pages);
+      const previous = next && (await fetchPage(next.path, next.query));
+      if (!previous || previous.data.length === 0) break;
+      pages.push(previous);
+      if (!take(previous)) break;
+    }
+    return { mechanism: mechanism.name, pages, items, repeated };
+  }
+  observe('paging back', 'none found');
+  return none;
 }
 
 /** The next-page mechanism the kit settled on for a path, if any. */

@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { config } from './config';
+import type { SequenceSummary } from './sequences';
 
 /** A request and its answer, cut down for a report. */
 export interface ExchangeExcerpt {
@@ -23,10 +24,14 @@ export type RecordLine =
       rule: string;
       test: string;
       verdict: Verdict | 'infra' | 'error';
+      /** Which check of the rule failed. */
+      check?: string;
       reason?: string;
       exchange?: ExchangeExcerpt;
     }
   | { kind: 'observe'; key: string; value: string }
+  | { kind: 'requests'; count: number }
+  | { kind: 'sequences'; summary: SequenceSummary }
   | { kind: 'created'; resource: 'contact' | 'message'; id: string; label: string }
   | { kind: 'deleted'; resource: 'contact' | 'message'; id: string };
 

@@ -1,8 +1,24 @@
 import { config } from './config';
-import { describeExchange, InfraError, is2xx, is4xx, onExchange, type Exchange } from './http';
+import {
+  describeExchange,
+  InfraError,
+  is2xx,
+  is4xx,
+  onExchange,
+  requestsSinceLastCount,
+  type Exchange,
+} from './http';
 import { writeRecord, type ExchangeExcerpt } from './records';
 import { findRule, type Rule } from '../rules';
 import './recorder';
+
+/** Which check of a rule failed, and the rule when it is not the one of the test that found it. */
+export interface FailureOf {
+  /** The rule broken; by default the rule of the test that found it. */
+  rule?: string;
+  /** The check of the rule, e.g. "contacts list" or "has_more on an exactly full last page". */
+  check?: string;
+}
 
 /** The server broke the rule: a verdict of fail, with the exchange that shows it. */
 export class RuleFailure extends Error {
@@ -10,8 +26,11 @@ export class RuleFailure extends Error {
   constructor(
     message: string,
     readonly exchange?: Exchange,
+    readonly of: FailureOf = {},
   ) {
     super(exchange ? `${message}\n  ${describeExchange(exchange)}` : message);
+    if (of.rule !== undefined && !findRule(of.rule))
+      throw new Error(`a check names the unknown rule "${of.rule}"`);
   }
 }
 
@@ -44,12 +63,12 @@ export class RuleContext {
     return this.exchanges[this.exchanges.length - 1];
   }
 
-  fail(message: string, exchange?: Exchange): never {
-    throw new RuleFailure(message, exchange);
+  fail(message: string, exchange?: Exchange, of?: FailureOf): never {
+    throw new RuleFailure(message, exchange, of);
   }
 
-  check(condition: unknown, message: string, exchange?: Exchange): asserts condition {
-    if (!condition) this.fail(message, exchange);
+  check(condition: unknown, message: string, exchange?: Exchange, of?: FailureOf): asserts condition {
+    if (!condition) this.fail(message, exchange, of);
   }
 
   notRun(reason: string): never {
@@ -123,20 +142,35 @@ export function rule(
         const failed = error instanceof RuleFailure ? (error.exchange ?? t.last) : t.last;
         const isAssertion =
           error instanceof RuleFailure || (error as { matcherResult?: unknown }).matcherResult !== undefined;
+        const broken = error instanceof RuleFailure ? (error.of.rule ?? id) : id;
         writeRecord({
           kind: 'verdict',
-          rule: id,
+          rule: broken,
           test: name,
           verdict: isAssertion ? 'fail' : 'error',
+          ...(error instanceof RuleFailure && error.of.check ? { check: error.of.check } : {}),
           reason:
             error instanceof RuleFailure
               ? error.message.split('\n')[0]
               : String((error as Error).stack ?? error),
           ...(failed ? { exchange: excerpt(failed) } : {}),
         });
+        if (broken !== id) {
+          // The test of this rule found another rule broken on its way: that rule fails, and
+          // this one could not be judged past that point.
+          writeRecord({
+            kind: 'verdict',
+            rule: id,
+            test: name,
+            verdict: 'not-run',
+            reason: `stopped: on the way, the server broke ${broken} (see there)`,
+          });
+          return;
+        }
         throw error;
       } finally {
         stop();
+        writeRecord({ kind: 'requests', count: requestsSinceLastCount() });
       }
     },
     timeoutMs ?? Math.max(120_000, config.timeoutMs * 12),

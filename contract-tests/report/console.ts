@@ -26,9 +26,33 @@ export function formatConsole(result: KitResult): string {
   for (const verdict of result.verdicts) {
     lines.push(`${MARK[verdict.verdict].padEnd(7)} ${verdict.rule.id}  (§${verdict.rule.section})`);
     if (verdict.verdict !== 'pass' || verdict.reason) {
+      if (verdict.check) lines.push(`        check: ${verdict.check}`);
       if (verdict.reason) lines.push(`        ${verdict.reason}`);
+      if (verdict.foundBy) lines.push(`        found by: ${verdict.foundBy}`);
       const exchange = exchangeLine(verdict);
       if (exchange) lines.push(`        ${exchange}`);
+    }
+  }
+  const sequences = result.sequences;
+  if (sequences) {
+    lines.push('');
+    if (sequences.notRun) lines.push(`Random sequences: not run: ${sequences.notRun}`);
+    else
+      lines.push(
+        `Random sequences: ${sequences.ran} of ${sequences.sequences} run (seed ${sequences.seed}), ${sequences.requests} requests of a budget of ${sequences.budget}; ${sequences.failure ? `a failure, shrunk to ${sequences.failure.steps.filter((s) => /^\d/.test(s)).length} step(s) in ${sequences.failure.shrinks} tries:` : 'no failure.'}`,
+      );
+    if (sequences.failure) {
+      lines.push(
+        `  ${sequences.failure.rule}${sequences.failure.check ? ` (check: ${sequences.failure.check})` : ''}: ${sequences.failure.reason}`,
+      );
+      for (const step of sequences.failure.steps) lines.push(`  ${step}`);
+      lines.push('  To replay it with curl (BASE_URL=… TOKEN=… bash file):', '');
+      lines.push(
+        ...sequences.failure.curl
+          .trimEnd()
+          .split('\n')
+          .map((line) => `    ${line}`),
+      );
     }
   }
   if (result.runId) {
@@ -36,7 +60,7 @@ export function formatConsole(result: KitResult): string {
       result.leftovers.length === 0 ? 'deleted them all' : `${result.leftovers.length} could not be deleted`;
     lines.push(
       '',
-      `Created ${result.created.contacts} contacts and ${result.created.messages} messages (run id ${result.runId}); ${gone}.`,
+      `Sent ${result.requests} requests. Created ${result.created.contacts} contacts and ${result.created.messages} messages (run id ${result.runId}); ${gone}.`,
     );
   }
   if (result.leftovers.length > 0) {

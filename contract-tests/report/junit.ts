@@ -22,7 +22,8 @@ export function buildJunit(result: KitResult): string {
       .name(`${verdict.rule.id}: ${verdict.rule.sentence}`)
       .property('reference', citation(verdict.rule.section));
     if (verdict.verdict === 'fail') {
-      test.failure(verdict.reason ?? 'failed', 'RuleFailure');
+      const what = [verdict.check ? `check: ${verdict.check}` : '', verdict.reason ?? 'failed'];
+      test.failure(what.filter(Boolean).join(': '), 'RuleFailure');
       const exchange = exchangeLine(verdict);
       if (exchange) test.stacktrace(exchange);
     } else if (verdict.verdict === 'not-run') {

@@ -18,7 +18,7 @@ export function buildMarkdown(result: KitResult): string {
   lines.push(`- Profile: **${result.profile}**`);
   lines.push(`- Rules: as stated in [${REFERENCE.title}](${pathToFileURL(REFERENCE.path).href}), by section`);
   lines.push(
-    `- Run: ${code(result.runId || '-')}, started ${result.startedAt}, ${(result.durationMs / 1000).toFixed(1)} s`,
+    `- Run: ${code(result.runId || '-')}, started ${result.startedAt}, ${(result.durationMs / 1000).toFixed(1)} s, ${result.requests} requests`,
   );
   lines.push(
     `- Verdict: **${outcome}** (exit ${result.exitCode}): ${count('pass')} passed, ${count('fail')} failed, ${count('not-run')} not run`,
@@ -31,19 +31,47 @@ export function buildMarkdown(result: KitResult): string {
   }
   lines.push('## Rules', '', '| Rule | Section | Verdict | Detail |', '|---|---|---|---|');
   for (const v of result.verdicts) {
-    lines.push(`| ${code(v.rule.id)} | ${v.rule.section} | ${LABEL[v.verdict]} | ${cell(v.reason ?? '')} |`);
+    const detail = [v.check ? `check: ${v.check}` : '', v.reason ?? ''].filter(Boolean).join(': ');
+    lines.push(`| ${code(v.rule.id)} | ${v.rule.section} | ${LABEL[v.verdict]} | ${cell(detail)} |`);
   }
   lines.push('');
   const failures = result.verdicts.filter((v) => v.verdict === 'fail');
   if (failures.length > 0) {
     lines.push('## Failures', '');
     for (const v of failures) {
-      lines.push(`### ${v.rule.id}`, '', `> ${v.rule.sentence} (§${v.rule.section})`, '', v.reason ?? '', '');
+      lines.push(`### ${v.rule.id}`, '', `> ${v.rule.sentence} (§${v.rule.section})`, '');
+      if (v.check) lines.push(`Check: **${v.check}**`, '');
+      lines.push(v.reason ?? '', '');
+      if (v.foundBy) lines.push(`Found by: ${cell(v.foundBy)}`, '');
       if (v.exchange) {
         lines.push('```http', `${v.exchange.method} ${v.exchange.path}`);
         if (v.exchange.sent) lines.push('', v.exchange.sent);
         lines.push('', `→ ${v.exchange.status}`, v.exchange.body || '(empty body)', '```', '');
       }
+    }
+  }
+  const sequences = result.sequences;
+  if (sequences) {
+    lines.push('## Random sequences', '');
+    if (sequences.notRun) lines.push(`Not run: ${sequences.notRun}`, '');
+    else
+      lines.push(
+        `${sequences.ran} of ${sequences.sequences} sequences run with seed ${sequences.seed}: ${sequences.requests} requests of a budget of ${sequences.budget}.`,
+        '',
+      );
+    if (sequences.failure) {
+      lines.push(
+        `Failure of ${code(sequences.failure.rule)}${sequences.failure.check ? ` (check: ${sequences.failure.check})` : ''}: ${sequences.failure.reason}`,
+        '',
+        ...sequences.failure.steps.map((step) => (/^\d/.test(step) ? step : `- ${step}`)),
+        '',
+        'To replay it:',
+        '',
+        '```bash',
+        sequences.failure.curl.trimEnd(),
+        '```',
+        '',
+      );
     }
   }
   lines.push('## Server profile', '');

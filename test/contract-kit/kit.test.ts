@@ -6,7 +6,8 @@ import path from 'node:path';
 import express from 'express';
 import { RULES } from '../../contract-tests/rules';
 import { failedRules, inBatches, runBin, startBin, startWrapped, type KitRun, type Running } from './harness';
-import { ROGUES, honestButDifferent, withoutPaging } from './servers';
+import { MODEL_ROGUES, ROGUES, honestButDifferent, withoutPaging } from './servers';
+import { STAGING_VARIANTS, startStaging } from './staging';
 
 /** The contract kit run as users run it (the bin), against the mock and honest variants of it. */
 describe('the contract kit', () => {
@@ -114,6 +115,104 @@ describe('the contract kit', () => {
         await server.close();
       }
     }, 120_000);
+  });
+
+  describe('against staging-like servers: another implementation, with data of its own in every state', () => {
+    const runs = new Map<string, KitRun>();
+    beforeAll(async () => {
+      await inBatches(
+        STAGING_VARIANTS.map((variant) => async () => {
+          const server = await startStaging(variant.options);
+          try {
+            runs.set(variant.name, await runBin(['--base-url', server.url, '--token', 'staging']));
+          } finally {
+            await server.close();
+          }
+        }),
+        2,
+      );
+    }, 600_000);
+
+    it.each(STAGING_VARIANTS.map((v) => v.name))(
+      'passes the documented profile on %s, and exits 0',
+      (name) => {
+        const run = runs.get(name)!;
+        expect({ code: run.code, failed: failedRules(run), problems: run.json?.problems }).toEqual({
+          code: 0,
+          failed: [],
+          problems: [],
+        });
+        expect(run.json?.leftovers).toEqual([]);
+      },
+    );
+
+    it("finds each variant's way to the next page, the Link header included", () => {
+      const found = [...runs.values()].flatMap((run) => run.json!.serverProfile['paging parameter'] ?? []);
+      expect(found).toEqual(
+        expect.arrayContaining(['`page=<n>`', '`offset=<items so far>`', 'a `Link: <…>; rel="next"` header']),
+      );
+    });
+  });
+
+  describe('random operation sequences', () => {
+    it('find a rogue that no fixed check of the selected rule sees, shrink the sequence and print a curl script', async () => {
+      const rogue = MODEL_ROGUES.find(
+        (r) => r.how === "drops a message's reactions when its text is edited",
+      )!;
+      const server = await startWrapped(rogue.make());
+      try {
+        const run = await runBin([
+          '--base-url',
+          server.url,
+          '--token',
+          'sequences',
+          '--rule',
+          'messages.fields',
+          '--sequences',
+          '60',
+          '--seed',
+          '3',
+        ]);
+        expect({ code: run.code, failed: failedRules(run) }).toEqual({
+          code: 1,
+          failed: ['messages.update.keeps-the-rest'],
+        });
+        const verdict = run.json!.verdicts.find((v) => v.rule === 'messages.update.keeps-the-rest')!;
+        expect(verdict.reason).toMatch(/after a random sequence of \d+ step\(s\) \(seed 3\)/);
+        expect(run.output).toMatch(
+          /Random sequences: \d+ of 60 run \(seed 3\), \d+ requests of a budget of \d+; a failure, shrunk to \d+ step/,
+        );
+        expect(run.output).toContain('#!/usr/bin/env bash');
+        expect(run.output).toMatch(/curl -sS -X PUT "\$\{BASE_URL\}\/v1\/messages\/\$\{M\d\}"/);
+      } finally {
+        await server.close();
+      }
+    }, 300_000);
+
+    it('stay within the budget they state on the mock, with no failure', async () => {
+      const server = await startWrapped();
+      try {
+        const run = await runBin([
+          '--base-url',
+          server.url,
+          '--token',
+          'seq-budget',
+          '--rule',
+          'messages.fields',
+          '--sequences',
+          '20',
+        ]);
+        expect(run.code).toBe(0);
+        const [, ran, used, budget] =
+          /Random sequences: (\d+) of 20 run \(seed \d+\), (\d+) requests of a budget of (\d+); no failure/.exec(
+            run.output,
+          ) ?? [];
+        expect(Number(ran)).toBe(20);
+        expect(Number(used)).toBeLessThanOrEqual(Number(budget));
+      } finally {
+        await server.close();
+      }
+    }, 300_000);
   });
 
   describe('exit codes and reports', () => {

@@ -1,5 +1,5 @@
 import { failedRules, inBatches, runBin, startWrapped, type KitRun } from './harness';
-import { ROGUES } from './servers';
+import { MODEL_ROGUES, ROGUES } from './servers';
 
 /**
  * The proof that the kit can fail: against the real mock with exactly one documented rule broken,
@@ -7,10 +7,11 @@ import { ROGUES } from './servers';
  */
 describe('the contract kit against rogue servers', () => {
   const runs = new Map<number, KitRun>();
+  const all = [...ROGUES, ...MODEL_ROGUES];
 
   beforeAll(async () => {
     await inBatches(
-      ROGUES.map((rogue, i) => async () => {
+      all.map((rogue, i) => async () => {
         const server = await startWrapped(rogue.make());
         try {
           runs.set(i, await runBin(['--base-url', server.url, '--token', `rogue-${i}`]));
@@ -20,9 +21,9 @@ describe('the contract kit against rogue servers', () => {
       }),
       2,
     );
-  }, 600_000);
+  }, 900_000);
 
-  it.each(ROGUES.map((rogue, i) => [rogue.rule, rogue.how, i] as const))(
+  it.each(all.map((rogue, i) => [rogue.rule, rogue.how, i] as const))(
     'fails %s on a server that %s',
     (rule, _how, i) => {
       const run = runs.get(i)!;
@@ -33,6 +34,26 @@ describe('the contract kit against rogue servers', () => {
       });
     },
   );
+
+  it('covers every check of the model: what must not change, what must be gone, identity, boundaries', () => {
+    expect(new Set(MODEL_ROGUES.map((r) => r.rule))).toEqual(
+      new Set([
+        'messages.update.keeps-the-rest',
+        'contacts.update.keeps-the-rest',
+        'contacts.list',
+        'contacts.update.display-name',
+        'contacts.delete',
+        'contacts.delete.cascades-conversation',
+        'messages.delete.permanent',
+        'messages.update.edit-text',
+        'messages.contact-is-sender',
+        'messages.update.add-reaction',
+        'messages.update.add-attachment',
+        'lists.has-more',
+        'lists.pages',
+      ]),
+    );
+  });
 
   it('covers every rule that issue 3 lists', () => {
     expect(new Set(ROGUES.map((r) => r.rule))).toEqual(

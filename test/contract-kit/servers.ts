@@ -257,6 +257,386 @@ export const ROGUES: Rogue[] = [
   },
 ];
 
+const auth = (req: ProxyRequest) => ({ authorization: req.headers.authorization ?? '' });
+const idOfPath = (pattern: RegExp, req: ProxyRequest) => pattern.exec(req.path)?.[1];
+const isUpdate = (req: ProxyRequest, pattern: RegExp) => req.method === 'PUT' && pattern.test(req.path);
+const sentKeys = (req: ProxyRequest) => [...(req.form?.keys() ?? [])];
+/** A list request for the first page of a large walk: where a rogue shows what should be gone. */
+const firstLargePage = (req: ProxyRequest) =>
+  isList(req) &&
+  Number(req.query.get('limit') ?? '10') >= 50 &&
+  !['starting_after', 'ending_before'].some((k) => req.query.has(k));
+
+/** Shows `ghosts` at the top of a page, dropping from its end what no longer fits under the limit. */
+function haunt(req: ProxyRequest, res: ProxyResponse, ghosts: Json[]): void {
+  if (!ok(res) || ghosts.length === 0) return;
+  const page = body(res);
+  const limit = Number(req.query.get('limit') ?? '10');
+  page.data = [...ghosts, ...(page.data as Json[])].slice(0, limit);
+}
+
+/**
+ * Rogues for the model's checks (issue #10): each breaks one thing the model makes certain, in
+ * every view at once, as a real server's bug would.
+ */
+export const MODEL_ROGUES: Rogue[] = [
+  {
+    rule: 'messages.update.keeps-the-rest',
+    how: "drops a message's reactions when its text is edited",
+    make: () => {
+      const hidden = new Map<string, Json>();
+      return {
+        async request(req, inner) {
+          const id = idOfPath(MESSAGE, req);
+          if (id && isUpdate(req, MESSAGE) && sentKeys(req).includes('message')) {
+            const now = await inner('GET', req.path, auth(req));
+            if (ok(now)) hidden.set(id, JSON.parse(JSON.stringify(body(now).reactions)) as Json);
+          }
+        },
+        response(_req, res) {
+          eachResource(res.body, (item) => {
+            const dropped = hidden.get(String(item.id)) as unknown as Json[] | undefined;
+            if (!isMessage(item) || !dropped || !Array.isArray(item.reactions)) return;
+            const gone = new Set(
+              dropped.flatMap((r) =>
+                Object.entries(r).flatMap(([n, us]) => (us as string[]).map((u) => `${n}:${u}`)),
+              ),
+            );
+            item.reactions = (item.reactions as Json[])
+              .map((r) =>
+                Object.fromEntries(
+                  Object.entries(r).map(([n, us]) => [
+                    n,
+                    (us as string[]).filter((u) => !gone.has(`${n}:${u}`)),
+                  ]),
+                ),
+              )
+              .filter((r) => Object.values(r).some((us) => (us as string[]).length > 0));
+          });
+        },
+      };
+    },
+  },
+  {
+    rule: 'messages.update.keeps-the-rest',
+    how: "drops a message's attachments when its text is edited",
+    make: () => {
+      const hidden = new Map<string, Set<string>>();
+      return {
+        async request(req, inner) {
+          const id = idOfPath(MESSAGE, req);
+          if (id && isUpdate(req, MESSAGE) && sentKeys(req).includes('message')) {
+            const now = await inner('GET', req.path, auth(req));
+            if (ok(now)) hidden.set(id, new Set((body(now).attachments as Json[]).map((a) => String(a.id))));
+          }
+        },
+        response(_req, res) {
+          eachResource(res.body, (item) => {
+            const gone = hidden.get(String(item.id));
+            if (isMessage(item) && gone && Array.isArray(item.attachments))
+              item.attachments = (item.attachments as Json[]).filter((a) => !gone.has(String(a.id)));
+          });
+        },
+      };
+    },
+  },
+  {
+    rule: 'messages.update.keeps-the-rest',
+    how: "moves a message's created_at when it is updated",
+    make: () => {
+      const moved = new Set<string>();
+      return {
+        request(req) {
+          const id = idOfPath(MESSAGE, req);
+          if (id && isUpdate(req, MESSAGE)) moved.add(id);
+        },
+        response(_req, res) {
+          eachResource(res.body, (item) => {
+            if (isMessage(item) && moved.has(String(item.id)))
+              item.created_at = (item.created_at as number) + 7;
+          });
+        },
+      };
+    },
+  },
+  {
+    rule: 'messages.update.keeps-the-rest',
+    how: 'rewrites the text of a message that gets a reaction',
+    make: () => {
+      const rewritten = new Set<string>();
+      return {
+        request(req) {
+          const id = idOfPath(MESSAGE, req);
+          if (!id || !isUpdate(req, MESSAGE)) return;
+          if (sentKeys(req).some((k) => k.startsWith('reactions'))) rewritten.add(id);
+          if (sentKeys(req).includes('message')) rewritten.delete(id);
+        },
+        response(_req, res) {
+          eachResource(res.body, (item) => {
+            if (isMessage(item) && rewritten.has(String(item.id)))
+              item.message = `${String(item.message)} (reacted)`;
+          });
+        },
+      };
+    },
+  },
+  {
+    rule: 'contacts.update.keeps-the-rest',
+    how: "resets a contact's avatar_url when its display_name is updated",
+    make: () => {
+      const reset = new Set<string>();
+      const DEFAULT = 'https://example.com/avatars/default.png';
+      return {
+        request(req) {
+          const id = idOfPath(CONTACT, req);
+          if (id && isUpdate(req, CONTACT) && sentKeys(req).includes('display_name')) reset.add(id);
+        },
+        response(_req, res) {
+          eachResource(res.body, (item) => {
+            if (!isMessage(item) && reset.has(String(item.id))) item.avatar_url = DEFAULT;
+            const sender = item.contact as Json | undefined;
+            if (isMessage(item) && sender && reset.has(String(sender.id))) sender.avatar_url = DEFAULT;
+          });
+        },
+      };
+    },
+  },
+  {
+    rule: 'contacts.list',
+    how: 'leaves contacts whose display_name differs from their username out of the list',
+    make: () => ({
+      response(req, res) {
+        if (isList(req) && req.path.startsWith('/v1/contacts') && ok(res))
+          body(res).data = (body(res).data as Json[]).filter((c) => c.display_name === c.username);
+      },
+    }),
+  },
+  {
+    rule: 'contacts.update.display-name',
+    how: 'keeps showing the display_name given at creation in the contacts list',
+    make: () => {
+      const original = new Map<string, unknown>();
+      return {
+        response(req, res) {
+          if (isCreate(req, 'contacts') && ok(res))
+            original.set(String(body(res).id), body(res).display_name);
+          if (isList(req) && req.path.startsWith('/v1/contacts') && ok(res))
+            for (const c of body(res).data as Json[])
+              if (original.has(String(c.id))) c.display_name = original.get(String(c.id));
+        },
+      };
+    },
+  },
+  {
+    rule: 'contacts.delete',
+    how: 'keeps a deleted contact in the contacts list',
+    make: () => {
+      const ghosts: Json[] = [];
+      return {
+        async request(req, inner) {
+          if (req.method === 'DELETE' && CONTACT.test(req.path)) {
+            const found = await inner('GET', req.path, auth(req));
+            if (ok(found)) ghosts.push(body(found));
+          }
+        },
+        response(req, res) {
+          if (firstLargePage(req) && req.path.startsWith('/v1/contacts') && !req.query.has('active'))
+            haunt(req, res, ghosts);
+        },
+      };
+    },
+  },
+  {
+    rule: 'contacts.delete',
+    how: 'keeps a deleted contact in the list with active=false',
+    make: () => {
+      const ghosts: Json[] = [];
+      return {
+        async request(req, inner) {
+          if (req.method === 'DELETE' && CONTACT.test(req.path)) {
+            const found = await inner('GET', req.path, auth(req));
+            if (ok(found)) ghosts.push(body(found));
+          }
+        },
+        response(req, res) {
+          if (isList(req) && req.path.startsWith('/v1/contacts') && req.query.get('active') === 'false')
+            haunt(req, res, ghosts);
+        },
+      };
+    },
+  },
+  {
+    rule: 'contacts.delete.cascades-conversation',
+    how: "keeps a deleted contact's messages in the list of all messages",
+    make: () => {
+      const ghosts: Json[] = [];
+      return {
+        async request(req, inner) {
+          if (req.method !== 'DELETE' || !CONTACT.test(req.path)) return;
+          const found = await inner('GET', req.path, auth(req));
+          if (!ok(found)) return;
+          const listed = await inner(
+            'GET',
+            `/v1/messages?conversation_id=${String(body(found).conversation_id)}&limit=100`,
+            auth(req),
+          );
+          if (ok(listed)) ghosts.push(...(body(listed).data as Json[]));
+        },
+        response(req, res) {
+          if (firstLargePage(req) && req.path.startsWith('/v1/messages') && !req.query.has('conversation_id'))
+            haunt(req, res, ghosts);
+        },
+      };
+    },
+  },
+  {
+    rule: 'messages.delete.permanent',
+    how: 'keeps a deleted message in the list of all messages',
+    make: () => {
+      const ghosts: Json[] = [];
+      return {
+        async request(req, inner) {
+          if (req.method === 'DELETE' && MESSAGE.test(req.path)) {
+            const found = await inner('GET', req.path, auth(req));
+            if (ok(found)) ghosts.push(body(found));
+          }
+        },
+        response(req, res) {
+          if (firstLargePage(req) && req.path.startsWith('/v1/messages') && !req.query.has('conversation_id'))
+            haunt(req, res, ghosts);
+        },
+      };
+    },
+  },
+  {
+    rule: 'messages.update.edit-text',
+    how: 'lists a message with the text it was sent with, after an edit',
+    make: () => {
+      const original = new Map<string, unknown>();
+      return {
+        response(req, res) {
+          if (isCreate(req, 'messages') && ok(res)) original.set(String(body(res).id), body(res).message);
+          if (isList(req) && req.path.startsWith('/v1/messages') && ok(res))
+            for (const m of body(res).data as Json[])
+              if (original.has(String(m.id))) m.message = original.get(String(m.id));
+        },
+      };
+    },
+  },
+  {
+    rule: 'messages.contact-is-sender',
+    how: "puts the user's first contact into every message's contact, whatever the conversation",
+    make: () => {
+      let first: Json | undefined;
+      return {
+        response(req, res) {
+          if (isCreate(req, 'contacts') && ok(res) && !first) {
+            const { display_name: _d, conversation_id: _c, ...sender } = body(res);
+            first = sender;
+          }
+          eachResource(res.body, (item) => {
+            if (isMessage(item) && first) item.contact = { ...first };
+          });
+        },
+      };
+    },
+  },
+  {
+    rule: 'messages.update.add-reaction',
+    how: "replaces a reaction's usernames instead of adding to them",
+    make: () => {
+      const only = new Map<string, Map<string, string>>();
+      return {
+        request(req) {
+          const id = idOfPath(MESSAGE, req);
+          if (!id || !isUpdate(req, MESSAGE)) return;
+          for (const [key, value] of req.form?.entries() ?? []) {
+            const name = /^reactions\[([^\]]+)\]/.exec(key)?.[1];
+            if (name) (only.get(id) ?? only.set(id, new Map()).get(id)!).set(name, value);
+          }
+        },
+        response(_req, res) {
+          eachResource(res.body, (item) => {
+            const names = only.get(String(item.id));
+            if (!isMessage(item) || !names || !Array.isArray(item.reactions)) return;
+            item.reactions = (item.reactions as Json[]).map((r) =>
+              Object.fromEntries(Object.entries(r).map(([n, us]) => [n, names.has(n) ? [names.get(n)] : us])),
+            );
+          });
+        },
+      };
+    },
+  },
+  {
+    rule: 'messages.update.add-attachment',
+    how: 'replaces the attachments with the one an update adds',
+    make: () => {
+      const hidden = new Map<string, Set<string>>();
+      return {
+        async request(req, inner) {
+          const id = idOfPath(MESSAGE, req);
+          if (id && isUpdate(req, MESSAGE) && sentKeys(req).some((k) => k.startsWith('attachments'))) {
+            const now = await inner('GET', req.path, auth(req));
+            if (ok(now)) hidden.set(id, new Set((body(now).attachments as Json[]).map((a) => String(a.id))));
+          }
+        },
+        response(_req, res) {
+          eachResource(res.body, (item) => {
+            const gone = hidden.get(String(item.id));
+            if (isMessage(item) && gone && Array.isArray(item.attachments))
+              item.attachments = (item.attachments as Json[]).filter((a) => !gone.has(String(a.id)));
+          });
+        },
+      };
+    },
+  },
+  {
+    rule: 'lists.has-more',
+    how: 'says has_more=true on a last page that is exactly full',
+    make: () => ({
+      response(req, res) {
+        if (!isList(req) || !ok(res)) return;
+        const page = body(res);
+        if (!page.has_more && (page.data as Json[]).length === Number(req.query.get('limit') ?? '10'))
+          page.has_more = true;
+      },
+    }),
+  },
+  {
+    rule: 'lists.pages',
+    how: 'skips the first item of a next page that is not the last',
+    make: () => ({
+      response(req, res) {
+        if (isList(req) && req.query.has('starting_after') && ok(res) && body(res).has_more)
+          body(res).data = (body(res).data as Json[]).slice(1);
+      },
+    }),
+  },
+  {
+    rule: 'lists.pages',
+    how: "repeats the previous page's last item at the top of the last page",
+    make: () => ({
+      async response(req, res, inner) {
+        const cursor = req.query.get('starting_after');
+        if (!isList(req) || !cursor || !ok(res) || body(res).has_more) return;
+        const kind = req.path.startsWith('/v1/contacts') ? 'contacts' : 'messages';
+        const previous = await inner('GET', `/v1/${kind}/${cursor}`, auth(req));
+        if (ok(previous)) body(res).data = [body(previous), ...(body(res).data as Json[])];
+      },
+    }),
+  },
+  {
+    rule: 'lists.pages',
+    how: 'leaves out the item just before the cursor on the way back (ending_before)',
+    make: () => ({
+      response(req, res) {
+        if (isList(req) && req.query.has('ending_before') && ok(res))
+          body(res).data = (body(res).data as Json[]).slice(0, -1);
+      },
+    }),
+  },
+];
+
 /** Deep-edits every value under one of `keys`. */
 function deepEdit(value: unknown, keys: readonly string[], edit: (v: unknown) => unknown): void {
   if (Array.isArray(value)) for (const item of value) deepEdit(item, keys, edit);

@@ -1,0 +1,234 @@
+import type { Json } from './data';
+
+/**
+ * The kit's model of what it created: only what the API document makes certain. It never holds
+ * an order, an id format, a status code or a timestamp unit. Every expected value carries the rule
+ * that makes it certain, so that a view showing something else fails that rule: a name that a
+ * contacts list shows stale after an update fails contacts.update.display-name, a reaction that an
+ * edit of the text dropped fails messages.update.keeps-the-rest.
+ *
+ * `AS_CREATED` stands for "as the create answer showed it": a view that differs then breaks the
+ * view's own rule (retrieve, or the list it is in).
+ */
+export const AS_CREATED = 'as created';
+
+export interface Expected {
+  value: unknown;
+  /** A rule id, or AS_CREATED. */
+  because: string;
+}
+
+export interface ModelContact {
+  id: string;
+  conversationId: string;
+  /** username, phone_number, avatar_url, display_name, conversation_id, created_at. */
+  fields: Record<string, Expected>;
+}
+
+export interface ModelMessage {
+  id: string;
+  conversationId: string;
+  /** conversation_id, message, created_at. */
+  fields: Record<string, Expected>;
+  /** name → username → the rule that keeps that username under that name. */
+  reactions: Map<string, Map<string, string>>;
+  /** How many attachments, the identities the kit can tell of them, and the rule that keeps them. */
+  attachments: { count: number; keys: string[]; because: string };
+}
+
+export interface Gone {
+  conversationId: string;
+  /** The rule that makes it gone: contacts.delete, messages.delete.permanent or the cascade. */
+  because: string;
+}
+
+/** The fields of a contact that never change but by an update of display_name. */
+const CONTACT_FIELDS = ['username', 'phone_number', 'avatar_url', 'conversation_id', 'created_at'] as const;
+/** What a message's `contact` must show of its conversation's contact (2.2; last_active_at may move). */
+export const SENDER_FIELDS = ['id', 'username', 'phone_number', 'avatar_url', 'created_at'] as const;
+
+/**
+ * Reads `reactions` as name → usernames. Both readings of 2.3 are allowed: one object per name, or
+ * one object holding several names. Undefined when it is not that shape (messages.reactions-shape
+ * judges the shape).
+ */
+export function reactionsOf(value: unknown): Map<string, Set<string>> | undefined {
+  if (!Array.isArray(value)) return undefined;
+  const found = new Map<string, Set<string>>();
+  for (const element of value) {
+    if (element === null || typeof element !== 'object' || Array.isArray(element)) return undefined;
+    for (const [name, usernames] of Object.entries(element as Json)) {
+      if (!Array.isArray(usernames)) return undefined;
+      const set = found.get(name) ?? new Set<string>();
+      for (const username of usernames) if (typeof username === 'string') set.add(username);
+      found.set(name, set);
+    }
+  }
+  return found;
+}
+
+export class Model {
+  readonly contacts = new Map<string, ModelContact>();
+  readonly messages = new Map<string, ModelMessage>();
+  readonly goneContacts = new Map<string, Gone>();
+  readonly goneMessages = new Map<string, Gone>();
+  /** The attachments' file names the kit sent: how it tells an attachment without an id. */
+  readonly filenames = new Set<string>();
+
+  contactOf(conversationId: string): ModelContact | undefined {
+    for (const contact of this.contacts.values())
+      if (contact.conversationId === conversationId) return contact;
+    return undefined;
+  }
+
+  goneConversation(conversationId: string): Gone | undefined {
+    for (const gone of this.goneContacts.values()) {
+      if (gone.conversationId === conversationId)
+        return { conversationId, because: 'contacts.delete.cascades-conversation' };
+    }
+    return undefined;
+  }
+
+  messagesIn(conversationId: string): ModelMessage[] {
+    return [...this.messages.values()].filter((m) => m.conversationId === conversationId);
+  }
+
+  /** Identity of an attachment: its id when it has one, else the file name the kit sent. */
+  attachmentKey(attachment: unknown): string | undefined {
+    if (attachment === null || typeof attachment !== 'object') return undefined;
+    const record = attachment as Json;
+    if (typeof record.id === 'string' || typeof record.id === 'number') return `id:${String(record.id)}`;
+    for (const value of Object.values(record)) {
+      if (typeof value === 'string' && this.filenames.has(value)) return `name:${value}`;
+    }
+    return undefined;
+  }
+
+  private attachmentKeys(list: unknown): string[] {
+    if (!Array.isArray(list)) return [];
+    return list.map((a) => this.attachmentKey(a)).filter((k): k is string => k !== undefined);
+  }
+
+  /** A contact the server created (its create answer), sent with or without display_name. */
+  addContact(body: Json, sent: Record<string, string>): ModelContact {
+    const contact: ModelContact = {
+      id: String(body.id),
+      conversationId: String(body.conversation_id),
+      fields: {
+        username: { value: sent.username, because: 'contacts.create' },
+        // The document does not say a phone number is kept as sent (a server may normalize it).
+        phone_number: { value: body.phone_number, because: AS_CREATED },
+        avatar_url: { value: body.avatar_url, because: AS_CREATED },
+        display_name:
+          sent.display_name !== undefined
+            ? { value: sent.display_name, because: 'contacts.create' }
+            : { value: sent.username, because: 'contacts.create.display-name-defaults-to-username' },
+        conversation_id: { value: body.conversation_id, because: 'contacts.create.conversation-id' },
+        created_at: { value: body.created_at, because: AS_CREATED },
+      },
+    };
+    this.contacts.set(contact.id, contact);
+    return contact;
+  }
+
+  /** display_name was updated: it is the new one, and the rest must not have moved. */
+  renameContact(id: string, displayName: string): void {
+    const contact = this.contacts.get(id);
+    if (!contact) return;
+    for (const field of CONTACT_FIELDS)
+      contact.fields[field] = {
+        value: contact.fields[field]!.value,
+        because: 'contacts.update.keeps-the-rest',
+      };
+    contact.fields.display_name = { value: displayName, because: 'contacts.update.display-name' };
+  }
+
+  deleteContact(id: string): void {
+    const contact = this.contacts.get(id);
+    if (!contact) return;
+    this.contacts.delete(id);
+    this.goneContacts.set(id, { conversationId: contact.conversationId, because: 'contacts.delete' });
+    for (const message of this.messagesIn(contact.conversationId)) {
+      this.messages.delete(message.id);
+      this.goneMessages.set(message.id, {
+        conversationId: message.conversationId,
+        because: 'contacts.delete.cascades-conversation',
+      });
+    }
+  }
+
+  /** A message the server created (its send answer). */
+  addMessage(
+    body: Json,
+    sent: { conversation_id: string; message: string; withAttachments: number },
+  ): ModelMessage {
+    const message: ModelMessage = {
+      id: String(body.id),
+      conversationId: sent.conversation_id,
+      fields: {
+        conversation_id: { value: sent.conversation_id, because: 'messages.send' },
+        message: { value: sent.message, because: 'messages.send' },
+        created_at: { value: body.created_at, because: AS_CREATED },
+      },
+      reactions: new Map(),
+      attachments: {
+        count: sent.withAttachments,
+        keys: sent.withAttachments > 0 ? this.attachmentKeys(body.attachments) : [],
+        because:
+          sent.withAttachments > 0 ? 'messages.send.attachments' : 'messages.send.new-message-defaults',
+      },
+    };
+    this.messages.set(message.id, message);
+    return message;
+  }
+
+  /**
+   * An update of a message succeeded with these parts: what was sent is what it says, and every
+   * part not sent must have stayed as it was. `answer` is the update's answer, for the identities
+   * of a new attachment.
+   */
+  updateMessage(
+    id: string,
+    sent: { message?: string; reaction?: { name: string; username: string }; attachment?: string },
+    answer?: Json,
+  ): void {
+    const message = this.messages.get(id);
+    if (!message) return;
+    for (const field of ['conversation_id', 'created_at', 'message'] as const)
+      message.fields[field] = {
+        value: message.fields[field]!.value,
+        because: 'messages.update.keeps-the-rest',
+      };
+    if (sent.message !== undefined)
+      message.fields.message = { value: sent.message, because: 'messages.update.edit-text' };
+    const reactionRule = sent.reaction ? 'messages.update.add-reaction' : 'messages.update.keeps-the-rest';
+    for (const usernames of message.reactions.values())
+      for (const username of usernames.keys()) usernames.set(username, reactionRule);
+    if (sent.reaction) {
+      const usernames = message.reactions.get(sent.reaction.name) ?? new Map<string, string>();
+      usernames.set(sent.reaction.username, reactionRule);
+      message.reactions.set(sent.reaction.name, usernames);
+    }
+    if (sent.attachment !== undefined) {
+      this.filenames.add(sent.attachment);
+      const keys = this.attachmentKeys(answer?.attachments);
+      message.attachments = {
+        count: message.attachments.count + 1,
+        keys: keys.length === message.attachments.count + 1 ? keys : [...message.attachments.keys],
+        because: 'messages.update.add-attachment',
+      };
+    } else {
+      message.attachments = { ...message.attachments, because: 'messages.update.keeps-the-rest' };
+    }
+  }
+
+  deleteMessage(id: string): void {
+    const message = this.messages.get(id);
+    if (!message) return;
+    this.messages.delete(id);
+    this.goneMessages.set(id, {
+      conversationId: message.conversationId,
+      because: 'messages.delete.permanent',
+    });
+  }
+}

@@ -1,0 +1,140 @@
+import { attachmentPairs, contactForm, messageText, postContact, postMessage, type Json } from './data';
+import { is2xx, send, type Exchange, type Pairs } from './http';
+import { Model } from './model';
+import { RuleFailure } from './rule';
+import { compareContact, compareMessage } from './views';
+
+/**
+ * The ten documented operations on the kit's own data, each applied to the server and, when the
+ * server takes it, to the model. A refused operation leaves the model as it was. The answer of an
+ * update is compared with the model at once: it "returns the updated object".
+ */
+export interface Done {
+  exchange: Exchange;
+  ok: boolean;
+  /** The id of what a create made. */
+  id?: string;
+}
+
+/** Allowed reaction names are not shown: the kit tries these, and keeps the first the server takes. */
+export const REACTION_NAMES = ['heart', 'thumbs_up', 'like', '👍'];
+
+const contactPath = (id: string) => `/v1/contacts/${encodeURIComponent(id)}`;
+const messagePath = (id: string) => `/v1/messages/${encodeURIComponent(id)}`;
+
+function objectOf(exchange: Exchange): Json | undefined {
+  const body = exchange.body as Json | undefined;
+  return is2xx(exchange) && body && typeof body === 'object' && !Array.isArray(body) ? body : undefined;
+}
+
+/** Fails the rule when a well-formed operation on live data is refused. */
+export function mustSucceed(done: Done, rule: string, what: string): void {
+  if (!done.ok)
+    throw new RuleFailure(`${what} was refused (${done.exchange.status})`, done.exchange, {
+      rule,
+      check: 'accepted',
+    });
+}
+
+export class Operations {
+  constructor(readonly model: Model = new Model()) {}
+
+  async createContact(label: string, displayName?: string): Promise<Done> {
+    const form = contactForm(label, displayName === undefined ? {} : { display_name: displayName });
+    const exchange = await postContact(form);
+    const body = objectOf(exchange);
+    if (!body || (typeof body.id !== 'string' && typeof body.id !== 'number')) return { exchange, ok: false };
+    if (typeof body.conversation_id !== 'string' || body.conversation_id === '')
+      throw new RuleFailure('the created contact has no conversation_id', exchange, {
+        rule: 'contacts.create.conversation-id',
+        check: 'create answer',
+      });
+    const contact = this.model.addContact(body, Object.fromEntries(form));
+    return { exchange, ok: true, id: contact.id };
+  }
+
+  async renameContact(id: string, displayName: string): Promise<Done> {
+    const exchange = await send('PUT', contactPath(id), { form: { display_name: displayName } });
+    const body = objectOf(exchange);
+    if (!body) return { exchange, ok: false };
+    this.model.renameContact(id, displayName);
+    const contact = this.model.contacts.get(id);
+    if (contact) compareContact(contact, body, 'update answer', exchange);
+    return { exchange, ok: true };
+  }
+
+  async deleteContact(id: string): Promise<Done> {
+    const exchange = await send('DELETE', contactPath(id));
+    if (!is2xx(exchange)) return { exchange, ok: false };
+    this.model.deleteContact(id);
+    return { exchange, ok: true };
+  }
+
+  async sendMessage(conversationId: string, label: string, attachment?: string): Promise<Done> {
+    const text = messageText(label);
+    const pairs: Pairs = [
+      ['conversation_id', conversationId],
+      ['message', text],
+      ...(attachment === undefined ? [] : attachmentPairs(0, attachment)),
+    ];
+    if (attachment !== undefined) this.model.filenames.add(attachment);
+    const exchange = await postMessage(pairs);
+    const body = objectOf(exchange);
+    if (!body || (typeof body.id !== 'string' && typeof body.id !== 'number')) return { exchange, ok: false };
+    const message = this.model.addMessage(body, {
+      conversation_id: conversationId,
+      message: text,
+      withAttachments: attachment === undefined ? 0 : 1,
+    });
+    return { exchange, ok: true, id: message.id };
+  }
+
+  private async updateMessage(
+    id: string,
+    pairs: Pairs,
+    sent: { message?: string; reaction?: { name: string; username: string }; attachment?: string },
+  ): Promise<Done> {
+    if (sent.attachment !== undefined) this.model.filenames.add(sent.attachment);
+    const exchange = await send('PUT', messagePath(id), { form: pairs });
+    const body = objectOf(exchange);
+    if (!body) return { exchange, ok: false };
+    this.model.updateMessage(id, sent, body);
+    const message = this.model.messages.get(id);
+    if (message) compareMessage(this.model, message, body, 'update answer', exchange);
+    return { exchange, ok: true };
+  }
+
+  editMessage(id: string, label: string): Promise<Done> {
+    const text = messageText(label);
+    return this.updateMessage(id, [['message', text]], { message: text });
+  }
+
+  react(id: string, name: string, username: string): Promise<Done> {
+    return this.updateMessage(id, [[`reactions[${name}][]`, username]], { reaction: { name, username } });
+  }
+
+  /** Adds a reaction under the first name the server takes; undefined when it takes none. */
+  async reactAny(
+    id: string,
+    username: string,
+    names = REACTION_NAMES,
+  ): Promise<(Done & { name: string }) | undefined> {
+    for (const name of names) {
+      const done = await this.react(id, name, username);
+      if (done.ok) return { ...done, name };
+      if (done.exchange.status >= 500) return { ...done, name };
+    }
+    return undefined;
+  }
+
+  attach(id: string, filename: string): Promise<Done> {
+    return this.updateMessage(id, attachmentPairs(0, filename), { attachment: filename });
+  }
+
+  async deleteMessage(id: string): Promise<Done> {
+    const exchange = await send('DELETE', messagePath(id));
+    if (!is2xx(exchange)) return { exchange, ok: false };
+    this.model.deleteMessage(id);
+    return { exchange, ok: true };
+  }
+}

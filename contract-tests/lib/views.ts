@@ -1,0 +1,431 @@
+import type { Json } from './data';
+import { is2xx, is4xx, send, type Exchange } from './http';
+import { AS_CREATED, Model, reactionsOf, SENDER_FIELDS, type ModelContact, type ModelMessage } from './model';
+import { asPage, idOf, walk, type Walk } from './paging';
+import { NotRun, RuleFailure } from './rule';
+import { CONTACT, MESSAGE, SENDER, SENDER_FORBIDDEN, nonIntegerTimestamps, problems } from './schemas';
+
+/**
+ * Reads every view the document gives of the records in focus and compares it with the model:
+ * retrieve by id, the contacts list (and its `active` filter), the conversation's messages list
+ * and the list of all messages. Lists are walked with the paging mechanism the kit found, and on
+ * a server that holds other data they are matched by the kit's ids, never assumed empty or
+ * ordered. The first difference throws a RuleFailure naming the rule that makes the model's value
+ * certain and the check (the view) that showed otherwise.
+ */
+export interface Focus {
+  /** Contacts (alive or deleted) whose views to read. */
+  contacts?: Iterable<string>;
+  /** Messages (alive or deleted) whose views to read. */
+  messages?: Iterable<string>;
+  /**
+   * Walk the contacts list and the list of all messages to their end (needed to see that a
+   * deleted record is gone); otherwise they are walked until the records in focus are found.
+   */
+  full?: boolean;
+  /** Also read the contacts list with active=true and active=false. */
+  active?: boolean;
+}
+
+export type View =
+  | 'update answer'
+  | 'retrieve'
+  | 'contacts list'
+  | 'contacts list with active=true'
+  | 'contacts list with active=false'
+  | 'conversation list'
+  | 'all messages list';
+
+/** The rule of a view, for what the model holds "as created". */
+const VIEW_RULE: Record<View, { contact: string; message: string }> = {
+  'update answer': { contact: 'contacts.update.display-name', message: 'messages.update.keeps-the-rest' },
+  retrieve: { contact: 'contacts.retrieve', message: 'messages.retrieve' },
+  'contacts list': { contact: 'contacts.list', message: 'contacts.list' },
+  'contacts list with active=true': { contact: 'contacts.list', message: 'contacts.list' },
+  'contacts list with active=false': { contact: 'contacts.list', message: 'contacts.list' },
+  'conversation list': {
+    contact: 'messages.list.conversation-filter',
+    message: 'messages.list.conversation-filter',
+  },
+  'all messages list': {
+    contact: 'messages.list.all-conversations',
+    message: 'messages.list.all-conversations',
+  },
+};
+
+const show = (value: unknown) => {
+  const text = JSON.stringify(value);
+  return text === undefined ? 'nothing' : text.length > 80 ? `${text.slice(0, 80)}…` : text;
+};
+const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
+
+function fail(rule: string, check: string, message: string, exchange?: Exchange): never {
+  throw new RuleFailure(message, exchange, { rule, check });
+}
+
+function ruleOf(because: string, view: View, kind: 'contact' | 'message'): string {
+  return because === AS_CREATED ? VIEW_RULE[view][kind] : because;
+}
+
+/** The document's field rules, applied to every record the kit made, in every view. */
+function checkShape(item: Json, kind: 'contact' | 'message', view: View, exchange: Exchange): void {
+  const wrong = problems(item, kind === 'contact' ? CONTACT : MESSAGE);
+  if (wrong.length > 0)
+    fail(`${kind}s.fields`, view, `the ${kind} ${idOf(item)} in the ${view}: ${wrong.join('; ')}`, exchange);
+  const fractions = nonIntegerTimestamps(item, kind);
+  if (fractions.length > 0)
+    fail(
+      'api.integer-timestamps',
+      view,
+      `the ${kind} ${idOf(item)} in the ${view}: ${fractions.join(', ')}`,
+      exchange,
+    );
+  if (kind === 'message') {
+    const sender = item.contact as Json;
+    const wrongSender = problems(sender, SENDER);
+    const extra = SENDER_FORBIDDEN.filter((field) => field in sender);
+    if (wrongSender.length > 0 || extra.length > 0)
+      fail(
+        'messages.contact-fields',
+        view,
+        `the message ${idOf(item)} in the ${view}: its contact ${[...wrongSender, ...extra.map((f) => `carries ${f}`)].join('; ')}`,
+        exchange,
+      );
+  }
+}
+
+export function compareContact(model: ModelContact, item: Json, view: View, exchange: Exchange): void {
+  checkShape(item, 'contact', view, exchange);
+  for (const [field, expected] of Object.entries(model.fields)) {
+    if (!same(item[field], expected.value)) {
+      fail(
+        ruleOf(expected.because, view, 'contact'),
+        `${view}: ${field}`,
+        `the contact ${model.id} in the ${view} has ${field} ${show(item[field])}, expected ${show(expected.value)}`,
+        exchange,
+      );
+    }
+  }
+}
+
+export function compareMessage(
+  state: Model,
+  model: ModelMessage,
+  item: Json,
+  view: View,
+  exchange: Exchange,
+): void {
+  checkShape(item, 'message', view, exchange);
+  const where = `the message ${model.id} in the ${view}`;
+  for (const [field, expected] of Object.entries(model.fields)) {
+    if (!same(item[field], expected.value))
+      fail(
+        ruleOf(expected.because, view, 'message'),
+        `${view}: ${field}`,
+        `${where} has ${field} ${show(item[field])}, expected ${show(expected.value)}`,
+        exchange,
+      );
+  }
+  // 4.2 rule 3: the sender is the contact of the message's own conversation.
+  const owner = state.contactOf(model.conversationId);
+  const sender = item.contact as Json;
+  if (owner) {
+    for (const field of SENDER_FIELDS) {
+      const expected = field === 'id' ? owner.id : owner.fields[field]!.value;
+      if (!same(field === 'id' ? String(sender[field]) : sender[field], expected))
+        fail(
+          'messages.contact-is-sender',
+          `${view}: contact.${field}`,
+          `${where} has contact.${field} ${show(sender[field])}, but its conversation belongs to the contact ${owner.id} whose ${field} is ${show(expected)}`,
+          exchange,
+        );
+    }
+  }
+  const reactions = reactionsOf(item.reactions);
+  if (reactions) {
+    for (const [name, usernames] of model.reactions) {
+      for (const [username, because] of usernames) {
+        if (!reactions.get(name)?.has(username))
+          fail(
+            because,
+            `${view}: reactions`,
+            `${where} lacks the reaction ${name} by ${username}: reactions are ${show(item.reactions)}`,
+            exchange,
+          );
+      }
+    }
+  }
+  const attachments = Array.isArray(item.attachments) ? item.attachments : undefined;
+  if (attachments) {
+    const rule = ruleOf(model.attachments.because, view, 'message');
+    if (attachments.length !== model.attachments.count)
+      fail(
+        rule,
+        `${view}: attachments`,
+        `${where} has ${attachments.length} attachment(s), expected ${model.attachments.count}: ${show(attachments)}`,
+        exchange,
+      );
+    const keys = new Set(attachments.map((a) => state.attachmentKey(a)));
+    const lost = model.attachments.keys.filter((key) => !keys.has(key));
+    if (lost.length > 0)
+      fail(
+        rule,
+        `${view}: attachments`,
+        `${where} no longer has the attachment(s) ${lost.join(', ')}: ${show(attachments)}`,
+        exchange,
+      );
+  }
+}
+
+function pageWith(walked: Walk, id: string): Exchange | undefined {
+  return (
+    walked.pages.find((p) => p.data.some((item) => idOf(item) === id))?.exchange ??
+    walked.pages.at(-1)?.exchange
+  );
+}
+
+/** A record can be shown gone from a list only by a walk to its end. */
+function walkedToTheEnd(walked: Walk, view: View): void {
+  if (!walked.complete)
+    throw new NotRun(
+      `could not walk the ${view} to its end, to see what must be gone: ${walked.reason ?? 'no next page'}`,
+    );
+}
+
+/** No record of the kit's is listed twice in one walk (lists.pages). */
+function noRepeats(state: Model, walked: Walk, view: View): void {
+  const mine = walked.repeated.find(
+    (item) => state.contacts.has(idOf(item)) || state.messages.has(idOf(item)),
+  );
+  if (mine)
+    fail(
+      'lists.pages',
+      `${view}: walked to its end`,
+      `the ${view} shows ${idOf(mine)} on two pages`,
+      pageWith(walked, idOf(mine)),
+    );
+}
+
+async function retrieveContact(state: Model, id: string): Promise<void> {
+  const path = `/v1/contacts/${encodeURIComponent(id)}`;
+  const gone = state.goneContacts.get(id);
+  const answer = await send('GET', path);
+  if (gone) {
+    if (!is4xx(answer))
+      fail(
+        gone.because,
+        'retrieve',
+        `the deleted contact ${id} is still retrieved (${answer.status})`,
+        answer,
+      );
+    return;
+  }
+  const model = state.contacts.get(id);
+  if (!model) return;
+  const body = answer.body as Json | undefined;
+  if (!is2xx(answer) || !body || typeof body !== 'object' || Array.isArray(body))
+    fail(
+      'contacts.retrieve',
+      'retrieve',
+      `the contact ${id} could not be retrieved (${answer.status})`,
+      answer,
+    );
+  compareContact(model, body, 'retrieve', answer);
+}
+
+async function retrieveMessage(state: Model, id: string): Promise<void> {
+  const path = `/v1/messages/${encodeURIComponent(id)}`;
+  const gone = state.goneMessages.get(id);
+  const answer = await send('GET', path);
+  if (gone) {
+    if (!is4xx(answer))
+      fail(
+        gone.because,
+        'retrieve',
+        `the deleted message ${id} is still retrieved (${answer.status})`,
+        answer,
+      );
+    return;
+  }
+  const model = state.messages.get(id);
+  if (!model) return;
+  const body = answer.body as Json | undefined;
+  if (!is2xx(answer) || !body || typeof body !== 'object' || Array.isArray(body))
+    fail(
+      'messages.retrieve',
+      'retrieve',
+      `the message ${id} could not be retrieved (${answer.status})`,
+      answer,
+    );
+  compareMessage(state, model, body, 'retrieve', answer);
+}
+
+async function contactsList(
+  state: Model,
+  focus: Set<string>,
+  full: boolean,
+  active?: 'true' | 'false',
+): Promise<void> {
+  const view: View = active ? `contacts list with active=${active}` : 'contacts list';
+  const alive = [...focus].filter((id) => state.contacts.has(id));
+  const walked = await walk('/v1/contacts', active ? { active } : {}, {
+    limit: 100,
+    ...(full || active
+      ? {}
+      : { until: (items: Json[]) => alive.every((id) => items.some((i) => idOf(i) === id)) }),
+  });
+  if (walked.pages.length === 0) return; // lists.page-fields and contacts.list.active-parameter judge that
+  noRepeats(state, walked, view);
+  if (full || active) walkedToTheEnd(walked, view);
+  const listed = new Set<string>();
+  for (const item of walked.items) {
+    const id = idOf(item);
+    listed.add(id);
+    const gone = state.goneContacts.get(id);
+    if (gone)
+      fail(gone.because, view, `the deleted contact ${id} is still in the ${view}`, pageWith(walked, id));
+    const model = state.contacts.get(id);
+    if (model) compareContact(model, item, view, pageWith(walked, id)!);
+  }
+  if (!active && walked.complete) {
+    const missing = alive.filter((id) => !listed.has(id));
+    if (missing.length > 0)
+      fail(
+        'contacts.list',
+        view,
+        `the ${view}, walked to its end, lacks the contact(s) ${missing.join(', ')}`,
+        walked.pages.at(-1)?.exchange,
+      );
+  }
+}
+
+async function conversationList(state: Model, conversationId: string): Promise<void> {
+  const view: View = 'conversation list';
+  const gone = state.goneConversation(conversationId);
+  if (gone) {
+    const answer = await send('GET', '/v1/messages', { query: { conversation_id: conversationId } });
+    const page = asPage(answer);
+    // The deleted conversation may be refused, or answered with an empty page.
+    if (is4xx(answer) || (page && page.data.length === 0 && !page.has_more)) return;
+    const stray = page?.data.find((item) => item.conversation_id !== conversationId);
+    if (stray)
+      fail(
+        'messages.list.conversation-filter',
+        view,
+        `the list of conversation ${conversationId} shows the message ${idOf(stray)} of ${show(stray.conversation_id)}`,
+        answer,
+      );
+    fail(
+      gone.because,
+      view,
+      `the list of the deleted conversation ${conversationId} still answers ${page ? `${page.data.length} message(s)` : `a ${answer.status}`}`,
+      answer,
+    );
+  }
+  const walked = await walk('/v1/messages', { conversation_id: conversationId }, { limit: 100 });
+  if (walked.pages.length === 0) return; // lists.page-fields judges that
+  noRepeats(state, walked, view);
+  const listed = new Set<string>();
+  for (const item of walked.items) {
+    const id = idOf(item);
+    listed.add(id);
+    const goneMessage = state.goneMessages.get(id);
+    if (goneMessage)
+      fail(
+        goneMessage.because,
+        view,
+        `the deleted message ${id} is still in the ${view}`,
+        pageWith(walked, id),
+      );
+    if (item.conversation_id !== conversationId)
+      fail(
+        'messages.list.conversation-filter',
+        view,
+        `the list of conversation ${conversationId} shows the message ${id} of ${show(item.conversation_id)}`,
+        pageWith(walked, id),
+      );
+    const model = state.messages.get(id);
+    if (model) compareMessage(state, model, item, view, pageWith(walked, id)!);
+  }
+  if (walked.complete) {
+    const missing = state.messagesIn(conversationId).filter((m) => !listed.has(m.id));
+    if (missing.length > 0)
+      fail(
+        'messages.list.conversation-filter',
+        view,
+        `the list of conversation ${conversationId}, walked to its end, lacks ${missing.map((m) => m.id).join(', ')}`,
+        walked.pages.at(-1)?.exchange,
+      );
+  }
+}
+
+async function allMessagesList(state: Model, focus: Set<string>, full: boolean): Promise<void> {
+  const view: View = 'all messages list';
+  const alive = [...focus].filter((id) => state.messages.has(id));
+  const walked = await walk(
+    '/v1/messages',
+    {},
+    {
+      limit: 100,
+      ...(full ? {} : { until: (items: Json[]) => alive.every((id) => items.some((i) => idOf(i) === id)) }),
+    },
+  );
+  if (walked.pages.length === 0) return;
+  noRepeats(state, walked, view);
+  if (full) walkedToTheEnd(walked, view);
+  const listed = new Set<string>();
+  for (const item of walked.items) {
+    const id = idOf(item);
+    listed.add(id);
+    const gone = state.goneMessages.get(id);
+    if (gone)
+      fail(gone.because, view, `the deleted message ${id} is still in the ${view}`, pageWith(walked, id));
+    const conversation = state.goneConversation(String(item.conversation_id));
+    if (conversation)
+      fail(
+        conversation.because,
+        view,
+        `the ${view} still shows the message ${id} of the deleted conversation ${String(item.conversation_id)}`,
+        pageWith(walked, id),
+      );
+    const model = state.messages.get(id);
+    if (model) compareMessage(state, model, item, view, pageWith(walked, id)!);
+  }
+  if (walked.complete) {
+    const missing = alive.filter((id) => !listed.has(id));
+    if (missing.length > 0)
+      fail(
+        'messages.list.all-conversations',
+        view,
+        `the ${view}, walked to its end, lacks ${missing.join(', ')}`,
+        walked.pages.at(-1)?.exchange,
+      );
+  }
+}
+
+/** Reads every view of the records in focus and compares it with the model. */
+export async function verify(state: Model, focus: Focus): Promise<void> {
+  const contacts = new Set(focus.contacts ?? []);
+  const messages = new Set(focus.messages ?? []);
+  const conversations = new Set<string>();
+  for (const id of contacts) {
+    const conversation = state.contacts.get(id)?.conversationId ?? state.goneContacts.get(id)?.conversationId;
+    if (conversation) conversations.add(conversation);
+  }
+  for (const id of messages) {
+    const conversation = state.messages.get(id)?.conversationId ?? state.goneMessages.get(id)?.conversationId;
+    if (conversation) conversations.add(conversation);
+  }
+  const full = focus.full === true;
+  for (const id of contacts) await retrieveContact(state, id);
+  for (const id of messages) await retrieveMessage(state, id);
+  if (contacts.size > 0 || full) await contactsList(state, contacts, full);
+  if (focus.active) {
+    await contactsList(state, contacts, true, 'true');
+    await contactsList(state, contacts, true, 'false');
+  }
+  for (const conversation of conversations) await conversationList(state, conversation);
+  if (messages.size > 0 || full || conversations.size > 0) await allMessagesList(state, messages, full);
+}
+
+export type { ModelContact, ModelMessage };
