@@ -2,12 +2,15 @@ import fs from 'node:fs';
 import path from 'node:path';
 import zlib from 'node:zlib';
 
-/** Where Debian, Ubuntu and Google's packages put their browser. */
+/** Where Debian's, Ubuntu's and Google's packages put the browser, and where macOS and Windows keep it. */
 export const SYSTEM_CHROMIUMS = [
   '/usr/bin/chromium',
   '/usr/bin/chromium-browser',
   '/usr/bin/google-chrome',
   '/usr/bin/google-chrome-stable',
+  '/Applications/Chromium.app/Contents/MacOS/Chromium',
+  '/Applications/Google Chrome.app/Contents/MacOS/Google Chrome',
+  'C:\\Program Files\\Google\\Chrome\\Application\\chrome.exe',
 ];
 
 const CACHE = path.join(__dirname, '..', '..', 'node_modules', '.cache', 'messaging-api-mock');
@@ -36,6 +39,9 @@ export function findChromium(
   }
   const system = SYSTEM_CHROMIUMS.find((file) => exists(file));
   if (system) return { description: `the system's Chromium (${system})`, executablePath: () => system };
+  // The packaged browser is a Linux build (x64 and arm64).
+  if (process.platform !== 'linux')
+    throw new Error(`No Chromium found (${SYSTEM_CHROMIUMS.join(', ')}): install one, or set CHROMIUM_PATH.`);
   const root = packagedChromiumRoot();
   const { version } = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8')) as {
     version: string;
