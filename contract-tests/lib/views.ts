@@ -206,58 +206,49 @@ function noRepeats(state: Model, walked: Walk, view: View): void {
     );
 }
 
-async function retrieveContact(state: Model, id: string): Promise<void> {
-  const path = `/v1/contacts/${encodeURIComponent(id)}`;
-  const gone = state.goneContacts.get(id);
-  const answer = await send('GET', path);
+/**
+ * Retrieve by id: a deleted record must be refused, a live one must answer as the model says.
+ * Returns the body of a live record, undefined when there is nothing more to compare.
+ */
+async function retrieve(
+  kind: 'contact' | 'message',
+  id: string,
+  gone: { because: string } | undefined,
+  known: boolean,
+): Promise<{ body: Json; answer: Exchange } | undefined> {
+  const answer = await send('GET', `/v1/${kind}s/${encodeURIComponent(id)}`);
   if (gone) {
     if (!is4xx(answer))
       fail(
         gone.because,
         'retrieve',
-        `the deleted contact ${id} is still retrieved (${answer.status})`,
+        `the deleted ${kind} ${id} is still retrieved (${answer.status})`,
         answer,
       );
-    return;
+    return undefined;
   }
-  const model = state.contacts.get(id);
-  if (!model) return;
+  if (!known) return undefined;
   const body = answer.body as Json | undefined;
   if (!is2xx(answer) || !body || typeof body !== 'object' || Array.isArray(body))
     fail(
-      'contacts.retrieve',
+      `${kind}s.retrieve`,
       'retrieve',
-      `the contact ${id} could not be retrieved (${answer.status})`,
+      `the ${kind} ${id} could not be retrieved (${answer.status})`,
       answer,
     );
-  compareContact(model, body, 'retrieve', answer);
+  return { body, answer };
+}
+
+async function retrieveContact(state: Model, id: string): Promise<void> {
+  const model = state.contacts.get(id);
+  const found = await retrieve('contact', id, state.goneContacts.get(id), model !== undefined);
+  if (found && model) compareContact(model, found.body, 'retrieve', found.answer);
 }
 
 async function retrieveMessage(state: Model, id: string): Promise<void> {
-  const path = `/v1/messages/${encodeURIComponent(id)}`;
-  const gone = state.goneMessages.get(id);
-  const answer = await send('GET', path);
-  if (gone) {
-    if (!is4xx(answer))
-      fail(
-        gone.because,
-        'retrieve',
-        `the deleted message ${id} is still retrieved (${answer.status})`,
-        answer,
-      );
-    return;
-  }
   const model = state.messages.get(id);
-  if (!model) return;
-  const body = answer.body as Json | undefined;
-  if (!is2xx(answer) || !body || typeof body !== 'object' || Array.isArray(body))
-    fail(
-      'messages.retrieve',
-      'retrieve',
-      `the message ${id} could not be retrieved (${answer.status})`,
-      answer,
-    );
-  compareMessage(state, model, body, 'retrieve', answer);
+  const found = await retrieve('message', id, state.goneMessages.get(id), model !== undefined);
+  if (found && model) compareMessage(state, model, found.body, 'retrieve', found.answer);
 }
 
 async function contactsList(
