@@ -275,6 +275,43 @@ function haunt(req: ProxyRequest, res: ProxyResponse, ghosts: Json[]): void {
   page.data = [...ghosts, ...(page.data as Json[])].slice(0, limit);
 }
 
+/** Keeps what a DELETE of `pattern` removed, and shows it again at the top of the lists `where` picks. */
+function keepsDeleted(where: (req: ProxyRequest) => boolean, pattern: RegExp = CONTACT): Wrapper {
+  const ghosts: Json[] = [];
+  return {
+    async request(req, inner) {
+      if (req.method === 'DELETE' && pattern.test(req.path)) {
+        const found = await inner('GET', req.path, auth(req));
+        if (ok(found)) ghosts.push(body(found));
+      }
+    },
+    response(req, res) {
+      if (where(req)) haunt(req, res, ghosts);
+    },
+  };
+}
+
+/** On a message update that `when` picks, hides from then on the attachments the message had before it. */
+function hidesEarlierAttachments(when: (req: ProxyRequest) => boolean): Wrapper {
+  const hidden = new Map<string, Set<string>>();
+  return {
+    async request(req, inner) {
+      const id = idOfPath(MESSAGE, req);
+      if (id && isUpdate(req, MESSAGE) && when(req)) {
+        const now = await inner('GET', req.path, auth(req));
+        if (ok(now)) hidden.set(id, new Set((body(now).attachments as Json[]).map((a) => String(a.id))));
+      }
+    },
+    response(_req, res) {
+      eachResource(res.body, (item) => {
+        const gone = hidden.get(String(item.id));
+        if (isMessage(item) && gone && Array.isArray(item.attachments))
+          item.attachments = (item.attachments as Json[]).filter((a) => !gone.has(String(a.id)));
+      });
+    },
+  };
+}
+
 /**
  * Rogues for the model's checks (issue #10): each breaks one thing the model makes certain, in
  * every view at once, as a real server's bug would.
@@ -320,25 +357,7 @@ export const MODEL_ROGUES: Rogue[] = [
   {
     rule: 'messages.update.keeps-the-rest',
     how: "drops a message's attachments when its text is edited",
-    make: () => {
-      const hidden = new Map<string, Set<string>>();
-      return {
-        async request(req, inner) {
-          const id = idOfPath(MESSAGE, req);
-          if (id && isUpdate(req, MESSAGE) && sentKeys(req).includes('message')) {
-            const now = await inner('GET', req.path, auth(req));
-            if (ok(now)) hidden.set(id, new Set((body(now).attachments as Json[]).map((a) => String(a.id))));
-          }
-        },
-        response(_req, res) {
-          eachResource(res.body, (item) => {
-            const gone = hidden.get(String(item.id));
-            if (isMessage(item) && gone && Array.isArray(item.attachments))
-              item.attachments = (item.attachments as Json[]).filter((a) => !gone.has(String(a.id)));
-          });
-        },
-      };
-    },
+    make: () => hidesEarlierAttachments((req) => sentKeys(req).includes('message')),
   },
   {
     rule: 'messages.update.keeps-the-rest',
@@ -430,40 +449,18 @@ export const MODEL_ROGUES: Rogue[] = [
   {
     rule: 'contacts.delete',
     how: 'keeps a deleted contact in the contacts list',
-    make: () => {
-      const ghosts: Json[] = [];
-      return {
-        async request(req, inner) {
-          if (req.method === 'DELETE' && CONTACT.test(req.path)) {
-            const found = await inner('GET', req.path, auth(req));
-            if (ok(found)) ghosts.push(body(found));
-          }
-        },
-        response(req, res) {
-          if (firstLargePage(req) && req.path.startsWith('/v1/contacts') && !req.query.has('active'))
-            haunt(req, res, ghosts);
-        },
-      };
-    },
+    make: () =>
+      keepsDeleted(
+        (req) => firstLargePage(req) && req.path.startsWith('/v1/contacts') && !req.query.has('active'),
+      ),
   },
   {
     rule: 'contacts.delete',
     how: 'keeps a deleted contact in the list with active=false',
-    make: () => {
-      const ghosts: Json[] = [];
-      return {
-        async request(req, inner) {
-          if (req.method === 'DELETE' && CONTACT.test(req.path)) {
-            const found = await inner('GET', req.path, auth(req));
-            if (ok(found)) ghosts.push(body(found));
-          }
-        },
-        response(req, res) {
-          if (isList(req) && req.path.startsWith('/v1/contacts') && req.query.get('active') === 'false')
-            haunt(req, res, ghosts);
-        },
-      };
-    },
+    make: () =>
+      keepsDeleted(
+        (req) => isList(req) && req.path.startsWith('/v1/contacts') && req.query.get('active') === 'false',
+      ),
   },
   {
     rule: 'contacts.delete.cascades-conversation',
@@ -492,21 +489,12 @@ export const MODEL_ROGUES: Rogue[] = [
   {
     rule: 'messages.delete.permanent',
     how: 'keeps a deleted message in the list of all messages',
-    make: () => {
-      const ghosts: Json[] = [];
-      return {
-        async request(req, inner) {
-          if (req.method === 'DELETE' && MESSAGE.test(req.path)) {
-            const found = await inner('GET', req.path, auth(req));
-            if (ok(found)) ghosts.push(body(found));
-          }
-        },
-        response(req, res) {
-          if (firstLargePage(req) && req.path.startsWith('/v1/messages') && !req.query.has('conversation_id'))
-            haunt(req, res, ghosts);
-        },
-      };
-    },
+    make: () =>
+      keepsDeleted(
+        (req) =>
+          firstLargePage(req) && req.path.startsWith('/v1/messages') && !req.query.has('conversation_id'),
+        MESSAGE,
+      ),
   },
   {
     rule: 'messages.update.edit-text',
@@ -570,25 +558,7 @@ export const MODEL_ROGUES: Rogue[] = [
   {
     rule: 'messages.update.add-attachment',
     how: 'replaces the attachments with the one an update adds',
-    make: () => {
-      const hidden = new Map<string, Set<string>>();
-      return {
-        async request(req, inner) {
-          const id = idOfPath(MESSAGE, req);
-          if (id && isUpdate(req, MESSAGE) && sentKeys(req).some((k) => k.startsWith('attachments'))) {
-            const now = await inner('GET', req.path, auth(req));
-            if (ok(now)) hidden.set(id, new Set((body(now).attachments as Json[]).map((a) => String(a.id))));
-          }
-        },
-        response(_req, res) {
-          eachResource(res.body, (item) => {
-            const gone = hidden.get(String(item.id));
-            if (isMessage(item) && gone && Array.isArray(item.attachments))
-              item.attachments = (item.attachments as Json[]).filter((a) => !gone.has(String(a.id)));
-          });
-        },
-      };
-    },
+    make: () => hidesEarlierAttachments((req) => sentKeys(req).some((k) => k.startsWith('attachments'))),
   },
   {
     rule: 'lists.has-more',
