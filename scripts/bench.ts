@@ -411,7 +411,7 @@ function tokenMemory(contacts: number, messages: number): { copyKb: number; writ
   v8.setFlagsFromString('--expose-gc');
   const gc = vm.runInNewContext('gc') as () => void;
   const seeded = World.fromData(generateWorld({ seed: 1, contacts, messages }));
-  const contact = seeded.listContacts(new Map([['limit', '1']])).data[0]!;
+  const contact = seeded.listContacts({ limit: 1 }).data[0]!;
   const copies: World[] = [];
   const heap = () => {
     gc();
@@ -421,12 +421,7 @@ function tokenMemory(contacts: number, messages: number): { copyKb: number; writ
   for (let i = 0; i < 1000; i++) copies.push(seeded.clone());
   const copied = heap();
   for (const world of copies) {
-    world.sendMessage(
-      new Map([
-        ['conversation_id', contact.conversation_id],
-        ['message', 'hi'],
-      ]),
-    );
+    world.sendMessage({ conversation_id: contact.conversation_id, message: 'hi' });
   }
   const written = heap();
   return { copyKb: (copied - start) / 1000 / 1024, writtenKb: (written - start) / 1000 / 1024 };

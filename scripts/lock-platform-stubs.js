@@ -60,4 +60,6 @@ const [root, ...rest] = Object.entries(lock.packages);
 rest.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
 lock.packages = Object.fromEntries([root, ...rest]);
 fs.writeFileSync(file, `${JSON.stringify(lock, null, 2)}\n`);
-console.log(added === 0 ? 'package-lock.json: nothing to add' : `package-lock.json: added ${added} platform entries`);
+console.log(
+  added === 0 ? 'package-lock.json: nothing to add' : `package-lock.json: added ${added} platform entries`,
+);

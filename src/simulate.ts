@@ -44,17 +44,10 @@ export class Simulator {
       // a message may. Such a refusal is the contact's to live with, not a crash of the server.
       if (reaction !== undefined) {
         attempt(() =>
-          world.updateMessage(message.id, new Map([['reactions', { [reaction]: [contact.username] }]])),
+          world.updateMessage(message.id, { reactions: [{ name: reaction, usernames: [contact.username] }] }),
         );
       }
-      attempt(() =>
-        world.sendMessage(
-          new Map([
-            ['conversation_id', contact.conversation_id],
-            ['message', reply],
-          ]),
-        ),
-      );
+      attempt(() => world.sendMessage({ conversation_id: contact.conversation_id, message: reply }));
     }, delay);
     timer.unref();
     this.#timers.add(timer);

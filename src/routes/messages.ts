@@ -1,5 +1,6 @@
 import type { Router } from 'express';
 import { collectionRoutes } from '../http/resource';
+import * as rules from '../store/rules';
 import type { World } from '../store/world';
 import type { Message } from '../types';
 
@@ -12,14 +13,15 @@ export interface MessagesOptions {
 export function messageRoutes(router: Router, options: MessagesOptions = {}): void {
   collectionRoutes<Message>(router, '/v1/messages', {
     name: 'message',
-    list: (world, params) => world.listMessages(params),
+    list: (world, params) => world.listMessages(rules.messageList(params)),
     create: (world, params) => {
-      const message = world.sendMessage(params);
+      const message = world.sendMessage(rules.messageSend(params));
       options.onSent?.(world, message);
       return message;
     },
     retrieve: (world, id) => world.getMessage(id),
-    update: (world, id, params) => world.updateMessage(id, params),
+    update: (world, id, params) =>
+      world.getMessage(id) && world.updateMessage(id, rules.messageUpdate(params)),
     remove: (world, id) => world.deleteMessage(id),
   });
 }

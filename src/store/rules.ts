@@ -56,13 +56,13 @@ export const LIMITS = {
 export interface ContactCreateInput {
   username: string;
   phone_number: string;
-  avatar_url: string | undefined;
-  display_name: string | undefined;
+  avatar_url?: string;
+  display_name?: string;
 }
 
 /** `display_name`: undefined leaves it as it is, null clears it (convention C14). */
 export interface ContactUpdateInput {
-  display_name: string | null | undefined;
+  display_name?: string | null;
 }
 
 export interface AttachmentInput {
@@ -80,27 +80,29 @@ export interface ReactionInput {
 export interface MessageSendInput {
   conversation_id: string;
   message: string;
-  attachments: AttachmentInput[];
+  attachments?: AttachmentInput[];
 }
 
+/** What an update adds: a new text, reactions, attachments; absent parts stay as they are. */
 export interface MessageUpdateInput {
-  message: string | undefined;
-  reactions: ReactionInput[];
-  attachments: AttachmentInput[];
+  message?: string;
+  reactions?: ReactionInput[];
+  attachments?: AttachmentInput[];
 }
 
+/** One page of a list: `limit` items, newest first, after or before a cursor (C7, C8). */
 export interface PageQuery {
   limit: number;
-  starting_after: string | undefined;
-  ending_before: string | undefined;
+  starting_after?: string;
+  ending_before?: string;
 }
 
 export interface ContactListQuery extends PageQuery {
-  active: boolean | undefined;
+  active?: boolean;
 }
 
 export interface MessageListQuery extends PageQuery {
-  conversation_id: string | undefined;
+  conversation_id?: string;
 }
 
 const CONTACT_CREATE = ['username', 'phone_number', 'avatar_url', 'display_name'] as const;

@@ -3,7 +3,6 @@ import { errors, quoteId } from '../errors';
 import { randomId } from '../ids';
 import type { Attachment, Contact, Message, MessageContact, Page, Reaction, Timestamp } from '../types';
 import { LayeredMap } from './layered-map';
-import type { Params } from './params';
 import * as rules from './rules';
 
 /** What a world is made of, as plain data: the seed generator's output and the fixture format. */
@@ -156,15 +155,13 @@ export class World {
 
   // ---- contacts ----
 
-  listContacts(params: Params): Page<Readonly<Contact>> {
-    const query = rules.contactList(params);
+  listContacts(query: rules.ContactListQuery): Page<Readonly<Contact>> {
     const lists = this.#contactLists;
     const list = query.active === undefined ? lists.all : query.active ? lists.active : lists.never;
     return this.#page(list, query, this.#contacts, renderContact);
   }
 
-  createContact(params: Params): Readonly<Contact> {
-    const input = rules.contactCreate(params);
+  createContact(input: rules.ContactCreateInput): Readonly<Contact> {
     const created_at = this.#now();
     const record: ContactRecord = {
       id: this.#newId(),
@@ -187,10 +184,9 @@ export class World {
     return record && renderContact(record);
   }
 
-  updateContact(id: string, params: Params): Readonly<Contact> | undefined {
+  updateContact(id: string, input: rules.ContactUpdateInput): Readonly<Contact> | undefined {
     const record = this.#contacts.get(id);
     if (record === undefined) return undefined;
-    const input = rules.contactUpdate(params);
     if (input.display_name === undefined) return renderContact(record);
     const updated: ContactRecord = { ...record, display_name: input.display_name };
     this.#charge(contactBytes(updated) - contactBytes(record));
@@ -233,8 +229,7 @@ export class World {
 
   // ---- messages ----
 
-  listMessages(params: Params): Page<Readonly<Message>> {
-    const query = rules.messageList(params);
+  listMessages(query: rules.MessageListQuery): Page<Readonly<Message>> {
     let list = this.#messageList;
     if (query.conversation_id !== undefined) {
       if (!this.#conversations.has(query.conversation_id)) {
@@ -245,8 +240,7 @@ export class World {
     return this.#page(list, query, this.#messages, (record) => this.#renderMessage(record));
   }
 
-  sendMessage(params: Params): Readonly<Message> {
-    const input = rules.messageSend(params);
+  sendMessage(input: rules.MessageSendInput): Readonly<Message> {
     if (!this.#conversations.has(input.conversation_id)) {
       throw errors.notFound('conversation', input.conversation_id, 'conversation_id');
     }
@@ -257,7 +251,7 @@ export class World {
       conversation_id: input.conversation_id,
       message: input.message,
       reactions: [],
-      attachments: input.attachments.map((a) => this.#attachment(a, id, now)),
+      attachments: (input.attachments ?? []).map((a) => this.#attachment(a, id, now)),
       read_at: null,
       created_at: now,
       updated_at: null,
@@ -274,11 +268,11 @@ export class World {
   }
 
   /** Edits the text, adds reactions, appends attachments (document 4.2 rule 4, C15-C17). */
-  updateMessage(id: string, params: Params): Readonly<Message> | undefined {
+  updateMessage(id: string, input: rules.MessageUpdateInput): Readonly<Message> | undefined {
     const record = this.#messages.get(id);
     if (record === undefined) return undefined;
-    const input = rules.messageUpdate(params);
-    if (record.attachments.length + input.attachments.length > rules.LIMITS.attachmentsPerMessage) {
+    const attachments = input.attachments ?? [];
+    if (record.attachments.length + attachments.length > rules.LIMITS.attachmentsPerMessage) {
       throw errors.invalid(
         'attachments',
         `a message holds at most ${rules.LIMITS.attachmentsPerMessage} attachments.`,
@@ -288,8 +282,8 @@ export class World {
     const updated: MessageRecord = {
       ...record,
       message: input.message ?? record.message,
-      reactions: addReactions(record.reactions, input.reactions),
-      attachments: [...record.attachments, ...input.attachments.map((a) => this.#attachment(a, id, now))],
+      reactions: addReactions(record.reactions, input.reactions ?? []),
+      attachments: [...record.attachments, ...attachments.map((a) => this.#attachment(a, id, now))],
       updated_at: now,
     };
     this.#charge(messageBytes(updated) - messageBytes(record));
