@@ -136,6 +136,16 @@ export const errors = {
   malformedBody: (why: string) =>
     new ApiError('malformed_body', `The request body could not be read: ${why}`),
   /** PUT /__mock/state: what to send instead, as a command to paste. */
+  unsupportedCharset: (charset: string) =>
+    new ApiError(
+      'unsupported_media_type',
+      `The charset '${charset.slice(0, 40)}' is not supported. Send the body as UTF-8.`,
+    ),
+  unsupportedEncoding: (encoding: string) =>
+    new ApiError(
+      'unsupported_media_type',
+      `Content-Encoding '${encoding.slice(0, 40)}' is not supported here. Send the body uncompressed.`,
+    ),
   fixtureNotJson: (url: string) =>
     new ApiError(
       'malformed_body',

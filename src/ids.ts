@@ -1,5 +1,3 @@
-import { randomBytes } from 'node:crypto';
-
 const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
 export const ID_LENGTH = 16;
 
@@ -7,7 +5,8 @@ export const ID_LENGTH = 16;
 export function randomId(): string {
   let id = '';
   while (id.length < ID_LENGTH) {
-    for (const byte of randomBytes(ID_LENGTH * 2)) {
+    // The Web Crypto API: the same in Node and in browsers.
+    for (const byte of globalThis.crypto.getRandomValues(new Uint8Array(ID_LENGTH * 2))) {
       // 248 = 4 * 62: rejecting the rest keeps every character equally likely.
       if (byte < 248 && id.length < ID_LENGTH) id += ALPHABET[byte % 62];
     }

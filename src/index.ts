@@ -1,8 +1,9 @@
-export { createApp, type AppOptions } from './app';
-export { listen, type RunningServer } from './server';
+export { createApp, type AppOptions } from './express/app';
+export { listen, type RunningServer } from './express/server';
 export { createMockServer, type MockServer } from './mock-server';
 export { generateWorld, type SeedOptions } from './seed';
-export { validateFixture, loadFixtureFile, FixtureError } from './fixtures';
+export { validateFixture, FixtureError } from './fixtures';
+export { loadFixtureFile } from './fixture-file';
 export { World, type WorldData, type StoredMessage } from './store/world';
 export { openApiDocument } from './openapi';
 export type {

@@ -1,5 +1,5 @@
-import type { AppOptions, MockLocals } from './app';
-import { listen, type RunningServer } from './server';
+import type { AppOptions, MockLocals } from './express/app';
+import { listen, type RunningServer } from './express/server';
 
 export interface MockServer {
   /** Starts on a free port (or `port`) and resolves to the base URL, e.g. `http://127.0.0.1:53127`. */

@@ -1,6 +1,6 @@
 import { ERROR_STATUS } from './errors';
-import { BODY_LIMITS } from './http/body';
-import { MAX_DELAY_MS } from './http/switches';
+import { BODY_LIMITS } from './core/body';
+import { MAX_DELAY_MS } from './core/switches';
 import { LIMITS } from './store/rules';
 import {
   ATTACHMENT_FIELDS,

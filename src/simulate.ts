@@ -20,7 +20,7 @@ export class Simulator {
   readonly #seed: number;
   readonly #delay: { min: number; max: number };
   readonly #fakers = new WeakMap<World, Faker>();
-  readonly #timers = new Set<NodeJS.Timeout>();
+  readonly #timers = new Set<ReturnType<typeof setTimeout>>();
 
   constructor(options: SimulateOptions) {
     this.#seed = options.seed;
@@ -49,7 +49,8 @@ export class Simulator {
       }
       attempt(() => world.sendMessage({ conversation_id: contact.conversation_id, message: reply }));
     }, delay);
-    timer.unref();
+    // In Node, a pending reply does not keep the process alive; browsers have no such notion.
+    (timer as { unref?: () => void }).unref?.();
     this.#timers.add(timer);
   }
 

@@ -1,6 +1,6 @@
 import type { Express } from 'express';
 import request from 'supertest';
-import { createApp, type AppOptions } from '../src/app';
+import { createApp, type AppOptions } from '../src/express/app';
 import type { Worlds } from '../src/store/worlds';
 import type { Contact, Message } from '../src/types';
 

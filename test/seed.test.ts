@@ -1,5 +1,5 @@
 import request from 'supertest';
-import { createApp } from '../src/app';
+import { createApp } from '../src/express/app';
 import { PHONE_NUMBER } from '../src/store/rules';
 import { SEED_NOW, generateWorld } from '../src/seed';
 

@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { toJson } from '../src/http/send';
+import { toJson } from '../src/core/json';
 import { generateWorld } from '../src/seed';
 import { World } from '../src/store/world';
 

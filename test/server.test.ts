@@ -1,5 +1,5 @@
 import net from 'node:net';
-import { CONNECTION_LIMITS, listen } from '../src/server';
+import { CONNECTION_LIMITS, listen } from '../src/express/server';
 
 /** Sends raw bytes and resolves with everything the server wrote before it closed the socket. */
 function hold(port: number, bytes: string): Promise<{ text: string; ms: number }> {

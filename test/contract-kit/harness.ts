@@ -5,7 +5,7 @@ import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import express from 'express';
-import { createApp, type AppOptions } from '../../src/app';
+import { createApp, type AppOptions } from '../../src/express/app';
 
 /**
  * Servers for testing the contract kit: the real mock (createApp), wrapped in an outer Express app

@@ -3,8 +3,9 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import request from 'supertest';
-import { createApp } from '../../src/app';
-import { FixtureError, fixtureJson, loadFixtureFile, validateFixture } from '../../src/fixtures';
+import { createApp } from '../../src/express/app';
+import { loadFixtureFile } from '../../src/fixture-file';
+import { FixtureError, fixtureJson, validateFixture } from '../../src/fixtures';
 import { generateWorld } from '../../src/seed';
 import { World } from '../../src/store/world';
 

@@ -1,7 +1,7 @@
 import type { Express } from 'express';
 import { api, createContact, makeApp, sendMessage } from '../helpers';
 import type { Message } from '../../src/types';
-import type { MockLocals } from '../../src/app';
+import type { MockLocals } from '../../src/express/app';
 
 const FAST = { replyDelayMs: { min: 20, max: 40 } };
 

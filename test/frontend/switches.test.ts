@@ -1,5 +1,5 @@
 import request from 'supertest';
-import { parseLatency } from '../../src/http/switches';
+import { parseLatency } from '../../src/core/switches';
 import { api, expectError, makeApp, snapshot } from '../helpers';
 
 describe('Prefer: code=<status>', () => {

@@ -4,7 +4,7 @@
  * record is lost or duplicated, ids are unique, the cascade is complete, and every list, paged
  * forwards and backwards over HTTP, agrees with the store.
  */
-import { listen, type RunningServer } from '../../src/server';
+import { listen, type RunningServer } from '../../src/express/server';
 import type { Worlds } from '../../src/store/worlds';
 import { client, modelProblems } from './support';
 

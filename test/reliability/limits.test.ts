@@ -6,8 +6,8 @@
  */
 import http from 'node:http';
 import zlib from 'node:zlib';
-import { BODY_LIMITS } from '../../src/http/body';
-import { MAX_TOKEN_LENGTH } from '../../src/http/auth';
+import { BODY_LIMITS } from '../../src/core/body';
+import { MAX_TOKEN_LENGTH } from '../../src/core/auth';
 import { LIMITS } from '../../src/store/rules';
 import { answerProblems, client, json, startServer, type RawResponse, type TestServer } from './support';
 

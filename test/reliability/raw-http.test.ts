@@ -8,9 +8,9 @@
 import http from 'node:http';
 import net from 'node:net';
 import type { AddressInfo } from 'node:net';
-import { createApp } from '../../src/app';
-import { answerClientError, answerExpectationFailed } from '../../src/http/errors';
-import { listen, type RunningServer } from '../../src/server';
+import { createApp } from '../../src/express/app';
+import { answerClientError, answerExpectationFailed } from '../../src/express/client-errors';
+import { listen, type RunningServer } from '../../src/express/server';
 import { errorObjectProblems } from './support';
 
 let running: RunningServer;

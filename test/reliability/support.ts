@@ -6,7 +6,7 @@
 import type { Express } from 'express';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createApp, type AppOptions } from '../../src/app';
+import { createApp, type AppOptions } from '../../src/express/app';
 import { ERROR_STATUS } from '../../src/errors';
 import * as rules from '../../src/store/rules';
 import type { World } from '../../src/store/world';

@@ -1,4 +1,3 @@
-import type { RequestHandler } from 'express';
 import { errors } from '../errors';
 
 export interface Latency {
@@ -62,26 +61,18 @@ export function parsePrefer(header: string | undefined): Preferences {
 
 /**
  * Per-request switches for showing loading and error states without changing client code:
- * the configured latency plus `Prefer: delay`, then `Prefer: code` instead of the real answer
- * (which then changes nothing).
+ * how long to wait first (the configured latency plus `Prefer: delay`), and the status to answer
+ * instead of the real answer (`Prefer: code`, which then changes nothing). `applied` is the
+ * `Preference-Applied` header, when any preference was.
  */
-export function switches(latency: Latency | undefined): RequestHandler {
-  return (req, res, next) => {
-    if (req.headers.prefer === undefined && latency === undefined) return next();
-    let preferences: Preferences;
-    try {
-      const header = req.headers.prefer;
-      preferences = parsePrefer(Array.isArray(header) ? header.join(',') : header);
-    } catch (error) {
-      return next(error);
-    }
-    const applied = Object.entries(preferences).map(([k, v]) => `${k}=${v}`);
-    if (applied.length > 0) res.setHeader('Preference-Applied', applied.join(', '));
-    const wait =
-      (latency ? latency.min + Math.floor(Math.random() * (latency.max - latency.min + 1)) : 0) +
-      (preferences.delay ?? 0);
-    const go = () => (preferences.code !== undefined ? next(errors.simulated(preferences.code)) : next());
-    if (wait > 0) setTimeout(go, wait);
-    else go();
-  };
+export function switchesOf(
+  prefer: string | undefined,
+  latency: Latency | undefined,
+): { wait: number; code: number | undefined; applied: string | undefined } {
+  const preferences = prefer === undefined ? {} : parsePrefer(prefer);
+  const applied = Object.entries(preferences).map(([k, v]) => `${k}=${v}`);
+  const wait =
+    (latency ? latency.min + Math.floor(Math.random() * (latency.max - latency.min + 1)) : 0) +
+    (preferences.delay ?? 0);
+  return { wait, code: preferences.code, applied: applied.length > 0 ? applied.join(', ') : undefined };
 }

@@ -2,7 +2,7 @@ import { IncomingMessage, ServerResponse, createServer, type Server } from 'node
 import type { AddressInfo, Socket } from 'node:net';
 import type { Express } from 'express';
 import { createApp, type AppOptions, type MockLocals } from './app';
-import { answerClientError, answerExpectationFailed } from './http/errors';
+import { answerClientError, answerExpectationFailed } from './client-errors';
 
 export interface RunningServer {
   /** The URL to use from this machine, e.g. `http://127.0.0.1:4010` (also when bound to 0.0.0.0). */

@@ -1,0 +1,90 @@
+import { ApiError, errors } from '../errors';
+import type { RequestHeaders } from './body';
+import { toJson } from './json';
+
+/**
+ * A request as the core takes it, from any transport. `url` is the path and query (`/v1/contacts?limit=5`)
+ * relative to where the API is served. `body` is the body's bytes or text, or a function that
+ * reads it when the core asks (with the most bytes it takes) and gives undefined when there is
+ * none: so that a request refused before its body matters is refused without reading it.
+ */
+export interface CoreRequest {
+  method: string;
+  url: string;
+  headers: RequestHeaders;
+  body?: Uint8Array | string | BodyReader;
+}
+
+/** Reads a request's body, at most `limit` bytes (else throws the 413 refusal); undefined when there is none. */
+export type BodyReader = (limit: BodyLimit) => Promise<Uint8Array | undefined>;
+
+export interface BodyLimit {
+  bytes: number;
+  /** How the limit is named in the 413 refusal, e.g. `100 kB`. */
+  label: string;
+}
+
+/** An answer from the core. Its body is sent for every method but HEAD; Content-Length is the transport's to set. */
+export interface CoreAnswer {
+  status: number;
+  headers: Record<string, string>;
+  body: string;
+}
+
+const JSON_TYPE = 'application/json; charset=utf-8';
+
+/** A JSON answer. */
+export function json(status: number, value: unknown): CoreAnswer {
+  return { status, headers: { 'Content-Type': JSON_TYPE }, body: toJson(value) ?? 'null' };
+}
+
+export function noContent(): CoreAnswer {
+  return { status: 204, headers: {}, body: '' };
+}
+
+/** The one error shape of convention C2, with the headers that belong to the refusal. Never a stack trace. */
+export function errorAnswer(error: ApiError): CoreAnswer {
+  return {
+    status: error.status,
+    headers: { ...error.headers, 'Content-Type': JSON_TYPE },
+    body: JSON.stringify(error),
+  };
+}
+
+/** Anything thrown while answering, as an ApiError: the store's refusals as they are, anything else a bug. */
+export function toApiError(error: unknown): ApiError {
+  return error instanceof ApiError ? error : errors.internal();
+}
+
+// C19: any origin, and the headers a browser page needs to read: the switches' answer
+// (`Preference-Applied`), a forced 429/503's `Retry-After`, and a 401's `WWW-Authenticate`.
+const EVERY_ANSWER = {
+  'X-Content-Type-Options': 'nosniff',
+  'Access-Control-Allow-Origin': '*',
+  'Access-Control-Expose-Headers': 'Preference-Applied,Retry-After,WWW-Authenticate',
+} as const;
+
+/** Adds the headers of every answer. */
+export function withCommonHeaders(answer: CoreAnswer): CoreAnswer {
+  Object.assign(answer.headers, EVERY_ANSWER);
+  return answer;
+}
+
+/**
+ * C19: any OPTIONS request is a CORS preflight, answered 204 before authentication (browsers
+ * send no token with it), allowing the methods, the headers of the API and of the switches.
+ */
+export function preflight(): CoreAnswer {
+  return {
+    status: 204,
+    headers: {
+      'X-Content-Type-Options': 'nosniff',
+      'Access-Control-Allow-Origin': '*',
+      'Access-Control-Allow-Methods': 'GET,HEAD,POST,PUT,DELETE',
+      'Access-Control-Allow-Headers': 'Authorization,Content-Type,Prefer',
+      'Access-Control-Max-Age': '600',
+      'Access-Control-Expose-Headers': EVERY_ANSWER['Access-Control-Expose-Headers'],
+    },
+    body: '',
+  };
+}

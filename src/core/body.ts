@@ -1,0 +1,233 @@
+import qs from 'qs';
+import { ApiError, errors } from '../errors';
+import { paramsFrom, type Params } from '../store/params';
+
+/** Convention C12: bounds that no body, query or multipart form can exceed. */
+export const BODY_LIMITS = {
+  bytes: 100 * 1024,
+  label: '100 kB',
+  parameters: 1000,
+  depth: 5,
+  arrayLength: 100,
+} as const;
+
+const QS_OPTIONS: qs.IParseOptions & { throwOnLimitExceeded: boolean; strictDepth: boolean } = {
+  // Null-prototype objects: a key like `constructor` is data, never a route to a prototype.
+  plainObjects: true,
+  depth: BODY_LIMITS.depth,
+  strictDepth: true,
+  parameterLimit: BODY_LIMITS.parameters,
+  arrayLimit: BODY_LIMITS.arrayLength,
+  throwOnLimitExceeded: true,
+};
+
+/** Parses `a=1&reactions[heart][]=bob` style text, with the limits above. */
+export function parseFormText(text: string): Record<string, unknown> {
+  let parsed: Record<string, unknown>;
+  try {
+    parsed = qs.parse(text, QS_OPTIONS) as Record<string, unknown>;
+  } catch (error) {
+    const message = error instanceof Error ? error.message : '';
+    if (message.startsWith('Input depth')) throw errors.nestingTooDeep(BODY_LIMITS.depth);
+    if (message.startsWith('Array limit')) {
+      throw errors.listTooLong(BODY_LIMITS.arrayLength);
+    }
+    if (message.startsWith('Parameter limit')) throw errors.tooManyParameters(BODY_LIMITS.parameters);
+    throw errors.malformedBody('the form encoding could not be decoded.');
+  }
+  // After qs, so that its parameter limit bounds this walk too.
+  refuseProtoKeys(text);
+  return parsed;
+}
+
+/**
+ * qs drops a `__proto__` key segment silently (`reactions[__proto__][]=x` arrives as nothing),
+ * while JSON keeps it as data. Refusing it in both encodings (here and in checkJsonShape) makes
+ * them agree and follows C13: no parameter is ever ignored without a word.
+ */
+function refuseProtoKeys(text: string): void {
+  for (const part of text.split('&')) {
+    // Where qs ends a key: at `]=` when there is one, else at the first `=`.
+    const bracketEquals = part.indexOf(']=');
+    const end = bracketEquals === -1 ? part.indexOf('=') : bracketEquals + 1;
+    const key = decodeFormComponent(end === -1 ? part : part.slice(0, end));
+    if (PROTO_SEGMENT.test(key)) {
+      const bracket = key.indexOf('[');
+      throw protoKey(bracket > 0 ? key.slice(0, bracket) : key);
+    }
+  }
+}
+
+const PROTO_SEGMENT = /(?:^|\[)__proto__(?:\]|\[|$)/;
+
+function decodeFormComponent(text: string): string {
+  const spaced = text.replace(/\+/g, ' ');
+  try {
+    return decodeURIComponent(spaced);
+  } catch {
+    return spaced;
+  }
+}
+
+function protoKey(param: string): ApiError {
+  return errors.invalid(
+    param,
+    '"__proto__" is reserved and cannot be a parameter name, a key or a reaction name. Choose another name.',
+  );
+}
+
+/** The query string of a URL (its path and query), parsed like a form body. */
+export function queryParams(url: string): Map<string, unknown> {
+  const at = url.indexOf('?');
+  return at === -1 ? new Map() : paramsFrom(parseFormText(url.slice(at + 1)));
+}
+
+/** A request's parameters: its URL's query and its body's; a parameter sent in both is refused. */
+export function requestParams(url: string, body: Record<string, unknown> | undefined): Params {
+  const params = queryParams(url);
+  if (body !== undefined) {
+    for (const [key, value] of paramsFrom(body)) {
+      if (params.has(key))
+        throw errors.invalid(key, 'was sent both in the query and in the body; send it once.');
+      params.set(key, value);
+    }
+  }
+  return params;
+}
+
+const FORM = 'application/x-www-form-urlencoded';
+const JSON_TYPE = 'application/json';
+const MULTIPART = 'multipart/form-data';
+
+/** The media type of a Content-Type header, lower case, and its charset parameter if any. */
+function mediaType(header: string): { type: string; charset: string | undefined } {
+  const [type = '', ...parameters] = header.split(';');
+  let charset: string | undefined;
+  for (const parameter of parameters) {
+    const at = parameter.indexOf('=');
+    if (parameter.slice(0, at).trim().toLowerCase() === 'charset') {
+      charset = parameter
+        .slice(at + 1)
+        .trim()
+        .replace(/^"(.*)"$/, '$1')
+        .toLowerCase();
+    }
+  }
+  return { type: type.trim().toLowerCase(), charset };
+}
+
+/**
+ * Reads a form, JSON or multipart body into a plain object of parameters, or refuses it with
+ * 400/415. `bytes` is the body as it arrived (within BODY_LIMITS), already decoded from any
+ * Content-Encoding that the transport undid (a `content-encoding` still in `headers` is
+ * refused); undefined when the request has none, and then so is the answer.
+ */
+export async function readBody(
+  headers: RequestHeaders,
+  bytes: Uint8Array | undefined,
+): Promise<Record<string, unknown> | undefined> {
+  if (bytes === undefined) return undefined;
+  const encoding = header(headers, 'content-encoding')?.trim().toLowerCase();
+  if (encoding !== undefined && encoding !== '' && encoding !== 'identity') {
+    throw errors.unsupportedEncoding(encoding);
+  }
+  const contentType = header(headers, 'content-type');
+  const { type, charset } = mediaType(contentType ?? '');
+  if (type === FORM) return parseFormText(decode(bytes, charset ?? 'utf-8'));
+  if (type === MULTIPART) return readMultipart(contentType!, bytes);
+  if (type === JSON_TYPE) {
+    if (charset !== undefined && !charset.startsWith('utf-')) throw errors.unsupportedCharset(charset);
+    return parseJsonParams(decode(bytes, charset ?? 'utf-8'));
+  }
+  throw errors.unsupportedMediaType(contentType ?? '(none)');
+}
+
+/** One header's value; several of the same name are joined with commas, as HTTP joins them. */
+export function header(headers: RequestHeaders, name: string): string | undefined {
+  const value = headers[name];
+  return typeof value === 'string' || value === undefined ? value : value.join(', ');
+}
+
+/** Header names in lower case, as Node and the Fetch API's Headers give them. */
+export type RequestHeaders = Readonly<Record<string, string | readonly string[] | undefined>>;
+
+function decode(bytes: Uint8Array, charset: string): string {
+  try {
+    // Not fatal: a byte that is not of the charset becomes U+FFFD, as in body-parser's decoding.
+    return new TextDecoder(charset).decode(bytes);
+  } catch {
+    // Only an unknown charset label throws.
+    throw errors.unsupportedCharset(charset);
+  }
+}
+
+/** A JSON body: an object of parameters, within the same bounds as a form. */
+function parseJsonParams(text: string): Record<string, unknown> {
+  // Only an object or an array is JSON here (a bare `"text"` or `12` is refused as not JSON).
+  const first = /\S/.exec(text)?.[0];
+  if (first === undefined) return {};
+  let parsed: unknown;
+  try {
+    if (first !== '{' && first !== '[') throw new SyntaxError();
+    parsed = JSON.parse(text);
+  } catch {
+    throw errors.malformedBody('it is not valid JSON. Check quotes, commas and brackets.');
+  }
+  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
+    throw errors.malformedBody('a JSON body must be an object of parameters, e.g. {"username": "alice"}.');
+  }
+  checkJsonShape(parsed);
+  return parsed as Record<string, unknown>;
+}
+
+/**
+ * Multipart fields (no file parts), read with the Fetch API's own parser (in Node and in
+ * browsers alike), then turned into form text so that bracket keys work as in a form body.
+ */
+async function readMultipart(contentType: string, bytes: Uint8Array): Promise<Record<string, unknown>> {
+  if (!/;\s*boundary=/i.test(contentType)) {
+    throw errors.malformedBody('the multipart boundary is missing from Content-Type.');
+  }
+  let form: FormData;
+  try {
+    form = await new Response(bytes, { headers: { 'content-type': contentType } }).formData();
+  } catch {
+    throw errors.malformedBody('the multipart body is malformed.');
+  }
+  const pairs: string[] = [];
+  for (const [name, value] of form) {
+    if (typeof value !== 'string') {
+      throw errors.invalid(name, 'file uploads are not supported; send a file_url in attachments instead.');
+    }
+    if (pairs.length === BODY_LIMITS.parameters) throw errors.tooManyParameters(BODY_LIMITS.parameters);
+    pairs.push(`${encodeURIComponent(name)}=${encodeURIComponent(value)}`);
+  }
+  return parseFormText(pairs.join('&'));
+}
+/** The same bounds for JSON as qs sets for forms: depth and number of values; no `__proto__` key. */
+function checkJsonShape(root: object): void {
+  let values = 0;
+  // [value, depth, the top-level parameter it belongs to]
+  const stack: [unknown, number, string][] = [[root, 0, '']];
+  while (stack.length > 0) {
+    const [value, depth, param] = stack.pop()!;
+    if (value === null || typeof value !== 'object') continue;
+    if (depth > BODY_LIMITS.depth) throw errors.nestingTooDeep(BODY_LIMITS.depth);
+    if (Array.isArray(value)) {
+      if (value.length > BODY_LIMITS.arrayLength) {
+        throw errors.listTooLong(BODY_LIMITS.arrayLength);
+      }
+      values += value.length;
+      if (values > BODY_LIMITS.parameters) throw errors.tooManyParameters(BODY_LIMITS.parameters);
+      for (const child of value) stack.push([child, depth + 1, param]);
+      continue;
+    }
+    const entries = Object.entries(value);
+    values += entries.length;
+    if (values > BODY_LIMITS.parameters) throw errors.tooManyParameters(BODY_LIMITS.parameters);
+    for (const [key, child] of entries) {
+      if (key === '__proto__') throw protoKey(param || key);
+      stack.push([child, depth + 1, param || key]);
+    }
+  }
+}

@@ -1,0 +1,289 @@
+import { ApiError, errors } from '../errors';
+import { openApiDocument } from '../openapi';
+import { SEED_DEFAULTS, generateWorld } from '../seed';
+import { Simulator } from '../simulate';
+import { World, type WorldData } from '../store/world';
+import { Worlds, type JournalEntry } from '../store/worlds';
+import type { Timestamp } from '../types';
+import {
+  errorAnswer,
+  json,
+  preflight,
+  toApiError,
+  withCommonHeaders,
+  type BodyLimit,
+  type CoreAnswer,
+  type CoreRequest,
+} from './answer';
+import { authenticator } from './auth';
+import { BODY_LIMITS, header, readBody, requestParams, queryParams } from './body';
+import { STATE_BODY_LIMIT, controlRoutes, type ControlExchange } from './control';
+import { allowed, apiRoutes, findRoute, type Route } from './routes';
+import { switchesOf, type Latency } from './switches';
+
+export type { BodyLimit, BodyReader, CoreAnswer, CoreRequest } from './answer';
+
+/** What a world, its tokens and its answers are made of, whatever the transport. */
+export interface CoreOptions {
+  /** Seed of the generated world; the same seed gives the same world. */
+  seed?: number;
+  /** Number of contacts of the generated world. */
+  contacts?: number;
+  /** Number of messages of the generated world, spread over the contacts' conversations. */
+  messages?: number;
+  /** A world to serve instead of a generated one (a fixture). */
+  data?: WorldData;
+  /** Accept only these tokens; by default any non-empty token is accepted. */
+  tokens?: readonly string[];
+  /** The token that may reset every token's world (`POST /__mock/reset?all=true`); none by default. */
+  adminToken?: string;
+  /** How many tokens keep a world at once (least recently used dropped first). */
+  maxWorlds?: number;
+  /** How many bytes (estimated) one token's world may add by writes; beyond, 409 world_full. */
+  maxWorldBytes?: number;
+  /** How many bytes (estimated) all tokens' worlds may hold together; least recently used dropped first. */
+  maxTotalBytes?: number;
+  /** How many requests each token's journal keeps (`GET /__mock/requests`). */
+  journalSize?: number;
+  /** Milliseconds added to every API answer. */
+  latency?: Latency;
+  /** Contacts answer the user's messages (`--simulate`); true, or the reply delay in ms. */
+  simulate?: boolean | { replyDelayMs: { min: number; max: number } };
+  /** The current time in Unix seconds; tests pass their own clock. */
+  now?: () => Timestamp;
+  /** Where log lines go (evictions, internal errors). Silent by default. */
+  log?: (line: string) => void;
+  /** Told how far the generation of a large world has got. */
+  onProgress?: (done: number, total: number) => void;
+}
+
+export const CORE_DEFAULTS = {
+  ...SEED_DEFAULTS,
+  maxWorlds: 1000,
+  journalSize: 200,
+  maxWorldBytes: 64 * 2 ** 20,
+  maxTotalBytes: 1024 * 2 ** 20,
+} as const;
+
+/** The mock with no transport in it: a request in, an answer out. */
+export interface Core {
+  /** Answers one request; never throws (a bug is a 500 answer, and logged). */
+  handle(request: CoreRequest): Promise<CoreAnswer>;
+  /** Every token's world and journal. */
+  readonly worlds: Worlds;
+  /** The simulated conversation, with `simulate`. */
+  readonly simulator: Simulator | undefined;
+  /** Puts every token's world back to the seeded (or fixture) world. */
+  reset(): void;
+  /** Cancels what is pending (simulated replies). */
+  stop(): void;
+}
+
+const JOURNAL_EXCERPT = 2048;
+
+/**
+ * Everything that decides an answer: authentication, the Prefer switches, parameters from the
+ * query and the body, the routes of the ten operations and of the control routes, the store,
+ * the error catalogue. No Node built-in is used here or in the store: this runs in a browser too.
+ */
+export function createCore(options: CoreOptions = {}): Core {
+  const log = options.log ?? (() => {});
+  const seed = options.seed ?? CORE_DEFAULTS.seed;
+  const maxWorlds = options.maxWorlds ?? CORE_DEFAULTS.maxWorlds;
+  const journalSize = options.journalSize ?? CORE_DEFAULTS.journalSize;
+  const maxTotalBytes = options.maxTotalBytes ?? CORE_DEFAULTS.maxTotalBytes;
+  const worldOptions = {
+    now: options.now,
+    maxWrittenBytes: options.maxWorldBytes ?? CORE_DEFAULTS.maxWorldBytes,
+  };
+  const data =
+    options.data ??
+    generateWorld({
+      seed,
+      contacts: options.contacts ?? CORE_DEFAULTS.contacts,
+      messages: options.messages ?? CORE_DEFAULTS.messages,
+      onProgress: options.onProgress,
+    });
+  const worlds = new Worlds(World.fromData(data, worldOptions), {
+    maxWorlds,
+    journalSize,
+    maxTotalBytes,
+    onEvict: (token) =>
+      log(
+        `world of token ${redact(token)} dropped: least recently used, and the worlds are bounded to ${maxWorlds} tokens and ${Math.round(maxTotalBytes / 2 ** 20)} MB`,
+      ),
+  });
+  const simulator = options.simulate
+    ? new Simulator({ seed, ...(typeof options.simulate === 'object' ? options.simulate : {}) })
+    : undefined;
+  const authenticate = authenticator(
+    options.tokens?.length && options.adminToken !== undefined
+      ? [...options.tokens, options.adminToken]
+      : options.tokens,
+  );
+  const api = apiRoutes(simulator && ((world, message) => simulator.messageSent(world, message)));
+  const control = controlRoutes({ worlds, journalSize, worldOptions, adminToken: options.adminToken });
+  const openApi: Route<unknown>[] = [{ path: ['openapi.json'], methods: { GET: () => json(200, document) } }];
+  const document = openApiDocument();
+
+  /** An API request (under /v1): journaled, switched, routed. */
+  async function answerApi(request: CoreRequest, method: string, segments: string[]): Promise<CoreAnswer> {
+    const token = authenticate(header(request.headers, 'authorization'));
+    const start = performance.now();
+    const entry: JournalEntry = { time: '', method, path: excerpt(request.url), status: 0, duration_ms: 0 };
+    let answer: CoreAnswer;
+    try {
+      answer = await switched(request, token, segments, entry);
+    } catch (error) {
+      answer = errorAnswer(logged(error));
+    }
+    entry.time = new Date().toISOString();
+    entry.status = answer.status;
+    entry.duration_ms = Math.round((performance.now() - start) * 100) / 100;
+    worlds.record(token, entry);
+    // A write may have grown the world: count it again against the budget of all worlds.
+    if (method !== 'GET' && method !== 'HEAD') worlds.refresh(token);
+    return answer;
+  }
+
+  /** The configured latency and `Prefer: delay` first, then `Prefer: code` or the real answer. */
+  async function switched(
+    request: CoreRequest,
+    token: string,
+    segments: string[],
+    entry: JournalEntry,
+  ): Promise<CoreAnswer> {
+    const prefer = header(request.headers, 'prefer');
+    if (prefer === undefined && options.latency === undefined) return routed(request, token, segments, entry);
+    const { wait, code, applied } = switchesOf(prefer, options.latency);
+    if (wait > 0) await new Promise((done) => setTimeout(done, wait));
+    let answer: CoreAnswer;
+    try {
+      answer =
+        code !== undefined
+          ? errorAnswer(errors.simulated(code))
+          : await routed(request, token, segments, entry);
+    } catch (error) {
+      answer = errorAnswer(logged(error));
+    }
+    if (applied !== undefined) answer.headers['Preference-Applied'] = applied;
+    return answer;
+  }
+
+  async function routed(
+    request: CoreRequest,
+    token: string,
+    segments: string[],
+    entry: JournalEntry,
+  ): Promise<CoreAnswer> {
+    const found = route(api, request, segments);
+    // Every method reads a body when one is sent, so that a GET or DELETE with parameters in
+    // its body is refused like any unknown parameter (C13) rather than silently ignored.
+    const body = await readBody(request.headers, await bodyOf(request, BODY_LIMITS));
+    if (body !== undefined) entry.body = journalBody(body);
+    return found.handler({
+      url: request.url,
+      id: found.id,
+      token,
+      world: worlds.of(token),
+      params: requestParams(request.url, body),
+    });
+  }
+
+  function answerControl(request: CoreRequest, segments: string[]): CoreAnswer | Promise<CoreAnswer> {
+    const token = authenticate(header(request.headers, 'authorization'));
+    const found = route(control, request, segments);
+    const exchange: ControlExchange = {
+      token,
+      params: queryParams(request.url),
+      body: () => bodyOf(request, STATE_BODY_LIMIT),
+      location: `http://${header(request.headers, 'host') ?? 'localhost:4010'}${request.url}`,
+    };
+    return found.handler(exchange);
+  }
+
+  /** The handler of the route and method asked for, or the 404 or 405 refusal. */
+  function route<X>(
+    routes: readonly Route<X>[],
+    request: CoreRequest,
+    segments: string[],
+  ): { handler: (x: X) => CoreAnswer | Promise<CoreAnswer>; id: string } {
+    const found = findRoute(routes, segments);
+    const method = request.method === 'HEAD' ? 'GET' : request.method;
+    if (found === undefined) throw errors.routeNotFound(request.method, pathOf(request.url));
+    const handler = found.route.methods[method as keyof Route['methods']];
+    if (handler === undefined) {
+      throw errors.methodNotAllowed(
+        request.method,
+        pathOf(request.url),
+        allowed(found.route as Route<never>),
+      );
+    }
+    return { handler, id: found.id };
+  }
+
+  function logged(error: unknown): ApiError {
+    const apiError = toApiError(error);
+    if (apiError.code === 'internal')
+      log(`internal error: ${error instanceof Error ? error.stack : String(error)}`);
+    return apiError;
+  }
+
+  async function handle(given: CoreRequest): Promise<CoreAnswer> {
+    const request = { ...given, method: given.method.toUpperCase() };
+    if (request.method === 'OPTIONS') return preflight();
+    let answer: CoreAnswer;
+    try {
+      const segments = pathOf(request.url).split('/').slice(1);
+      const area = segments[0]?.toLowerCase();
+      if (area === 'v1') answer = await answerApi(request, request.method, segments);
+      else if (area === '__mock') answer = await answerControl(request, segments);
+      else answer = await route(openApi, request, segments).handler(undefined);
+    } catch (error) {
+      answer = errorAnswer(logged(error));
+    }
+    return withCommonHeaders(answer);
+  }
+
+  return {
+    handle,
+    worlds,
+    simulator,
+    reset: () => worlds.resetAll(),
+    stop: () => simulator?.stop(),
+  };
+}
+
+/** The body of a request, within `limit`: read now if the transport gives a reader. */
+async function bodyOf(request: CoreRequest, limit: BodyLimit): Promise<Uint8Array | undefined> {
+  const { body } = request;
+  if (body === undefined) return undefined;
+  if (typeof body === 'function') return body(limit);
+  const bytes = typeof body === 'string' ? new TextEncoder().encode(body) : body;
+  if (bytes.length > limit.bytes) throw errors.bodyTooLarge(limit.label);
+  return bytes;
+}
+
+/** The path of a URL given as path and query, or in absolute form (`http://host/v1/…`, the host ignored). */
+function pathOf(url: string): string {
+  const at = url.indexOf('?');
+  const path = at === -1 ? url : url.slice(0, at);
+  if (path.startsWith('/')) return path;
+  const slash = /^[a-z][a-z0-9+.-]*:\/\/[^/]*/i.exec(path);
+  return slash ? path.slice(slash[0].length) || '/' : path;
+}
+
+function excerpt(text: string): string {
+  return text.length > JOURNAL_EXCERPT ? `${text.slice(0, JOURNAL_EXCERPT)}…` : text;
+}
+
+/** The parsed body of a POST or PUT for the journal, or a note of its size when it is large. */
+function journalBody(body: Record<string, unknown>): unknown {
+  const text = JSON.stringify(body);
+  return text.length <= JOURNAL_EXCERPT ? body : `(${text.length} characters, not kept)`;
+}
+
+/** Enough of a token to tell tokens apart in a log, not enough to use it. */
+export function redact(token: string): string {
+  return token.length <= 8 ? `${token.slice(0, 2)}…` : `${token.slice(0, 4)}…`;
+}

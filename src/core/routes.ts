@@ -1,0 +1,145 @@
+import { errors } from '../errors';
+import type { Params } from '../store/params';
+import * as rules from '../store/rules';
+import type { World } from '../store/world';
+import type { Message } from '../types';
+import { json, noContent, type CoreAnswer } from './answer';
+
+type Method = 'GET' | 'POST' | 'PUT' | 'DELETE';
+
+/** What a route's handler is given: the request as read so far, with its token, world and parameters. */
+export interface Exchange {
+  /** The path and query, as the request gave it. */
+  readonly url: string;
+  /** The decoded `:id` of the path, for routes that have one. */
+  readonly id: string;
+  readonly token: string;
+  readonly world: World;
+  /** Query and body parameters (see core/body.ts). */
+  readonly params: Params;
+}
+
+/**
+ * One path and its methods, each answered by a handler given an exchange `X`. `path` is split in
+ * segments; `:id` matches any one segment. Any other method is answered 405 with an `Allow`
+ * header that lists these (convention C3), so the list is written once.
+ */
+export interface Route<X = Exchange> {
+  path: readonly string[];
+  methods: Partial<Record<Method, (exchange: X) => CoreAnswer | Promise<CoreAnswer>>>;
+}
+
+/** The methods a route allows, for `Allow`: HEAD with GET. */
+export function allowed(route: Route<never>): string[] {
+  return Object.keys(route.methods).flatMap((method) => (method === 'GET' ? ['GET', 'HEAD'] : [method]));
+}
+
+/**
+ * The route of `segments` (a path split at '/', without its leading ''), and its `:id`
+ * percent-decoded. Segments match without regard to case, and a trailing '/' is allowed, as in
+ * Express's defaults.
+ */
+export function findRoute<R extends Route<never>>(
+  routes: readonly R[],
+  segments: readonly string[],
+): { route: R; id: string } | undefined {
+  const parts = segments.length > 1 && segments.at(-1) === '' ? segments.slice(0, -1) : segments;
+  for (const route of routes) {
+    if (route.path.length !== parts.length) continue;
+    let id = '';
+    let matches = true;
+    for (let i = 0; i < parts.length && matches; i++) {
+      const expected = route.path[i]!;
+      if (expected === ':id') {
+        if (parts[i] === '') matches = false;
+        else id = decodeSegment(parts[i]!);
+      } else matches = expected === parts[i]!.toLowerCase();
+    }
+    if (matches) return { route, id };
+  }
+  return undefined;
+}
+
+function decodeSegment(segment: string): string {
+  if (!segment.includes('%')) return segment;
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    throw errors.malformedUrl();
+  }
+}
+
+/** The five operations of one resource, as store calls with typed inputs read by the rules. */
+interface Collection<T> {
+  name: 'contact' | 'message';
+  list(world: World, params: Params): unknown;
+  create(world: World, params: Params): T;
+  retrieve(world: World, id: string): T | undefined;
+  update(world: World, id: string, params: Params): T | undefined;
+  remove(world: World, id: string): boolean;
+}
+
+/**
+ * The routes of one resource under `base`: list, create, retrieve, update, delete, with the
+ * status codes of convention C1 and a 404 for an unknown id, decided here and nowhere else.
+ * Retrieve and delete take no parameters, and say so rather than ignore them (C13).
+ */
+function collectionRoutes<T>(base: readonly string[], collection: Collection<T>): Route[] {
+  const found = <V>(value: V | undefined | false, id: string): V => {
+    if (value === undefined || value === false) throw errors.notFound(collection.name, id);
+    return value;
+  };
+  return [
+    {
+      path: base,
+      methods: {
+        GET: (x) => json(200, collection.list(x.world, x.params)),
+        POST: (x) => json(201, collection.create(x.world, x.params)),
+      },
+    },
+    {
+      path: [...base, ':id'],
+      methods: {
+        GET: (x) => {
+          rules.none(x.params);
+          return json(200, found(collection.retrieve(x.world, x.id), x.id));
+        },
+        PUT: (x) => json(200, found(collection.update(x.world, x.id, x.params), x.id)),
+        DELETE: (x) => {
+          rules.none(x.params);
+          found(collection.remove(x.world, x.id), x.id);
+          return noContent();
+        },
+      },
+    },
+  ];
+}
+
+/** The ten operations of the document (4.1 contacts, 4.2 messages); `onSent` hears of every message sent. */
+export function apiRoutes(onSent?: (world: World, message: Message) => void): Route[] {
+  return [
+    ...collectionRoutes(['v1', 'contacts'], {
+      name: 'contact',
+      list: (world, params) => world.listContacts(rules.contactList(params)),
+      create: (world, params) => world.createContact(rules.contactCreate(params)),
+      retrieve: (world, id) => world.getContact(id),
+      // A missing record is a 404 before its parameters are judged.
+      update: (world, id, params) =>
+        world.getContact(id) && world.updateContact(id, rules.contactUpdate(params)),
+      remove: (world, id) => world.deleteContact(id),
+    }),
+    ...collectionRoutes(['v1', 'messages'], {
+      name: 'message',
+      list: (world, params) => world.listMessages(rules.messageList(params)),
+      create: (world, params) => {
+        const message = world.sendMessage(rules.messageSend(params));
+        onSent?.(world, message);
+        return message;
+      },
+      retrieve: (world, id) => world.getMessage(id),
+      update: (world, id, params) =>
+        world.getMessage(id) && world.updateMessage(id, rules.messageUpdate(params)),
+      remove: (world, id) => world.deleteMessage(id),
+    }),
+  ];
+}

@@ -1,0 +1,128 @@
+import bodyParser from 'body-parser';
+import express, { type Express, type Request, type RequestHandler, type Response } from 'express';
+import type { BodyLimit, Core, CoreAnswer } from '../core';
+import { CORE_DEFAULTS, createCore, type CoreOptions } from '../core';
+import { errors, type ApiError } from '../errors';
+import type { Simulator } from '../simulate';
+import type { Worlds } from '../store/worlds';
+import { requestLog } from './log';
+
+export interface AppOptions extends CoreOptions {
+  /** One line per answered request: method, path, status, milliseconds. Off by default. */
+  logRequests?: boolean;
+  /** Colour the request lines (for a terminal). */
+  color?: boolean;
+}
+
+export const APP_DEFAULTS = CORE_DEFAULTS;
+
+/** What `app.locals` holds, for embedding and tests. */
+export interface MockLocals {
+  core: Core;
+  worlds: Worlds;
+  simulator: Simulator | undefined;
+}
+
+/**
+ * The mock server as an Express app, with no port of its own: embed it, or `listen` on it.
+ * Everything that decides an answer is the core's (src/core); this is the transport: it reads
+ * the body when the core asks for it (bounded while reading, and inflated when compressed), and
+ * writes the answer.
+ */
+export function createApp(options: AppOptions = {}): Express {
+  const core = createCore(options);
+  const app = express();
+  app.disable('x-powered-by');
+  app.disable('etag');
+  // The core reads queries with the body's parser and limits (core/body.ts), not Express.
+  app.set('query parser', false);
+  const locals: MockLocals = { core, worlds: core.worlds, simulator: core.simulator };
+  Object.assign(app.locals, locals);
+  if (options.logRequests) app.use(requestLog(options.log ?? (() => {}), options.color ?? false));
+  app.use(answerWith(core));
+  return app;
+}
+
+function answerWith(core: Core): RequestHandler {
+  return (req, res) => {
+    const compressed = req.headers['content-encoding'] !== undefined;
+    // JSON and form bodies are inflated while read (gzip, deflate, br), so the core is given them
+    // as plain bytes; a multipart body is not (it would be parsed raw), so the core refuses it.
+    const inflate = compressed && !isMultipart(req);
+    const headers = inflate ? withoutEncoding(req.headers) : req.headers;
+    void core
+      .handle({
+        method: req.method,
+        url: req.originalUrl,
+        headers,
+        body: hasBody(req) ? (limit) => readRaw(req, res, limit, inflate) : undefined,
+      })
+      .then((answer) => write(res, answer));
+  };
+}
+
+function hasBody(req: Request): boolean {
+  return req.headers['transfer-encoding'] !== undefined || (req.headers['content-length'] ?? '0') !== '0';
+}
+
+function isMultipart(req: Request): boolean {
+  return /^\s*multipart\//i.test(req.headers['content-type'] ?? '');
+}
+
+function withoutEncoding(headers: Request['headers']): Request['headers'] {
+  const copy = { ...headers };
+  delete copy['content-encoding'];
+  return copy;
+}
+
+const readers = new Map<string, RequestHandler>();
+
+/** Reads the whole body with body-parser, bounded by `limit` while it arrives (after inflating). */
+function readRaw(req: Request, res: Response, limit: BodyLimit, inflate: boolean): Promise<Uint8Array> {
+  const key = `${limit.bytes}:${inflate}`;
+  let reader = readers.get(key);
+  if (reader === undefined) {
+    reader = bodyParser.raw({ type: () => true, limit: limit.bytes, inflate });
+    readers.set(key, reader);
+  }
+  // At once from the declared length: body-parser would wait for the whole body before refusing it.
+  if (Number(req.headers['content-length']) > limit.bytes)
+    return Promise.reject(errors.bodyTooLarge(limit.label));
+  return new Promise((resolve, reject) => {
+    req.body = undefined;
+    reader(req, res, (error?: unknown) => {
+      if (error !== undefined) reject(bodyError(error, limit));
+      else resolve((req.body as Buffer | undefined) ?? new Uint8Array());
+    });
+  });
+}
+
+/** body-parser's failures, in the catalogue's words: its messages are not part of this API. */
+function bodyError(error: unknown, limit: BodyLimit): ApiError {
+  const { type, encoding } = error as { type?: string; encoding?: unknown };
+  switch (type) {
+    case 'entity.too.large':
+      return errors.bodyTooLarge(limit.label);
+    case 'encoding.unsupported':
+      return errors.unsupportedEncoding(String(encoding));
+    default:
+      return errors.malformedBody('it ended early or did not match its Content-Length.');
+  }
+}
+
+/**
+ * Writes an answer in one go: status, headers and body as one chunk (Express's `res.json` turns
+ * a string over 1,000 characters into a Buffer, so Node writes head and body as two chunks, and
+ * looks up its settings on every call: on the hot path that showed in the profile). Node itself
+ * leaves the body out of an answer to HEAD.
+ */
+function write(res: Response, answer: CoreAnswer): void {
+  if (res.headersSent) {
+    res.destroy();
+    return;
+  }
+  res.statusCode = answer.status;
+  for (const name in answer.headers) res.setHeader(name, answer.headers[name]!);
+  if (answer.status !== 204) res.setHeader('Content-Length', Buffer.byteLength(answer.body));
+  res.end(answer.body);
+}
