@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { ApiError } from './errors';
+import { MAX_TIMESTAMP } from './store/order';
 import { checkHttpUrl, checkInteger, checkString, describe, isPlainRecord } from './store/params';
 import {
   DISPLAY_NAME,
@@ -11,7 +12,7 @@ import {
   REACTION_NAME,
   USERNAME,
 } from './store/rules';
-import { MAX_TIMESTAMP, type StoredMessage, type WorldData } from './store/world';
+import type { StoredMessage, WorldData } from './store/world';
 import {
   ATTACHMENT_FIELDS,
   CONTACT_FIELDS,

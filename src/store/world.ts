@@ -3,6 +3,7 @@ import { errors, quoteId } from '../errors';
 import { randomId } from '../ids';
 import type { Attachment, Contact, Message, MessageContact, Page, Reaction, Timestamp } from '../types';
 import { LayeredMap } from './layered-map';
+import { EMPTY, keyed, nextKey, type Order } from './order';
 import * as rules from './rules';
 
 /** What a world is made of, as plain data: the seed generator's output and the fixture format. */
@@ -16,17 +17,6 @@ export type StoredMessage = Omit<Message, 'contact'>;
 
 type ContactRecord = Readonly<Contact> & { readonly key: number };
 type MessageRecord = Readonly<StoredMessage> & { readonly key: number };
-
-/**
- * A record's position in its lists: `created_at * 1e6 + tiebreak`, where the tiebreak orders the
- * records created within the same second by creation (convention C7). One number, so the lists
- * are B+ trees of plain numbers: fast to build, small, and a cursor is found in O(log n).
- * Timestamps up to 2^32 keep every key an exact integer (below 2^53).
- */
-const PER_SECOND = 1_000_000;
-export const MAX_TIMESTAMP = 2 ** 32 - 1;
-
-type Order = BTree<number, string>;
 
 /** A world's content as fromData builds it, before it is wrapped for copying. */
 interface Built {
@@ -439,50 +429,6 @@ export class World {
       if (!this.#contacts.has(id) && !this.#conversations.has(id) && !this.#messages.has(id)) return id;
     }
   }
-}
-
-const EMPTY: Order = new BTree<number, string>();
-
-/** The key of a record created at `created_at`, after every record of `list` created in that second. */
-function nextKey(list: Order, created_at: Timestamp): number {
-  const start = created_at * PER_SECOND;
-  const last = list.nextLowerKey(start + PER_SECOND);
-  const key = last !== undefined && last >= start ? last + 1 : start;
-  if (key >= start + PER_SECOND) throw new Error(`more than ${PER_SECOND} records in one second`);
-  return key;
-}
-
-/**
- * Records with their keys, in creation order (sorted by created_at, ties kept in the order
- * given). Built as fresh literals of one shape: a million of them must be cheap to make and to read.
- */
-function keyed<T extends { created_at: number }, R>(
-  list: readonly T[],
-  make: (item: T, key: number) => R,
-): R[] {
-  let previous = -1;
-  let tiebreak = 0;
-  return creationOrder(list).map((index) => {
-    const item = list[index]!;
-    tiebreak = item.created_at === previous ? tiebreak + 1 : 0;
-    previous = item.created_at;
-    return make(item, item.created_at * PER_SECOND + tiebreak);
-  });
-}
-
-const INDEX_BITS = 2 ** 21;
-
-/** Indexes of `list` sorted by created_at, ties in list order. */
-function creationOrder(list: readonly { created_at: number }[]): number[] {
-  if (list.length > INDEX_BITS) {
-    return Array.from(list.keys()).sort((a, b) => list[a]!.created_at - list[b]!.created_at || a - b);
-  }
-  // created_at < 2^32 and index < 2^21 pack into one exact double: a comparator-free numeric
-  // sort of a typed array, many times faster than sorting objects for a million messages.
-  const packed = new Float64Array(list.length);
-  for (let i = 0; i < list.length; i++) packed[i] = list[i]!.created_at * INDEX_BITS + i;
-  packed.sort();
-  return Array.from(packed, (value) => value % INDEX_BITS);
 }
 
 /** Convention C15: new names go last, each username at most once per name. Never removes. */
