@@ -1,9 +1,10 @@
 import BTree from 'sorted-btree';
 import { errors, quoteId } from '../errors';
 import { randomId } from '../ids';
-import type { Attachment, Contact, Message, MessageContact, Page, Reaction, Timestamp } from '../types';
+import type { Attachment, Contact, Message, MessageContact, Page, Timestamp } from '../types';
 import { LayeredMap } from './layered-map';
 import { EMPTY, keyed, nextKey, type Order } from './order';
+import { addReactions } from './reactions';
 import * as rules from './rules';
 
 /** What a world is made of, as plain data: the seed generator's output and the fixture format. */
@@ -429,33 +430,6 @@ export class World {
       if (!this.#contacts.has(id) && !this.#conversations.has(id) && !this.#messages.has(id)) return id;
     }
   }
-}
-
-/** Convention C15: new names go last, each username at most once per name. Never removes. */
-function addReactions(current: readonly Reaction[], added: readonly rules.ReactionInput[]): Reaction[] {
-  const byName = new Map<string, string[]>();
-  for (const reaction of current) {
-    for (const [name, usernames] of Object.entries(reaction)) byName.set(name, [...usernames]);
-  }
-  for (const { name, usernames } of added) {
-    const list = byName.get(name) ?? [];
-    for (const username of usernames) if (!list.includes(username)) list.push(username);
-    if (list.length > rules.LIMITS.usernamesPerReaction) {
-      throw errors.invalid(
-        `reactions[${name}]`,
-        `a reaction holds at most ${rules.LIMITS.usernamesPerReaction} usernames.`,
-      );
-    }
-    byName.set(name, list);
-  }
-  if (byName.size > rules.LIMITS.reactionNamesPerMessage) {
-    throw errors.invalid(
-      'reactions',
-      `a message holds at most ${rules.LIMITS.reactionNamesPerMessage} reaction names.`,
-    );
-  }
-  // A computed key defines an own property even for a name like "__proto__".
-  return [...byName].map(([name, usernames]) => ({ [name]: usernames }));
 }
 
 /** A contact created without `avatar_url` still gets a working picture: its initials. */
