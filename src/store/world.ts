@@ -1,11 +1,19 @@
 import BTree from 'sorted-btree';
 import { errors, quoteId } from '../errors';
 import { randomId } from '../ids';
-import type { Attachment, Contact, Message, MessageContact, Page, Timestamp } from '../types';
+import type { Attachment, Contact, Message, Page, Timestamp } from '../types';
 import { LayeredMap } from './layered-map';
 import { EMPTY, keyed, nextKey, type Order } from './order';
 import { addReactions } from './reactions';
+import {
+  contactRecord,
+  messageRecord,
+  type ContactRecord,
+  type MessageRecord,
+  type StoredMessage,
+} from './records';
 import * as rules from './rules';
+import { messageView, renderContact, renderSender, renderStoredMessage } from './views';
 
 /** What a world is made of, as plain data: the seed generator's output and the fixture format. */
 export interface WorldData {
@@ -13,11 +21,7 @@ export interface WorldData {
   messages: StoredMessage[];
 }
 
-/** A message as stored: its sender is derived from the conversation when it is read (C11). */
-export type StoredMessage = Omit<Message, 'contact'>;
-
-type ContactRecord = Readonly<Contact> & { readonly key: number };
-type MessageRecord = Readonly<StoredMessage> & { readonly key: number };
+export type { StoredMessage };
 
 /** A world's content as fromData builds it, before it is wrapped for copying. */
 interface Built {
@@ -393,22 +397,7 @@ export class World {
     const contactId = this.#conversations.get(record.conversation_id);
     const contact = contactId === undefined ? undefined : this.#contacts.get(contactId);
     if (contact === undefined) throw new Error(`message ${record.id} has no contact`);
-    const sender = renderSender(contact);
-    const cached = messageViews.get(record);
-    if (cached !== undefined && cached.contact === sender) return cached;
-    const view = Object.freeze({
-      id: record.id,
-      conversation_id: record.conversation_id,
-      contact: sender,
-      message: record.message,
-      reactions: record.reactions,
-      attachments: record.attachments,
-      read_at: record.read_at,
-      created_at: record.created_at,
-      updated_at: record.updated_at,
-    });
-    messageViews.set(record, view);
-    return view;
+    return messageView(record, renderSender(contact));
   }
 
   #attachment(input: rules.AttachmentInput, messageId: string, now: Timestamp): Attachment {
@@ -435,96 +424,6 @@ export class World {
 /** A contact created without `avatar_url` still gets a working picture: its initials. */
 export function defaultAvatarUrl(username: string): string {
   return `https://api.dicebear.com/9.x/initials/svg?seed=${encodeURIComponent(username)}`;
-}
-
-/**
- * Records never change (a write stores a new record), so each is rendered once and the same
- * frozen view is handed out on every read; http/send.ts serializes a frozen object once too.
- * The caches are weak and shared by every world: the seeded records that all tokens' worlds
- * share are rendered once for all of them, and a record no world holds any more is forgotten.
- * A message's view also holds its sender's view, so it is made again when the contact changes.
- */
-const contactViews = new WeakMap<ContactRecord, Readonly<Contact>>();
-const senderViews = new WeakMap<ContactRecord, Readonly<MessageContact>>();
-const messageViews = new WeakMap<MessageRecord, Readonly<Message>>();
-
-/** The view of `record` kept in `views`, made and frozen on first use. */
-function viewOf<R extends object, V>(
-  views: WeakMap<R, Readonly<V>>,
-  record: R,
-  make: (r: R) => V,
-): Readonly<V> {
-  let view = views.get(record);
-  if (view === undefined) {
-    view = Object.freeze(make(record));
-    views.set(record, view);
-  }
-  return view;
-}
-
-function renderContact(record: ContactRecord): Readonly<Contact> {
-  return viewOf(contactViews, record, (r) => ({
-    id: r.id,
-    username: r.username,
-    phone_number: r.phone_number,
-    avatar_url: r.avatar_url,
-    display_name: r.display_name,
-    conversation_id: r.conversation_id,
-    last_active_at: r.last_active_at,
-    created_at: r.created_at,
-  }));
-}
-
-function renderSender(record: ContactRecord): Readonly<MessageContact> {
-  return viewOf(senderViews, record, (r) => ({
-    id: r.id,
-    username: r.username,
-    phone_number: r.phone_number,
-    avatar_url: r.avatar_url,
-    last_active_at: r.last_active_at,
-    created_at: r.created_at,
-  }));
-}
-
-function contactRecord(c: Contact, key: number): ContactRecord {
-  return {
-    id: c.id,
-    username: c.username,
-    phone_number: c.phone_number,
-    avatar_url: c.avatar_url,
-    display_name: c.display_name,
-    conversation_id: c.conversation_id,
-    last_active_at: c.last_active_at,
-    created_at: c.created_at,
-    key,
-  };
-}
-
-function messageRecord(m: StoredMessage, key: number): MessageRecord {
-  return {
-    id: m.id,
-    conversation_id: m.conversation_id,
-    message: m.message,
-    reactions: m.reactions,
-    attachments: m.attachments,
-    read_at: m.read_at,
-    created_at: m.created_at,
-    updated_at: m.updated_at,
-    key,
-  };
-}
-
-function renderStoredMessage(r: MessageRecord): StoredMessage {
-  return {
-    id: r.id,
-    conversation_id: r.conversation_id,
-    message: r.message,
-    reactions: r.reactions,
-    attachments: r.attachments,
-    read_at: r.read_at,
-    created_at: r.created_at,
-    updated_at: r.updated_at,
-  };
 }
 
 /** Rough memory of a record: a fixed overhead plus two bytes a character of its strings. */
