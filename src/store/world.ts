@@ -2,6 +2,7 @@ import BTree from 'sorted-btree';
 import { errors, quoteId } from '../errors';
 import { randomId } from '../ids';
 import type { Attachment, Contact, Message, Page, Timestamp } from '../types';
+import { contactBytes, messageBytes } from './bytes';
 import { LayeredMap } from './layered-map';
 import { EMPTY, keyed, nextKey, type Order } from './order';
 import { addReactions } from './reactions';
@@ -424,27 +425,4 @@ export class World {
 /** A contact created without `avatar_url` still gets a working picture: its initials. */
 export function defaultAvatarUrl(username: string): string {
   return `https://api.dicebear.com/9.x/initials/svg?seed=${encodeURIComponent(username)}`;
-}
-
-/** Rough memory of a record: a fixed overhead plus two bytes a character of its strings. */
-const RECORD_OVERHEAD = 256;
-
-function contactBytes(c: ContactRecord): number {
-  return (
-    RECORD_OVERHEAD +
-    2 * (c.username.length + c.phone_number.length + c.avatar_url.length + (c.display_name?.length ?? 0))
-  );
-}
-
-function messageBytes(m: MessageRecord): number {
-  let bytes = RECORD_OVERHEAD + 2 * m.message.length;
-  for (const a of m.attachments)
-    bytes += RECORD_OVERHEAD + 2 * (a.filename.length + a.file_url.length + a.file_type.length);
-  for (const reaction of m.reactions) {
-    for (const [name, usernames] of Object.entries(reaction)) {
-      bytes += 64 + 2 * name.length;
-      for (const username of usernames) bytes += 16 + 2 * username.length;
-    }
-  }
-  return bytes;
 }
