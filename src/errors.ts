@@ -16,7 +16,7 @@ export const ERROR_STATUS = {
   nesting_too_deep: 400,
   malformed_body: 400,
   malformed_url: 400,
-  /** Refused by Node's HTTP parser before any route: see http/errors.ts answerClientError. */
+  /** Refused by Node's HTTP parser before any route: see express/client-errors.ts answerClientError. */
   malformed_request: 400,
   request_timeout: 408,
   expectation_failed: 417,

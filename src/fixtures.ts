@@ -1,4 +1,5 @@
 import { ApiError } from './errors';
+import { MAX_TIMESTAMP } from './store/order';
 import { checkHttpUrl, checkInteger, checkString, describe, isPlainRecord } from './store/params';
 import {
   DISPLAY_NAME,
@@ -9,7 +10,7 @@ import {
   REACTION_NAME,
   USERNAME,
 } from './store/rules';
-import { MAX_TIMESTAMP, type StoredMessage, type WorldData } from './store/world';
+import type { StoredMessage, WorldData } from './store/world';
 import {
   ATTACHMENT_FIELDS,
   CONTACT_FIELDS,

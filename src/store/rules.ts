@@ -31,7 +31,7 @@ export const REACTION_NAME: StringRule = {
   min: 1,
   max: 64,
   // "__proto__" matches C15's pattern, but form bodies cannot carry it as a key (qs drops it), so
-  // it is refused everywhere, fixtures included, for every way in to agree (see http/body.ts).
+  // it is refused everywhere, fixtures included, for every way in to agree (see core/body.ts).
   pattern: /^(?!__proto__$)[a-z0-9_+-]+$/,
   patternText: 'lowercase letters, digits and _ + - only (not "__proto__"), e.g. thumbs_up',
 };

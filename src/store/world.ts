@@ -1,9 +1,20 @@
 import BTree from 'sorted-btree';
 import { errors, quoteId } from '../errors';
 import { randomId } from '../ids';
-import type { Attachment, Contact, Message, MessageContact, Page, Reaction, Timestamp } from '../types';
+import type { Attachment, Contact, Message, Page, Timestamp } from '../types';
+import { contactBytes, messageBytes } from './bytes';
 import { LayeredMap } from './layered-map';
+import { EMPTY, keyed, nextKey, type Order } from './order';
+import { addReactions } from './reactions';
+import {
+  contactRecord,
+  messageRecord,
+  type ContactRecord,
+  type MessageRecord,
+  type StoredMessage,
+} from './records';
 import * as rules from './rules';
+import { messageView, renderContact, renderSender, renderStoredMessage } from './views';
 
 /** What a world is made of, as plain data: the seed generator's output and the fixture format. */
 export interface WorldData {
@@ -11,22 +22,7 @@ export interface WorldData {
   messages: StoredMessage[];
 }
 
-/** A message as stored: its sender is derived from the conversation when it is read (C11). */
-export type StoredMessage = Omit<Message, 'contact'>;
-
-type ContactRecord = Readonly<Contact> & { readonly key: number };
-type MessageRecord = Readonly<StoredMessage> & { readonly key: number };
-
-/**
- * A record's position in its lists: `created_at * 1e6 + tiebreak`, where the tiebreak orders the
- * records created within the same second by creation (convention C7). One number, so the lists
- * are B+ trees of plain numbers: fast to build, small, and a cursor is found in O(log n).
- * Timestamps up to 2^32 keep every key an exact integer (below 2^53).
- */
-const PER_SECOND = 1_000_000;
-export const MAX_TIMESTAMP = 2 ** 32 - 1;
-
-type Order = BTree<number, string>;
+export type { StoredMessage };
 
 /** A world's content as fromData builds it, before it is wrapped for copying. */
 interface Built {
@@ -402,22 +398,7 @@ export class World {
     const contactId = this.#conversations.get(record.conversation_id);
     const contact = contactId === undefined ? undefined : this.#contacts.get(contactId);
     if (contact === undefined) throw new Error(`message ${record.id} has no contact`);
-    const sender = renderSender(contact);
-    const cached = messageViews.get(record);
-    if (cached !== undefined && cached.contact === sender) return cached;
-    const view = Object.freeze({
-      id: record.id,
-      conversation_id: record.conversation_id,
-      contact: sender,
-      message: record.message,
-      reactions: record.reactions,
-      attachments: record.attachments,
-      read_at: record.read_at,
-      created_at: record.created_at,
-      updated_at: record.updated_at,
-    });
-    messageViews.set(record, view);
-    return view;
+    return messageView(record, renderSender(contact));
   }
 
   #attachment(input: rules.AttachmentInput, messageId: string, now: Timestamp): Attachment {
@@ -441,191 +422,7 @@ export class World {
   }
 }
 
-const EMPTY: Order = new BTree<number, string>();
-
-/** The key of a record created at `created_at`, after every record of `list` created in that second. */
-function nextKey(list: Order, created_at: Timestamp): number {
-  const start = created_at * PER_SECOND;
-  const last = list.nextLowerKey(start + PER_SECOND);
-  const key = last !== undefined && last >= start ? last + 1 : start;
-  if (key >= start + PER_SECOND) throw new Error(`more than ${PER_SECOND} records in one second`);
-  return key;
-}
-
-/**
- * Records with their keys, in creation order (sorted by created_at, ties kept in the order
- * given). Built as fresh literals of one shape: a million of them must be cheap to make and to read.
- */
-function keyed<T extends { created_at: number }, R>(
-  list: readonly T[],
-  make: (item: T, key: number) => R,
-): R[] {
-  let previous = -1;
-  let tiebreak = 0;
-  return creationOrder(list).map((index) => {
-    const item = list[index]!;
-    tiebreak = item.created_at === previous ? tiebreak + 1 : 0;
-    previous = item.created_at;
-    return make(item, item.created_at * PER_SECOND + tiebreak);
-  });
-}
-
-const INDEX_BITS = 2 ** 21;
-
-/** Indexes of `list` sorted by created_at, ties in list order. */
-function creationOrder(list: readonly { created_at: number }[]): number[] {
-  if (list.length > INDEX_BITS) {
-    return Array.from(list.keys()).sort((a, b) => list[a]!.created_at - list[b]!.created_at || a - b);
-  }
-  // created_at < 2^32 and index < 2^21 pack into one exact double: a comparator-free numeric
-  // sort of a typed array, many times faster than sorting objects for a million messages.
-  const packed = new Float64Array(list.length);
-  for (let i = 0; i < list.length; i++) packed[i] = list[i]!.created_at * INDEX_BITS + i;
-  packed.sort();
-  return Array.from(packed, (value) => value % INDEX_BITS);
-}
-
-/** Convention C15: new names go last, each username at most once per name. Never removes. */
-function addReactions(current: readonly Reaction[], added: readonly rules.ReactionInput[]): Reaction[] {
-  const byName = new Map<string, string[]>();
-  for (const reaction of current) {
-    for (const [name, usernames] of Object.entries(reaction)) byName.set(name, [...usernames]);
-  }
-  for (const { name, usernames } of added) {
-    const list = byName.get(name) ?? [];
-    for (const username of usernames) if (!list.includes(username)) list.push(username);
-    if (list.length > rules.LIMITS.usernamesPerReaction) {
-      throw errors.invalid(
-        `reactions[${name}]`,
-        `a reaction holds at most ${rules.LIMITS.usernamesPerReaction} usernames.`,
-      );
-    }
-    byName.set(name, list);
-  }
-  if (byName.size > rules.LIMITS.reactionNamesPerMessage) {
-    throw errors.invalid(
-      'reactions',
-      `a message holds at most ${rules.LIMITS.reactionNamesPerMessage} reaction names.`,
-    );
-  }
-  // A computed key defines an own property even for a name like "__proto__".
-  return [...byName].map(([name, usernames]) => ({ [name]: usernames }));
-}
-
 /** A contact created without `avatar_url` still gets a working picture: its initials. */
 export function defaultAvatarUrl(username: string): string {
   return `https://api.dicebear.com/9.x/initials/svg?seed=${encodeURIComponent(username)}`;
-}
-
-/**
- * Records never change (a write stores a new record), so each is rendered once and the same
- * frozen view is handed out on every read; http/send.ts serializes a frozen object once too.
- * The caches are weak and shared by every world: the seeded records that all tokens' worlds
- * share are rendered once for all of them, and a record no world holds any more is forgotten.
- * A message's view also holds its sender's view, so it is made again when the contact changes.
- */
-const contactViews = new WeakMap<ContactRecord, Readonly<Contact>>();
-const senderViews = new WeakMap<ContactRecord, Readonly<MessageContact>>();
-const messageViews = new WeakMap<MessageRecord, Readonly<Message>>();
-
-/** The view of `record` kept in `views`, made and frozen on first use. */
-function viewOf<R extends object, V>(
-  views: WeakMap<R, Readonly<V>>,
-  record: R,
-  make: (r: R) => V,
-): Readonly<V> {
-  let view = views.get(record);
-  if (view === undefined) {
-    view = Object.freeze(make(record));
-    views.set(record, view);
-  }
-  return view;
-}
-
-function renderContact(record: ContactRecord): Readonly<Contact> {
-  return viewOf(contactViews, record, (r) => ({
-    id: r.id,
-    username: r.username,
-    phone_number: r.phone_number,
-    avatar_url: r.avatar_url,
-    display_name: r.display_name,
-    conversation_id: r.conversation_id,
-    last_active_at: r.last_active_at,
-    created_at: r.created_at,
-  }));
-}
-
-function renderSender(record: ContactRecord): Readonly<MessageContact> {
-  return viewOf(senderViews, record, (r) => ({
-    id: r.id,
-    username: r.username,
-    phone_number: r.phone_number,
-    avatar_url: r.avatar_url,
-    last_active_at: r.last_active_at,
-    created_at: r.created_at,
-  }));
-}
-
-function contactRecord(c: Contact, key: number): ContactRecord {
-  return {
-    id: c.id,
-    username: c.username,
-    phone_number: c.phone_number,
-    avatar_url: c.avatar_url,
-    display_name: c.display_name,
-    conversation_id: c.conversation_id,
-    last_active_at: c.last_active_at,
-    created_at: c.created_at,
-    key,
-  };
-}
-
-function messageRecord(m: StoredMessage, key: number): MessageRecord {
-  return {
-    id: m.id,
-    conversation_id: m.conversation_id,
-    message: m.message,
-    reactions: m.reactions,
-    attachments: m.attachments,
-    read_at: m.read_at,
-    created_at: m.created_at,
-    updated_at: m.updated_at,
-    key,
-  };
-}
-
-function renderStoredMessage(r: MessageRecord): StoredMessage {
-  return {
-    id: r.id,
-    conversation_id: r.conversation_id,
-    message: r.message,
-    reactions: r.reactions,
-    attachments: r.attachments,
-    read_at: r.read_at,
-    created_at: r.created_at,
-    updated_at: r.updated_at,
-  };
-}
-
-/** Rough memory of a record: a fixed overhead plus two bytes a character of its strings. */
-const RECORD_OVERHEAD = 256;
-
-function contactBytes(c: ContactRecord): number {
-  return (
-    RECORD_OVERHEAD +
-    2 * (c.username.length + c.phone_number.length + c.avatar_url.length + (c.display_name?.length ?? 0))
-  );
-}
-
-function messageBytes(m: MessageRecord): number {
-  let bytes = RECORD_OVERHEAD + 2 * m.message.length;
-  for (const a of m.attachments)
-    bytes += RECORD_OVERHEAD + 2 * (a.filename.length + a.file_url.length + a.file_type.length);
-  for (const reaction of m.reactions) {
-    for (const [name, usernames] of Object.entries(reaction)) {
-      bytes += 64 + 2 * name.length;
-      for (const username of usernames) bytes += 16 + 2 * username.length;
-    }
-  }
-  return bytes;
 }

@@ -56,7 +56,7 @@ describe('Finding F: --simulate lets a client crash the process (src/simulate.ts
   }, 30_000);
 });
 
-describe('Finding D: a body on DELETE is ignored (src/http/resource.ts, C13)', () => {
+describe('Finding D: a body on DELETE is ignored (src/core/routes.ts, C13)', () => {
   it('refuses DELETE /v1/messages/:id with a body naming an unknown parameter', async () => {
     const server = await startServer();
     const h = client(server.port);

@@ -23,7 +23,7 @@ const SEED = Number(process.env.FUZZ_SEED ?? 20261122);
 const RUNS = Number(process.env.FUZZ_RUNS ?? 500);
 const STEPS = 20;
 
-// RFC 6750 b64token, the rule src/http/auth.ts applies: which world a header reaches, if any.
+// RFC 6750 b64token, the rule src/core/auth.ts applies: which world a header reaches, if any.
 const BEARER = /^Bearer +([A-Za-z0-9\-._~+/]+=*) *$/i;
 
 let server: TestServer;

@@ -140,7 +140,7 @@ describe('Every error code of the catalogue, produced for real', () => {
       seen.add(body.code);
     }
     // A new code in the catalogue needs a case here. The four answered before Express (by
-    // src/http/errors.ts answerClientError / answerExpectationFailed) are produced for real in
+    // src/express/client-errors.ts answerClientError / answerExpectationFailed) are produced for real in
     // raw-http.test.ts, on raw sockets.
     const parserLevel = ['malformed_request', 'request_timeout', 'expectation_failed', 'headers_too_large'];
     expect([...seen, ...parserLevel].sort()).toEqual(Object.keys(ERROR_STATUS).sort());

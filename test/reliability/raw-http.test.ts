@@ -2,7 +2,7 @@
  * Bytes on a raw socket, as an attacker sends them (issue 6, items 1 and 8), against `listen()`
  * from src/server.ts. Most malformed requests never reach Express: Node's HTTP parser refuses
  * them, and by default writes a bare status line with no error object and no nosniff. The
- * handlers `answerClientError` and `answerExpectationFailed` (src/http/errors.ts) answer them
+ * handlers `answerClientError` and `answerExpectationFailed` (src/express/client-errors.ts) answer them
  * properly; src/server.ts wires them, as the last block also shows on a server wired by hand.
  */
 import http from 'node:http';
@@ -194,7 +194,7 @@ describe("Requests that Node's HTTP parser refuses before Express", () => {
   });
 });
 
-describe('With the handlers of src/http/errors.ts wired, as src/server.ts is asked to', () => {
+describe('With the handlers of src/express/client-errors.ts wired, as src/express/server.ts is asked to', () => {
   let wired: http.Server;
   let wiredPort: number;
 
