@@ -25,6 +25,8 @@ export interface ControlOptions {
   worldOptions: WorldOptions;
   /** The token that may reset every token's world (`?all=true`). */
   adminToken: string | undefined;
+  /** Told when a token's world (or every world, for `all`) was reset or replaced. */
+  changed?: (token: string, all?: boolean) => void;
 }
 
 /**
@@ -48,6 +50,7 @@ export function controlRoutes(options: ControlOptions): Route<ControlExchange>[]
             if (options.adminToken === undefined || token !== options.adminToken) throw errors.adminOnly();
             worlds.resetAll();
           } else worlds.reset(token);
+          options.changed?.(token, all === 'true');
           return noContent();
         },
       },
@@ -78,6 +81,7 @@ export function controlRoutes(options: ControlOptions): Route<ControlExchange>[]
           }
           const world = World.fromData(data, options.worldOptions);
           worlds.replace(token, world, bytes.length);
+          options.changed?.(token);
           return json(200, world.size);
         },
       },

@@ -19,9 +19,11 @@ import { authenticator } from './auth';
 import { BODY_LIMITS, header, readBody, requestParams, queryParams } from './body';
 import { STATE_BODY_LIMIT, controlRoutes, type ControlExchange } from './control';
 import { allowed, apiRoutes, findRoute, type Route } from './routes';
+import { KeptWorlds, type WorldStorage } from './storage';
 import { switchesOf, type Latency } from './switches';
 
 export type { BodyLimit, BodyReader, CoreAnswer, CoreRequest } from './answer';
+export type { WorldStorage } from './storage';
 
 /** What a world, its tokens and its answers are made of, whatever the transport. */
 export interface CoreOptions {
@@ -55,6 +57,11 @@ export interface CoreOptions {
   log?: (line: string) => void;
   /** Told how far the generation of a large world has got. */
   onProgress?: (done: number, total: number) => void;
+  /**
+   * Keep each token's world here (e.g. a browser's `localStorage`), so that what a user did
+   * survives a page reload. Saved after every write; a reset forgets it. Off by default.
+   */
+  storage?: WorldStorage;
 }
 
 export const CORE_DEFAULTS = {
@@ -104,7 +111,9 @@ export function createCore(options: CoreOptions = {}): Core {
       messages: options.messages ?? CORE_DEFAULTS.messages,
       onProgress: options.onProgress,
     });
+  const kept = options.storage && new KeptWorlds(options.storage, worldOptions, log);
   const worlds = new Worlds(World.fromData(data, worldOptions), {
+    restore: kept && ((token) => kept.restore(token)),
     maxWorlds,
     journalSize,
     maxTotalBytes,
@@ -122,7 +131,18 @@ export function createCore(options: CoreOptions = {}): Core {
       : options.tokens,
   );
   const api = apiRoutes(simulator && ((world, message) => simulator.messageSent(world, message)));
-  const control = controlRoutes({ worlds, journalSize, worldOptions, adminToken: options.adminToken });
+  const control = controlRoutes({
+    worlds,
+    journalSize,
+    worldOptions,
+    adminToken: options.adminToken,
+    changed:
+      kept &&
+      ((token, all) => {
+        if (all) kept.forgetAll();
+        else kept.save(token, worlds.of(token));
+      }),
+  });
   const openApi: Route<unknown>[] = [{ path: ['openapi.json'], methods: { GET: () => json(200, document) } }];
   const document = openApiDocument();
 
@@ -141,8 +161,11 @@ export function createCore(options: CoreOptions = {}): Core {
     entry.status = answer.status;
     entry.duration_ms = Math.round((performance.now() - start) * 100) / 100;
     worlds.record(token, entry);
-    // A write may have grown the world: count it again against the budget of all worlds.
-    if (method !== 'GET' && method !== 'HEAD') worlds.refresh(token);
+    if (method !== 'GET' && method !== 'HEAD') {
+      // A write may have grown the world: count it again against the budget of all worlds.
+      worlds.refresh(token);
+      kept?.save(token, worlds.of(token));
+    }
     return answer;
   }
 
@@ -249,7 +272,10 @@ export function createCore(options: CoreOptions = {}): Core {
     handle,
     worlds,
     simulator,
-    reset: () => worlds.resetAll(),
+    reset: () => {
+      worlds.resetAll();
+      kept?.forgetAll();
+    },
     stop: () => simulator?.stop(),
   };
 }
@@ -258,9 +284,13 @@ export function createCore(options: CoreOptions = {}): Core {
 async function bodyOf(request: CoreRequest, limit: BodyLimit): Promise<Uint8Array | undefined> {
   const { body } = request;
   if (body === undefined) return undefined;
-  if (typeof body === 'function') return body(limit);
-  const bytes = typeof body === 'string' ? new TextEncoder().encode(body) : body;
-  if (bytes.length > limit.bytes) throw errors.bodyTooLarge(limit.label);
+  const bytes =
+    typeof body === 'function'
+      ? await body(limit)
+      : typeof body === 'string'
+        ? new TextEncoder().encode(body)
+        : body;
+  if (bytes !== undefined && bytes.length > limit.bytes) throw errors.bodyTooLarge(limit.label);
   return bytes;
 }
 

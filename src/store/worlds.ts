@@ -13,6 +13,8 @@ export interface WorldsOptions {
   maxTotalBytes: number;
   /** Told when a token's world is dropped to make room. */
   onEvict?: (token: string) => void;
+  /** A token's world kept elsewhere (e.g. in a browser's storage), to start from instead of the seeded one. */
+  restore?: (token: string) => World | undefined;
 }
 
 /** One answered request, as `GET /__mock/requests` shows it. */
@@ -46,9 +48,11 @@ export class Worlds {
   readonly #seeded: World;
   readonly #journalSize: number;
   readonly #sessions: LRUCache<string, Session>;
+  readonly #restore: WorldsOptions['restore'];
 
   constructor(seeded: World, options: WorldsOptions) {
     this.#seeded = seeded;
+    this.#restore = options.restore;
     this.#journalSize = options.journalSize;
     this.#sessions = new LRUCache<string, Session>({
       max: options.maxWorlds,
@@ -111,7 +115,7 @@ export class Worlds {
   #session(token: string): Session {
     let session = this.#sessions.get(token);
     if (session === undefined) {
-      session = { world: this.#seeded.clone(), fixtureBytes: 0, journal: [] };
+      session = { world: this.#restore?.(token) ?? this.#seeded.clone(), fixtureBytes: 0, journal: [] };
       this.#sessions.set(token, session);
     }
     return session;
