@@ -3,11 +3,13 @@ import { MAX_TIMESTAMP } from './store/order';
 import { checkHttpUrl, checkInteger, checkString, describe, isPlainRecord } from './store/params';
 import {
   DISPLAY_NAME,
+  FILE_SIZE,
   FILE_TYPE,
   FILENAME,
   MESSAGE_TEXT,
   PHONE_NUMBER,
   REACTION_NAME,
+  RECORD_ID,
   USERNAME,
 } from './store/rules';
 import type { StoredMessage, WorldData } from './store/world';
@@ -38,7 +40,6 @@ export class FixtureError extends Error {
   }
 }
 
-const ID = /^[A-Za-z0-9_-]{1,64}$/;
 /** Checks a whole fixture document and returns it typed, or throws a FixtureError. */
 export function validateFixture(doc: unknown): WorldData {
   if (!isPlainRecord(doc))
@@ -149,8 +150,10 @@ function exactKeys(record: Record<string, unknown>, keys: readonly string[], at:
 }
 
 function id(value: unknown, path: string): string {
-  if (typeof value !== 'string' || !ID.test(value)) {
-    throw new FixtureError(path, `must be an id of 1 to 64 letters, digits, _ or -, got ${describe(value)}.`);
+  const { min, max, pattern, patternText } = RECORD_ID;
+  // The pattern allows ASCII only, so `length` counts characters here.
+  if (typeof value !== 'string' || value.length < min || value.length > max || !pattern.test(value)) {
+    throw new FixtureError(path, `must be an id of ${min} to ${max} ${patternText}, got ${describe(value)}.`);
   }
   return value;
 }
@@ -201,7 +204,7 @@ function attachment(
     file_size:
       raw.file_size === null
         ? null
-        : checkInteger(raw.file_size, `${path}.file_size`, 0, Number.MAX_SAFE_INTEGER),
+        : checkInteger(raw.file_size, `${path}.file_size`, FILE_SIZE.min, FILE_SIZE.max),
     created_at: time(raw.created_at, `${path}.created_at`),
   };
 }

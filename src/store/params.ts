@@ -26,6 +26,12 @@ export interface StringRule {
   patternText?: string;
 }
 
+/** The bounds of a whole number, as `checkInteger` takes them. */
+export interface IntegerRule {
+  min: number;
+  max: number;
+}
+
 /** Length in characters (code points), so that an emoji counts once. */
 export function charLength(value: string): number {
   let n = 0;
@@ -64,9 +70,11 @@ export function optionalString(params: Params, name: string, rule: StringRule): 
 }
 
 export const MAX_URL_LENGTH = 2048;
+/** The length of a URL field; `checkHttpUrl` checks the scheme besides. */
+export const HTTP_URL: StringRule = { min: 1, max: MAX_URL_LENGTH };
 
 export function checkHttpUrl(value: unknown, name: string): string {
-  const text = checkString(value, name, { min: 1, max: MAX_URL_LENGTH });
+  const text = checkString(value, name, HTTP_URL);
   let url: URL;
   try {
     url = new URL(text);

@@ -8,6 +8,7 @@ import {
   optionalString,
   refuseUnknown,
   requiredString,
+  type IntegerRule,
   type Params,
   type StringRule,
 } from './params';
@@ -42,7 +43,17 @@ export const FILE_TYPE: StringRule = {
   pattern: /^[A-Za-z0-9!#$&^_.+-]+\/[A-Za-z0-9!#$&^_.+-]+$/,
   patternText: 'a MIME type such as image/png',
 };
-const ID: StringRule = { min: 1, max: 64 };
+/** An id a request names in its parameters; an unknown one is not found (404), not refused. */
+export const ID: StringRule = { min: 1, max: 64 };
+/** The id of a record as a fixture may bring it; generated ids (ids.ts) are 16 letters and digits. */
+export const RECORD_ID = {
+  min: 1,
+  max: ID.max,
+  pattern: /^[A-Za-z0-9_-]+$/,
+  patternText: 'letters, digits, _ or -',
+} as const satisfies StringRule;
+/** What an attachment sent without `file_type` (or with an empty one) is stored as. */
+export const DEFAULT_FILE_TYPE = 'application/octet-stream';
 
 export const LIMITS = {
   pageSizeDefault: 10,
@@ -52,6 +63,9 @@ export const LIMITS = {
   reactionNamesPerMessage: 50,
   usernamesPerReaction: 500,
 } as const;
+
+export const PAGE_SIZE: IntegerRule = { min: 1, max: LIMITS.pageSizeMax };
+export const FILE_SIZE: IntegerRule = { min: 0, max: Number.MAX_SAFE_INTEGER };
 
 export interface ContactCreateInput {
   username: string;
@@ -153,7 +167,9 @@ export function messageUpdate(params: Params): MessageUpdateInput {
 function pageQuery(params: Params): PageQuery {
   const rawLimit = params.get('limit');
   const limit =
-    rawLimit === undefined ? LIMITS.pageSizeDefault : checkInteger(rawLimit, 'limit', 1, LIMITS.pageSizeMax);
+    rawLimit === undefined
+      ? LIMITS.pageSizeDefault
+      : checkInteger(rawLimit, 'limit', PAGE_SIZE.min, PAGE_SIZE.max);
   const starting_after = optionalString(params, 'starting_after', ID);
   const ending_before = optionalString(params, 'ending_before', ID);
   if (starting_after !== undefined && ending_before !== undefined) {
@@ -217,12 +233,12 @@ function attachment(raw: unknown, name: string): AttachmentInput {
     file_url: checkHttpUrl(raw.file_url, `${name}[file_url]`),
     file_type:
       type === undefined || type === ''
-        ? 'application/octet-stream'
+        ? DEFAULT_FILE_TYPE
         : checkString(type, `${name}[file_type]`, FILE_TYPE),
     file_size:
       size === undefined || size === null || size === ''
         ? null
-        : checkInteger(size, `${name}[file_size]`, 0, Number.MAX_SAFE_INTEGER),
+        : checkInteger(size, `${name}[file_size]`, FILE_SIZE.min, FILE_SIZE.max),
   };
 }
 

@@ -1,0 +1,123 @@
+import type { AttachmentInput, MessageSendInput, MessageUpdateInput } from '../store/rules';
+import {
+  DEFAULT_FILE_TYPE,
+  FILE_SIZE,
+  FILE_TYPE,
+  FILENAME,
+  ID,
+  LIMITS,
+  MESSAGE_TEXT,
+  REACTION_NAME,
+} from '../store/rules';
+import {
+  answer,
+  body,
+  inputSchema,
+  integerSchema,
+  nullable,
+  operation,
+  orEmpty,
+  paging,
+  parameterRef,
+  queryParameter,
+  recordPath,
+  reactionUsernames,
+  ref,
+  refusal,
+  refusals,
+  stringSchema,
+  urlSchema,
+  worldFull,
+  type Part,
+  type Schema,
+} from './schemas';
+
+/** The five message operations of document 4.2, with the bodies rules.ts reads for them. */
+export function messages(): Part {
+  return {
+    paths: {
+      '/v1/messages': collection(),
+      '/v1/messages/{id}': recordPath('messages', 'Message', {
+        update: 'Edit the text, add reactions, append attachments.',
+        delete: 'Delete a message permanently.',
+      }),
+    },
+    parameters: {
+      conversation_id: queryParameter('conversation_id', stringSchema(ID), 'Only this conversation.'),
+    },
+    schemas: { MessageSend: messageSend(), MessageUpdate: messageUpdate() },
+  };
+}
+
+const op = (operationId: string, fields: Schema) => operation('messages', operationId, fields);
+const noSuchConversation = () => refusal('not_found', 'No such conversation (param conversation_id).');
+
+function collection(): Schema {
+  return {
+    get: op('listMessages', {
+      summary: 'List messages, newest first, of one conversation or of all.',
+      parameters: [...paging(), parameterRef('conversation_id')],
+      responses: {
+        ...answer('200', 'A page of messages.', 'MessagePage'),
+        ...noSuchConversation(),
+        ...refusals(),
+      },
+    }),
+    post: op('sendMessage', {
+      requestBody: body(ref('MessageSend')),
+      responses: {
+        ...answer('201', 'The sent message.', 'Message'),
+        ...noSuchConversation(),
+        ...worldFull(),
+        ...refusals(),
+      },
+    }),
+  };
+}
+
+function messageSend(): Schema {
+  return inputSchema<MessageSendInput>(
+    {
+      conversation_id: stringSchema(ID),
+      message: stringSchema(MESSAGE_TEXT),
+      attachments: attachments(),
+    },
+    ['conversation_id', 'message'],
+  );
+}
+
+function messageUpdate(): Schema {
+  return inputSchema<MessageUpdateInput>({
+    message: stringSchema(MESSAGE_TEXT),
+    reactions: {
+      description:
+        'Form: reactions[<name>][]=<username>. JSON: [{"<name>": ["<username>"]}] or {"<name>": ["<username>"]}. Adds.',
+      oneOf: [
+        { type: 'array', items: ref('Reaction') },
+        {
+          type: 'object',
+          propertyNames: stringSchema(REACTION_NAME),
+          additionalProperties: reactionUsernames(),
+        },
+      ],
+    },
+    attachments: attachments(),
+  });
+}
+
+/** The attachments one request adds (rules.ts attachmentList). */
+function attachments(): Schema {
+  const attachment = inputSchema<AttachmentInput>(
+    {
+      filename: stringSchema(FILENAME),
+      file_url: urlSchema(),
+      file_type: {
+        ...orEmpty(stringSchema(FILE_TYPE), `Absent or empty: ${DEFAULT_FILE_TYPE}.`),
+        default: DEFAULT_FILE_TYPE,
+      },
+      file_size: nullable(integerSchema(FILE_SIZE)),
+    },
+    ['filename', 'file_url'],
+  );
+  return { type: 'array', maxItems: LIMITS.attachmentsPerRequest, items: attachment };
+}
