@@ -8,5 +8,7 @@ module.exports = {
   roots: ['<rootDir>/src', '<rootDir>/test'],
   testMatch: ['**/*.test.ts'],
   testPathIgnorePatterns: ['/node_modules/', '<rootDir>/test/package/'],
-  transform: { '^.+\\.ts$': 'ts-jest' },
+  transform: { '^.+\\.ts$': 'ts-jest', '^.+\\.m?js$': '<rootDir>/test/esm-to-cjs.js' },
+  // MSW's dependencies that are ES modules only (see test/esm-to-cjs.js); the rest stay as they are.
+  transformIgnorePatterns: ['/node_modules/(?!(rettime|until-async|@open-draft/deferred-promise)/)'],
 };

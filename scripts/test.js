@@ -8,6 +8,7 @@
  *   build      npm run build: dist/, the package's contents
  *   jest       the unit, integration, browser and contract-kit tests (jest.config.js)
  *   contract   the kit against the mock started as a process, both profiles
+ *   contract-msw  the kit against the MSW adapter in Node (setupServer), both profiles
  *   package    npm pack, the tarball installed into an empty project, both bins, a strict
  *              TypeScript consumer (test/package/)
  *
@@ -37,9 +38,12 @@ function jestCounts(file) {
   }
 }
 
-/** Counts from the plain closing line of scripts/contract-against-mock.ts. */
-function contractCounts(output) {
-  const match = /^contract: (\d+) passed, (\d+) failed, (\d+) skipped$/m.exec(output);
+/** Counts from the plain closing line of scripts/contract-against-mock.ts (or -msw.ts, labelled `contract (MSW)`). */
+function contractCounts(output, label = 'contract') {
+  const match = new RegExp(
+    `^${label.replace(/[()]/g, '\\$&')}: (\\d+) passed, (\\d+) failed, (\\d+) skipped$`,
+    'm',
+  ).exec(output);
   return match
     ? { passed: Number(match[1]), failed: Number(match[2]), notRun: Number(match[3]), what: 'rules' }
     : undefined;
@@ -58,6 +62,12 @@ const PARTS = [
     name: 'contract',
     command: [bin('tsx'), 'scripts/contract-against-mock.ts', '--quiet', '--no-build'],
     counts: (output) => contractCounts(output),
+    capture: true,
+  },
+  {
+    name: 'contract-msw',
+    command: [bin('tsx'), 'scripts/contract-against-msw.ts', '--quiet'],
+    counts: (output) => contractCounts(output, 'contract (MSW)'),
     capture: true,
   },
   {
