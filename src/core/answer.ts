@@ -11,6 +11,8 @@ import { toJson } from './json';
 export interface CoreRequest {
   method: string;
   url: string;
+  /** Where the API is served, e.g. `http://127.0.0.1:4010`: for messages that show a URL to use. */
+  origin?: string;
   headers: RequestHeaders;
   body?: Uint8Array | string | BodyReader;
 }

@@ -220,7 +220,7 @@ export function createCore(options: CoreOptions = {}): Core {
       token,
       params: queryParams(request.url),
       body: () => bodyOf(request, STATE_BODY_LIMIT),
-      location: `http://${header(request.headers, 'host') ?? 'localhost:4010'}${request.url}`,
+      location: `${request.origin ?? 'http://localhost:4010'}${request.url}`,
     };
     return found.handler(exchange);
   }

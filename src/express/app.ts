@@ -54,6 +54,7 @@ function answerWith(core: Core): RequestHandler {
       .handle({
         method: req.method,
         url: req.originalUrl,
+        origin: `${req.protocol}://${req.headers.host ?? 'localhost'}`,
         headers,
         body: hasBody(req) ? (limit) => readRaw(req, res, limit, inflate) : undefined,
       })

@@ -36,11 +36,19 @@ export function createHandlers(options: HandlersOptions): MockHandlers {
   const base = options.baseUrl.replace(/\/+$/, '');
   // The path under which the API lives, to take off each request's path.
   const basePath = /^[a-z][a-z0-9+.-]*:/i.test(base) ? new URL(base).pathname.replace(/\/+$/, '') : base;
-  const handler = http.all(`${base}/*`, async ({ request }) => {
+  const origin = (url: URL) => (/^[a-z][a-z0-9+.-]*:/i.test(base) ? base : `${url.origin}${base}`);
+  // A predicate rather than a path pattern: MSW would percent-decode a pattern's wildcard, and
+  // throw on a path that is not valid percent-encoding, which the core answers 400 itself.
+  const ours = ({ request }: { request: Request }) => {
+    const { pathname } = new URL(request.url);
+    return request.url.startsWith(origin(new URL(request.url))) && pathname.startsWith(`${basePath}/`);
+  };
+  const handler = http.all(ours, async ({ request }) => {
     const url = new URL(request.url);
     const answer = await core.handle({
       method: request.method,
       url: (url.pathname.slice(basePath.length) || '/') + url.search,
+      origin: origin(url),
       headers: Object.fromEntries(request.headers),
       // A body of no bytes is no body, as an empty Content-Length is to a server.
       body:
