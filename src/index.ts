@@ -1,4 +1,14 @@
 export { createApp, type AppOptions } from './express/app';
+export {
+  createCore,
+  type Core,
+  type CoreOptions,
+  type CoreRequest,
+  type CoreAnswer,
+  type BodyReader,
+  type BodyLimit,
+  type WorldStorage,
+} from './core';
 export { listen, type RunningServer } from './express/server';
 export { createMockServer, type MockServer } from './mock-server';
 export { generateWorld, type SeedOptions } from './seed';

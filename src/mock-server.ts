@@ -33,7 +33,7 @@ export function createMockServer(options: AppOptions & { port?: number; host?: s
       return running.url;
     },
     reset() {
-      locals().worlds.resetAll();
+      locals().core.reset();
     },
     async stop() {
       if (!running) return;

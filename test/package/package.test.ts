@@ -399,6 +399,39 @@ await mock.stop();`;
     expect([esm.code, esm.stdout, esm.stderr]).toEqual([0, '4 contacts\n', '']);
   }, 60_000);
 
+  it('serves the API inside MSW with messaging-api-mock/msw, once msw (an optional peer) is installed, from require and import', async () => {
+    const msw = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')).devDependencies
+      .msw as string;
+    const install = await run(
+      'npm',
+      ['install', '--no-audit', '--no-fund', '--prefer-offline', `msw@${msw}`],
+      project,
+      300_000,
+    );
+    expect(install.code).toBe(0);
+    const body = (load: string) => `${load}
+const handlers = createHandlers({ baseUrl: 'https://api.example.test', seed: 7, contacts: 4, messages: 0 });
+const server = setupServer(...handlers);
+server.listen({ onUnhandledRequest: 'error' });
+const page = await (await fetch('https://api.example.test/v1/contacts?limit=100', { headers: { Authorization: 'Bearer t' } })).json();
+console.log(page.data.length + ' contacts');
+server.close();`;
+    fs.writeFileSync(
+      path.join(project, 'msw.cjs'),
+      `(async () => {\n${body("const { createHandlers } = require('messaging-api-mock/msw');\nconst { setupServer } = require('msw/node');")}\n})();\n`,
+    );
+    fs.writeFileSync(
+      path.join(project, 'msw.mjs'),
+      `${body("import { createHandlers } from 'messaging-api-mock/msw';\nimport { setupServer } from 'msw/node';")}\n`,
+    );
+    const [cjs, esm] = await Promise.all([
+      run(process.execPath, ['msw.cjs'], project),
+      run(process.execPath, ['msw.mjs'], project),
+    ]);
+    expect([cjs.code, cjs.stdout, cjs.stderr]).toEqual([0, '4 contacts\n', '']);
+    expect([esm.code, esm.stdout, esm.stderr]).toEqual([0, '4 contacts\n', '']);
+  }, 360_000);
+
   it("compiles the README's TypeScript examples with tsc --strict and no skipLibCheck, as ESM and as CommonJS", async () => {
     const readme = fs.readFileSync(path.join(ROOT, 'README.md'), 'utf8');
     const example = (heading: string) => {
