@@ -71,7 +71,7 @@ function start(command: string[], nodeFlags: string[] = []): Promise<Server> {
 }
 
 const mockArgs = (...extra: string[]) => [
-  path.join(root, 'dist', 'bin.js'),
+  path.join(root, 'dist', 'cli', 'bin.js'),
   '--port',
   '0',
   '--quiet',

@@ -1,5 +1,5 @@
 /**
- * Runs the contract kit against the mock started as a real process (the built `dist/bin.js`, as
+ * Runs the contract kit against the mock started as a real process (the built `dist/cli/bin.js`, as
  * `npm start` runs it) on an ephemeral port, in both profiles. `npm test` ends with it.
  * With `--runs N` it repeats each profile and prints the wall times: the kit's benchmark.
  */
@@ -22,7 +22,7 @@ const runs = Math.max(1, Number(values.runs) || 1);
 const profiles = values.profile?.length ? values.profile : ['documented', 'mock'];
 
 function startMock(): Promise<{ url: string; child: ChildProcess }> {
-  const child = spawn(process.execPath, [path.join(root, 'dist', 'bin.js'), '--port', '0', '--quiet'], {
+  const child = spawn(process.execPath, [path.join(root, 'dist', 'cli', 'bin.js'), '--port', '0', '--quiet'], {
     cwd: root,
     stdio: ['ignore', 'pipe', 'inherit'],
   });

@@ -7,7 +7,7 @@
  *   npx tsx scripts/soak.ts [--seconds 300] [--interval 15] [--connections 16] [--out file.md]
  *
  * Only loopback traffic; every request loop stops by itself at the deadline or after
- * --max-requests, whichever comes first. Needs `npm run build` (it runs dist/bin.js).
+ * --max-requests, whichever comes first. Needs `npm run build` (it runs dist/cli/bin.js).
  */
 import { spawn } from 'node:child_process';
 import { readFileSync, writeFileSync, existsSync } from 'node:fs';
@@ -47,7 +47,7 @@ function positive(name: keyof typeof args): number {
   return n;
 }
 
-const BIN = path.join(__dirname, '..', 'dist', 'bin.js');
+const BIN = path.join(__dirname, '..', 'dist', 'cli', 'bin.js');
 
 interface Server {
   url: URL;
@@ -59,7 +59,7 @@ interface Server {
 }
 
 async function startServer(): Promise<Server> {
-  if (!existsSync(BIN)) throw new Error('dist/bin.js is missing: run `npm run build` first.');
+  if (!existsSync(BIN)) throw new Error('dist/cli/bin.js is missing: run `npm run build` first.');
   const child = spawn(
     process.execPath,
     [BIN, '--host', '127.0.0.1', '--port', '0', '--quiet', '--max-worlds', String(MAX_WORLDS)],

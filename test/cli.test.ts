@@ -3,7 +3,7 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 
 /** The CLI as a user runs it: the built entry (`npm test` builds before jest). */
-const BIN = path.join(__dirname, '..', 'dist', 'bin.js');
+const BIN = path.join(__dirname, '..', 'dist', 'cli', 'bin.js');
 
 function start(args: string[], env: Record<string, string> = {}) {
   const child = spawn(process.execPath, [BIN, ...args], { env: { ...process.env, ...env } });
@@ -27,7 +27,7 @@ function stopped(child: ChildProcessWithoutNullStreams): Promise<number | null> 
 
 beforeAll(() => {
   if (!existsSync(BIN))
-    throw new Error('dist/bin.js is missing: run `npm run build` (npm test does it first).');
+    throw new Error('dist/cli/bin.js is missing: run `npm run build` (npm test does it first).');
 });
 
 describe('messaging-mock (the CLI)', () => {

@@ -162,8 +162,8 @@ describe('npm pack', () => {
     for (const f of [
       'dist/index.js',
       'dist/index.d.ts',
-      'dist/bin.js',
-      'dist/fixtures-cli.js',
+      'dist/cli/bin.js',
+      'dist/cli/fixtures-cli.js',
       'docs/api.md',
     ])
       expect(files).toContain(f);
@@ -200,7 +200,7 @@ describe('installed alone into an empty project', () => {
   it('npx messaging-mock --help lists every option, as the clone does', async () => {
     const help = await npx(project, ['messaging-mock', '--help']);
     expect(help.code).toBe(0);
-    const inClone = await run(process.execPath, [path.join(ROOT, 'dist', 'bin.js'), '--help'], ROOT);
+    const inClone = await run(process.execPath, [path.join(ROOT, 'dist', 'cli', 'bin.js'), '--help'], ROOT);
     expect(help.stdout).toBe(inClone.stdout);
     for (const option of ['--port', '--host', '--seed', '--fixtures', '--token', '--latency', '--simulate'])
       expect(help.stdout).toContain(option);

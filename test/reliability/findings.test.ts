@@ -7,7 +7,7 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { client, json, startServer } from './support';
 
-const BIN = path.join(__dirname, '..', '..', 'dist', 'bin.js');
+const BIN = path.join(__dirname, '..', '..', 'dist', 'cli', 'bin.js');
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 describe('Finding F: --simulate lets a client crash the process (src/simulate.ts)', () => {

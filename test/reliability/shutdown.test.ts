@@ -10,7 +10,7 @@ import http from 'node:http';
 import net from 'node:net';
 import path from 'node:path';
 
-const BIN = path.join(__dirname, '..', '..', 'dist', 'bin.js');
+const BIN = path.join(__dirname, '..', '..', 'dist', 'cli', 'bin.js');
 
 interface Mock {
   child: ChildProcessWithoutNullStreams;
@@ -92,7 +92,7 @@ let running: Mock | undefined;
 
 beforeAll(() => {
   if (!existsSync(BIN))
-    throw new Error('dist/bin.js is missing: run `npm run build` (npm test does it first).');
+    throw new Error('dist/cli/bin.js is missing: run `npm run build` (npm test does it first).');
 });
 
 afterEach(() => {
@@ -102,7 +102,7 @@ afterEach(() => {
   running = undefined;
 });
 
-describe.each(['SIGTERM', 'SIGINT'] as const)('On %s, the mock (dist/bin.js)', (signal) => {
+describe.each(['SIGTERM', 'SIGINT'] as const)('On %s, the mock (dist/cli/bin.js)', (signal) => {
   it('finishes the request in flight, stops accepting, and exits 0 within 5 seconds', async () => {
     const mock = (running = await start());
     // Warm up, and check the switch that holds a request open is there.

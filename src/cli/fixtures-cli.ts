@@ -1,10 +1,10 @@
 #!/usr/bin/env node
 import { Command, Option } from 'commander';
 import { writeFileSync } from 'node:fs';
-import { fixtureJson } from './fixtures';
-import { integer, MAX_SEED } from './cli-options';
-import { SEED_DEFAULTS, generateWorld } from './seed';
-import { World } from './store/world';
+import { fixtureJson } from '../fixtures';
+import { integer, MAX_SEED } from './options';
+import { SEED_DEFAULTS, generateWorld } from '../seed';
+import { World } from '../store/world';
 
 /** `npm run fixtures -- --seed 42 --contacts 25 --messages 300 --out fixtures/demo.json` */
 const options = new Command()

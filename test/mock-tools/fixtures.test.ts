@@ -23,7 +23,7 @@ describe('fixtures/demo.json', () => {
     const result = spawnSync(
       process.execPath,
       [
-        path.join(ROOT, 'dist', 'fixtures-cli.js'),
+        path.join(ROOT, 'dist', 'cli', 'fixtures-cli.js'),
         '--seed',
         '42',
         '--contacts',
@@ -121,7 +121,7 @@ describe('npm start -- --fixtures PATH', () => {
     const file = tmpFile('bad-world.json', JSON.stringify(doc));
     const result = spawnSync(
       process.execPath,
-      [path.join(ROOT, 'dist', 'bin.js'), '--port', '0', '--fixtures', file],
+      [path.join(ROOT, 'dist', 'cli', 'bin.js'), '--port', '0', '--fixtures', file],
       {
         encoding: 'utf8',
         timeout: 10_000,

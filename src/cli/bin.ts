@@ -1,10 +1,10 @@
 #!/usr/bin/env node
 import { Command, InvalidArgumentError, Option } from 'commander';
-import { APP_DEFAULTS, type AppOptions } from './express/app';
-import { integer, MAX_SEED } from './cli-options';
-import { loadFixtureFile } from './fixture-file';
-import { parseLatency, type Latency } from './core/switches';
-import { listen } from './express/server';
+import { APP_DEFAULTS, type AppOptions } from '../express/app';
+import { integer, MAX_SEED } from './options';
+import { loadFixtureFile } from '../fixture-file';
+import { parseLatency, type Latency } from '../core/switches';
+import { listen } from '../express/server';
 
 const program = new Command()
   .name('messaging-mock')
