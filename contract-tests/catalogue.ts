@@ -7,7 +7,7 @@ import { RULES, type Rule } from './rules';
  * rule's test sits in a file of its profile (mock rules only in *.mock.contract.ts). Read from the
  * source, so that it holds for both profiles without running anything.
  */
-export interface CatalogueUse {
+interface CatalogueUse {
   file: string;
   ruleId: string;
 }
@@ -16,7 +16,7 @@ const RULE_CALL = /\brule\(\s*(['"`])([^'"`]+)\1/g;
 // Any jest test declared directly, which would name no rule.
 const BARE_TEST = /(^|[^.\w])(it|test)(\.(only|skip|each|concurrent|failing))?\(/m;
 
-export function testFiles(dir: string): string[] {
+function testFiles(dir: string): string[] {
   return fs
     .readdirSync(dir)
     .filter((name) => name.endsWith('.contract.ts'))

@@ -328,8 +328,6 @@ export const RULES: readonly Rule[] = [
   ),
 ];
 
-export const RULE_IDS: ReadonlySet<string> = new Set(RULES.map((rule) => rule.id));
-
 export function findRule(id: string): Rule | undefined {
   return RULES.find((rule) => rule.id === id);
 }

@@ -38,7 +38,7 @@ export interface RuleVerdict {
   tests: string[];
 }
 
-export type ExitCode = 0 | 1 | 2;
+type ExitCode = 0 | 1 | 2;
 
 export interface KitResult {
   exitCode: ExitCode;
@@ -65,7 +65,7 @@ export interface KitResult {
 const KIT_DIR = __dirname;
 
 /** The rule id a test names: its title starts with `[id]`. */
-export function ruleIdOfTitle(title: string): string | undefined {
+function ruleIdOfTitle(title: string): string | undefined {
   return /^\[([^\]\s]+)\]/.exec(title)?.[1];
 }
 
@@ -136,7 +136,7 @@ async function preflight(): Promise<string | undefined> {
 }
 
 /** Deletes what the ledger says was created and not deleted; returns what could not be. */
-export async function sweep(records: RecordLine[]): Promise<KitResult['leftovers']> {
+async function sweep(records: RecordLine[]): Promise<KitResult['leftovers']> {
   const deleted = new Set(records.filter((r) => r.kind === 'deleted').map((r) => `${r.resource}:${r.id}`));
   const created = records.filter(
     (r): r is Extract<RecordLine, { kind: 'created' }> =>

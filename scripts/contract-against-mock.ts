@@ -22,10 +22,14 @@ const runs = Math.max(1, Number(values.runs) || 1);
 const profiles = values.profile?.length ? values.profile : ['documented', 'mock'];
 
 function startMock(): Promise<{ url: string; child: ChildProcess }> {
-  const child = spawn(process.execPath, [path.join(root, 'dist', 'cli', 'bin.js'), '--port', '0', '--quiet'], {
-    cwd: root,
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
+  const child = spawn(
+    process.execPath,
+    [path.join(root, 'dist', 'cli', 'bin.js'), '--port', '0', '--quiet'],
+    {
+      cwd: root,
+      stdio: ['ignore', 'pipe', 'inherit'],
+    },
+  );
   return new Promise((resolve, reject) => {
     let seen = '';
     const timer = setTimeout(() => reject(new Error(`the mock did not start within 20 s: ${seen}`)), 20_000);

@@ -5,6 +5,7 @@
  * The exit code is 1 when any part failed.
  *
  *   typecheck  tsc --noEmit over src/, test/, contract-tests/ and scripts/
+ *   knip       no unused file, export, type or dependency (knip.json)
  *   build      npm run build: dist/, the package's contents
  *   jest       the unit, integration, browser and contract-kit tests (jest.config.js)
  *   contract   the kit against the mock started as a process, both profiles
@@ -52,6 +53,7 @@ function contractCounts(output, label = 'contract') {
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'messaging-api-mock-test-'));
 const PARTS = [
   { name: 'typecheck', command: [process.execPath, tscBin, '-p', 'tsconfig.json', '--noEmit'] },
+  { name: 'knip', command: [bin('knip'), '--no-progress'] },
   { name: 'build', command: ['npm', 'run', '--silent', 'build'] },
   {
     name: 'jest',

@@ -23,16 +23,16 @@ const created: { resource: 'contact' | 'message'; id: string }[] = [];
 let counter = 0;
 
 /** A username the kit owns: lowercase letters, digits and underscores, well under 64 characters. */
-export function uniqueName(label: string): string {
+function uniqueName(label: string): string {
   counter += 1;
   return `${config.runId}_${label}_${process.pid.toString(36)}${counter}`.toLowerCase().slice(0, 60);
 }
 
-export function phoneFor(n: number = counter): string {
+function phoneFor(n: number = counter): string {
   return `+1 555 01${String(n % 100).padStart(2, '0')} ${String(1000 + ((n * 7919) % 9000))}`;
 }
 
-export function avatarFor(username: string): string {
+function avatarFor(username: string): string {
   return `https://example.com/avatars/${username}.png`;
 }
 

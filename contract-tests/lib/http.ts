@@ -54,16 +54,16 @@ export function onExchange(listener: Listener): () => void {
 const IDEMPOTENT_READS = new Set(['GET', 'HEAD', 'OPTIONS']);
 const RETRY_DELAYS_MS = [200, 800];
 
-export function toPairs(form: Pairs | Record<string, string | undefined>): Pairs {
+function toPairs(form: Pairs | Record<string, string | undefined>): Pairs {
   if (Array.isArray(form)) return form as Pairs;
   return Object.entries(form).filter((entry): entry is [string, string] => entry[1] !== undefined);
 }
 
-export function encodePairs(pairs: Pairs): string {
+function encodePairs(pairs: Pairs): string {
   return pairs.map(([k, v]) => `${encodeURIComponent(k)}=${encodeURIComponent(v)}`).join('&');
 }
 
-export function withQuery(path: string, query: Query | undefined): string {
+function withQuery(path: string, query: Query | undefined): string {
   if (query === undefined) return path;
   const pairs = Array.isArray(query)
     ? (query as Pairs)

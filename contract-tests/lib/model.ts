@@ -12,7 +12,7 @@ import type { Json } from './data';
  */
 export const AS_CREATED = 'as created';
 
-export interface Expected {
+interface Expected {
   value: unknown;
   /** A rule id, or AS_CREATED. */
   because: string;

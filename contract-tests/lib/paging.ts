@@ -416,6 +416,6 @@ export async function walkBack(path: string, baseQuery: Query, forward: Walk): P
 }
 
 /** The next-page mechanism the kit settled on for a path, if any. */
-export function mechanismOf(path: string): string | undefined {
+function mechanismOf(path: string): string | undefined {
   return found.get(path)?.name;
 }

@@ -17,7 +17,7 @@ const OPERATIONS: [method: string, pattern: RegExp, name: string][] = [
   ['DELETE', /^\/v1\/(contacts|messages)\/[^/?]+\/?(\?|$)/, 'delete'],
 ];
 
-export function operationOf(exchange: Pick<Exchange, 'method' | 'path'>): string | undefined {
+function operationOf(exchange: Pick<Exchange, 'method' | 'path'>): string | undefined {
   for (const [method, pattern, name] of OPERATIONS) {
     const match = pattern.exec(exchange.path);
     if (exchange.method === method && match) return `${name} ${match[1]}`;
@@ -26,7 +26,7 @@ export function operationOf(exchange: Pick<Exchange, 'method' | 'path'>): string
 }
 
 /** A description of an id's format that tells formats apart without quoting the id. */
-export function idFormat(id: unknown): string {
+function idFormat(id: unknown): string {
   if (typeof id === 'number') return Number.isInteger(id) ? 'integer number' : 'number';
   if (typeof id !== 'string') return typeof id;
   const prefix = /^([a-z]+_)/.exec(id)?.[1] ?? '';
@@ -42,7 +42,7 @@ export function idFormat(id: unknown): string {
 }
 
 /** Unit of a timestamp, told from its size (the document shows only "integer"). */
-export function timestampUnit(value: unknown): string {
+function timestampUnit(value: unknown): string {
   if (typeof value !== 'number') return `not a number (${typeof value})`;
   const now = Date.now();
   if (Math.abs(value - now / 1000) < 10 * 365 * 86_400) return 'Unix seconds';

@@ -103,7 +103,7 @@ export class RuleContext {
   }
 }
 
-export function inProfile(rule: Rule): boolean {
+function inProfile(rule: Rule): boolean {
   return rule.profile === 'documented' || config.profile === 'mock';
 }
 

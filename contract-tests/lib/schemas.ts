@@ -4,8 +4,7 @@
  * numbers is the rule api.integer-timestamps, and which ones are null on a new resource are rules
  * of their own, so that one broken sentence fails one rule.
  */
-export type FieldType =
-  'string' | 'string|null' | 'timestamp' | 'timestamp|null' | 'object' | 'array' | 'boolean';
+type FieldType = 'string' | 'string|null' | 'timestamp' | 'timestamp|null' | 'object' | 'array' | 'boolean';
 export type Schema = Readonly<Record<string, FieldType>>;
 
 /** 2.1 Contact. */
@@ -46,10 +45,6 @@ export const SENDER_FORBIDDEN = ['display_name', 'conversation_id'] as const;
 
 /** 2.4 Page of results. */
 export const PAGE: Schema = { has_more: 'boolean', data: 'array' };
-
-/** Where timestamps are, for api.integer-timestamps. */
-export const CONTACT_TIMESTAMPS = ['last_active_at', 'created_at'] as const;
-export const MESSAGE_TIMESTAMPS = ['read_at', 'created_at', 'updated_at'] as const;
 
 function matches(value: unknown, type: FieldType): boolean {
   switch (type) {

@@ -19,9 +19,9 @@ export const SEQUENCE_TITLE = '[sequences] random sequences of the documented op
 export const REQUESTS_PER_SEQUENCE = 180;
 /** Reserved for shrinking a failure: each try replays a shorter sequence against the server. */
 export const SHRINK_REQUESTS = 1500;
-export const MAX_STEPS = 10;
+const MAX_STEPS = 10;
 
-export function budgetFor(sequences: number): number {
+function budgetFor(sequences: number): number {
   return sequences === 0 ? 0 : sequences * REQUESTS_PER_SEQUENCE + SHRINK_REQUESTS;
 }
 
@@ -271,7 +271,7 @@ const shellQuote = (text: string) => `'${text.replace(/'/g, `'\\''`)}'`;
  * The failing sequence as a bash script: every id the server gave is caught from its answer into
  * a variable, so that the script replays the sequence on the same server, with a token of yours.
  */
-export function curlScript(log: { step: string; exchange: Exchange }[], failed?: Exchange): string {
+function curlScript(log: { step: string; exchange: Exchange }[], failed?: Exchange): string {
   const names = new Map<string, string>();
   const counts = { C: 0, V: 0, M: 0 };
   const name = (kind: keyof typeof counts, id: unknown) => {
@@ -349,7 +349,7 @@ function describeLog(log: { step: string; exchange: Exchange }[], failed?: Excha
 }
 
 /** Runs the sequences; returns the summary, and records a failure under its rule. */
-export async function runSequences(count: number, seed: number, test: string): Promise<SequenceSummary> {
+async function runSequences(count: number, seed: number, test: string): Promise<SequenceSummary> {
   const budget = budgetFor(count);
   const summary: SequenceSummary = { sequences: count, ran: 0, seed, budget, requests: 0 };
   let used = 0;

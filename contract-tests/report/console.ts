@@ -9,7 +9,7 @@ export function exchangeLine(verdict: RuleVerdict): string | undefined {
   return `${e.method} ${e.path}${e.sent ? ` (sent: ${e.sent})` : ''} → ${e.status} ${e.body || '(empty body)'}`;
 }
 
-export function summaryLine(result: KitResult): string {
+function summaryLine(result: KitResult): string {
   const count = (v: RuleVerdict['verdict']) => result.verdicts.filter((r) => r.verdict === v).length;
   const failed = count('fail');
   return `${count('pass')} passed, ${failed} failed, ${count('not-run')} not run`;

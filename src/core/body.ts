@@ -22,7 +22,7 @@ const QS_OPTIONS: qs.IParseOptions & { throwOnLimitExceeded: boolean; strictDept
 };
 
 /** Parses `a=1&reactions[heart][]=bob` style text, with the limits above. */
-export function parseFormText(text: string): Record<string, unknown> {
+function parseFormText(text: string): Record<string, unknown> {
   let parsed: Record<string, unknown>;
   try {
     parsed = qs.parse(text, QS_OPTIONS) as Record<string, unknown>;

@@ -314,6 +314,6 @@ function journalBody(body: Record<string, unknown>): unknown {
 }
 
 /** Enough of a token to tell tokens apart in a log, not enough to use it. */
-export function redact(token: string): string {
+function redact(token: string): string {
   return token.length <= 8 ? `${token.slice(0, 2)}…` : `${token.slice(0, 4)}…`;
 }

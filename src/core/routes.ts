@@ -8,7 +8,7 @@ import { json, noContent, type CoreAnswer } from './answer';
 type Method = 'GET' | 'POST' | 'PUT' | 'DELETE';
 
 /** What a route's handler is given: the request as read so far, with its token, world and parameters. */
-export interface Exchange {
+interface Exchange {
   /** The path and query, as the request gave it. */
   readonly url: string;
   /** The decoded `:id` of the path, for routes that have one. */

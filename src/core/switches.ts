@@ -30,7 +30,7 @@ interface Preferences {
  * a proper error object, `Prefer: delay=1500` waits first; they combine (`code=503, delay=2000`).
  * Other preferences are ignored, as RFC 7240 §2 asks of preferences a server does not know.
  */
-export function parsePrefer(header: string | undefined): Preferences {
+function parsePrefer(header: string | undefined): Preferences {
   const preferences: Preferences = {};
   if (!header) return preferences;
   for (const part of header.split(/[,;]/)) {

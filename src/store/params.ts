@@ -33,7 +33,7 @@ export interface IntegerRule {
 }
 
 /** Length in characters (code points), so that an emoji counts once. */
-export function charLength(value: string): number {
+function charLength(value: string): number {
   let n = 0;
   for (const _ of value) n++;
   return n;
@@ -69,7 +69,7 @@ export function optionalString(params: Params, name: string, rule: StringRule): 
   return value === undefined ? undefined : checkString(value, name, rule);
 }
 
-export const MAX_URL_LENGTH = 2048;
+const MAX_URL_LENGTH = 2048;
 /** The length of a URL field; `checkHttpUrl` checks the scheme besides. */
 export const HTTP_URL: StringRule = { min: 1, max: MAX_URL_LENGTH };
 

@@ -41,7 +41,7 @@ export interface WorldOptions {
   maxWrittenBytes?: number;
 }
 
-export const DEFAULT_MAX_WRITTEN_BYTES = 64 * 1024 * 1024;
+const DEFAULT_MAX_WRITTEN_BYTES = 64 * 1024 * 1024;
 
 const systemClock = (): Timestamp => Math.floor(Date.now() / 1000);
 
@@ -423,6 +423,6 @@ export class World {
 }
 
 /** A contact created without `avatar_url` still gets a working picture: its initials. */
-export function defaultAvatarUrl(username: string): string {
+function defaultAvatarUrl(username: string): string {
   return `https://api.dicebear.com/9.x/initials/svg?seed=${encodeURIComponent(username)}`;
 }

@@ -40,7 +40,7 @@ export interface Wrapper {
 }
 
 /** Requests straight to the wrapped mock, for wrappers that need to look something up. */
-export type Inner = (
+type Inner = (
   method: string,
   pathAndQuery: string,
   headers: Record<string, string>,
@@ -188,7 +188,7 @@ export interface KitRun {
 }
 
 const root = path.resolve(__dirname, '..', '..');
-export const BIN = path.join(root, 'contract-tests', 'bin', 'messaging-contract.js');
+const BIN = path.join(root, 'contract-tests', 'bin', 'messaging-contract.js');
 
 /** Runs the kit's bin as a user would, and reads its JSON verdicts. */
 export function runBin(args: string[], env: Record<string, string | undefined> = {}): Promise<KitRun> {

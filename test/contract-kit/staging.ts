@@ -17,8 +17,8 @@ import type { Running } from './harness';
  * contact's delete; permanent message deletes; `{has_more, data}` pages of at most ten by default.
  */
 
-export type Order = 'hash' | 'oldest' | 'alpha';
-export type Paging = 'page' | 'offset' | 'token' | 'link-body' | 'link-header';
+type Order = 'hash' | 'oldest' | 'alpha';
+type Paging = 'page' | 'offset' | 'token' | 'link-body' | 'link-header';
 
 export interface StagingOptions {
   /** Seed of the pre-seeded data (the same for every token: each account is a copy). */

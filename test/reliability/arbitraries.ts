@@ -7,10 +7,10 @@
 import fc from 'fast-check';
 
 export type Owner = 'a' | 'b';
-export type Pool = 'contact' | 'conversation' | 'message';
+type Pool = 'contact' | 'conversation' | 'message';
 
 /** A reference to the n-th known record of a pool in a token's world, resolved when sent. */
-export const ref = (pool: Pool, owner: Owner, index: number) => `@@${pool}.${owner}.${index}@@`;
+const ref = (pool: Pool, owner: Owner, index: number) => `@@${pool}.${owner}.${index}@@`;
 export const REF = /@@(contact|conversation|message)\.(a|b)\.(\d+)@@/g;
 
 /** Percent-encoding that survives lone surrogates (encodeURIComponent throws on them). */
@@ -51,7 +51,7 @@ const anyRef = fc.tuple(pool, owner, fc.nat({ max: 60 })).map(([p, o, i]) => ref
 const long = (unit: string) => fc.integer({ min: 65, max: 6000 }).map((n) => unit.repeat(n));
 
 /** Strings a client might send, from ordinary to hostile. */
-export const text = fc.oneof(
+const text = fc.oneof(
   { weight: 4, arbitrary: fc.string({ minLength: 1, maxLength: 20 }) },
   { weight: 2, arbitrary: fc.string({ unit: 'grapheme', maxLength: 30 }) },
   { weight: 2, arbitrary: fc.string({ unit: 'binary', maxLength: 30 }) },
@@ -312,7 +312,7 @@ const contentType = (natural: string) =>
     { weight: 1, arbitrary: fc.string({ maxLength: 40 }) },
   );
 
-export const body: fc.Arbitrary<Body> = fc.oneof(
+const body: fc.Arbitrary<Body> = fc.oneof(
   {
     weight: 6,
     arbitrary: fc.record({
@@ -612,7 +612,7 @@ const pageQuery = (extra: fc.Arbitrary<[string, string]>[]) =>
     { maxLength: 2 },
   );
 
-export const validStep: fc.Arbitrary<Step> = fc.oneof(
+const validStep: fc.Arbitrary<Step> = fc.oneof(
   {
     weight: 4,
     arbitrary: valid('POST', '/v1/contacts', {
