@@ -190,7 +190,10 @@ async function readMultipart(contentType: string, bytes: Uint8Array): Promise<Re
   }
   let form: FormData;
   try {
-    form = await new Response(bytes, { headers: { 'content-type': contentType } }).formData();
+    // A body's bytes are never in a SharedArrayBuffer, which is all that the DOM's BodyInit rules out.
+    form = await new Response(bytes as Uint8Array<ArrayBuffer>, {
+      headers: { 'content-type': contentType },
+    }).formData();
   } catch {
     throw errors.malformedBody('the multipart body is malformed.');
   }

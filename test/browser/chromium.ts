@@ -13,6 +13,17 @@ export const SYSTEM_CHROMIUMS = [
   'C:\\Program Files\\Google\\Chrome\\Application\\chrome.exe',
 ];
 
+/** How the browser tests start Chromium: headless in a container, with nothing of its own going out. */
+export const CHROMIUM_ARGS = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
+
 const CACHE = path.join(__dirname, '..', '..', 'node_modules', '.cache', 'messaging-api-mock');
 
 export interface FoundChromium {

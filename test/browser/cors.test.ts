@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { chromium, type Browser } from 'playwright-core';
 import { listen, type RunningServer } from '../../src';
-import { findChromium } from './chromium';
+import { CHROMIUM_ARGS, findChromium } from './chromium';
 
 /**
  * A chat page served from another origin than the mock, in headless Chromium driven by
@@ -83,15 +83,7 @@ describe(`A chat page in a real browser, from another origin (${CHROMIUM.descrip
     siteUrl = `http://localhost:${(site.address() as AddressInfo).port}/`;
     browser = await chromium.launch({
       executablePath,
-      args: [
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-quic',
-        '--no-first-run',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-      ],
+      args: CHROMIUM_ARGS,
     });
   }, 60_000);
 

@@ -1,0 +1,186 @@
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import {
+  chromium,
+  errors,
+  type Browser,
+  type BrowserContext,
+  type Locator,
+  type Page,
+} from 'playwright-core';
+import { buildDemo } from '../../scripts/build-demo';
+import { SEED_DEFAULTS, generateWorld } from '../../src/seed';
+import { CHROMIUM_ARGS, findChromium } from '../browser/chromium';
+
+/**
+ * The static demo (demo/, `npm run demo`) in headless Chromium, served by a bare static file
+ * server and nothing else: no mock server runs anywhere. Mock Service Worker answers the chat's
+ * API requests inside the page, and keeps the token's world in localStorage; the static server
+ * records every path it is asked for, to show that no API request ever reached it.
+ *
+ * With UPDATE_SCREENSHOTS=1 the screenshot goes to docs/images/demo.png (the README's picture).
+ */
+const CHROMIUM = findChromium();
+const SCREENSHOT =
+  process.env.UPDATE_SCREENSHOTS === '1'
+    ? path.join(__dirname, '..', '..', 'docs', 'images', 'demo.png')
+    : path.join(os.tmpdir(), 'messaging-api-mock-demo.png');
+const WAIT = 10_000;
+const TYPES: Record<string, string> = {
+  '.html': 'text/html; charset=utf-8',
+  '.js': 'text/javascript; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+};
+
+/** Waits for a locator to be visible, and says what was awaited when it never is. */
+async function visible(locator: Locator, what: string, timeout = WAIT): Promise<Locator> {
+  try {
+    await locator.first().waitFor({ state: 'visible', timeout });
+  } catch (error) {
+    if (error instanceof errors.TimeoutError)
+      throw new Error(`The demo did not show ${what} within ${timeout} ms (${locator})`);
+    throw error;
+  }
+  return locator;
+}
+
+describe(`The static demo in a real browser, with Mock Service Worker and no server (${CHROMIUM.description})`, () => {
+  let folder: string;
+  let site: Server;
+  let siteUrl: string;
+  let browser: Browser;
+  let context: BrowserContext;
+  let page: Page;
+  /** Every path the static server was asked for. */
+  const served: string[] = [];
+  /** Every URL the page requested, answered by the network or by the service worker. */
+  const requested: string[] = [];
+  const pageErrors: string[] = [];
+  const seeded = generateWorld(SEED_DEFAULTS).contacts;
+  const sent = 'Thursday works for me. See you at 7?';
+  let sentId: string;
+
+  beforeAll(async () => {
+    folder = mkdtempSync(path.join(os.tmpdir(), 'messaging-demo-'));
+    await buildDemo(folder);
+    site = createServer((req, res) => {
+      const pathname = new URL(req.url ?? '/', 'http://site').pathname;
+      served.push(pathname);
+      const file = path.join(folder, pathname === '/' ? 'index.html' : path.normalize(pathname));
+      const type = TYPES[path.extname(file)];
+      if (
+        !file.startsWith(folder + path.sep) ||
+        !type ||
+        !statSync(file, { throwIfNoEntry: false })?.isFile()
+      ) {
+        res.writeHead(404, { 'Content-Type': 'text/plain' }).end('not found');
+        return;
+      }
+      res.writeHead(200, { 'Content-Type': type, 'Cache-Control': 'no-cache' }).end(readFileSync(file));
+    });
+    await new Promise<void>((resolve) => site.listen(0, '127.0.0.1', resolve));
+    // A service worker needs a secure context, which http://127.0.0.1 is.
+    siteUrl = `http://127.0.0.1:${(site.address() as AddressInfo).port}/`;
+    browser = await chromium.launch({
+      executablePath: CHROMIUM.executablePath(),
+      args: CHROMIUM_ARGS,
+    });
+    context = await browser.newContext({ viewport: { width: 1280, height: 800 }, locale: 'en-US' });
+    page = await context.newPage();
+    page.on('request', (request) => requested.push(request.url()));
+    page.on('pageerror', (error) => pageErrors.push(error.message));
+  }, 60_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    if (site) await new Promise((resolve) => site.close(resolve));
+    if (folder) rmSync(folder, { recursive: true, force: true });
+  });
+
+  const messages = () => page.locator('#messages .message');
+  const sentMessage = () => page.locator(`#messages .message[data-message-id="${sentId}"]`);
+  const thumbsUp = () => sentMessage().locator('.chip[data-reaction="thumbs_up"]');
+
+  it('lists the seeded contacts, answered inside the page', async () => {
+    await page.goto(siteUrl);
+    await visible(page.locator('#contacts .contact'), 'the contact list', 20_000);
+    const usernames = await page.locator('#contacts .contact .username').allTextContents();
+    expect(usernames.sort()).toEqual(seeded.map((c) => `@${c.username}`).sort());
+    // Contacts that were active wear a dot; those never active do not.
+    const active = seeded.filter((c) => c.last_active_at !== null).length;
+    expect(active).toBeGreaterThan(0);
+    expect(active).toBeLessThan(seeded.length);
+    expect(await page.locator('#contacts .contact .dot').count()).toBe(active);
+    // The first contact's conversation opens by itself.
+    await visible(messages(), 'the first conversation');
+    expect(await page.evaluate('navigator.serviceWorker.controller?.scriptURL')).toBe(
+      `${siteUrl}mockServiceWorker.js`,
+    );
+  }, 40_000);
+
+  it('sends a message and shows it at the bottom of the conversation', async () => {
+    const before = await messages().count();
+    await page.locator('#composer-input').fill(sent);
+    await page.locator('#send').click();
+    await visible(page.locator('#messages .message.outgoing', { hasText: sent }), 'the sent message');
+    expect(await messages().count()).toBe(before + 1);
+    const last = messages().last();
+    expect(await last.locator('.text').textContent()).toBe(sent);
+    sentId = (await last.getAttribute('data-message-id')) ?? '';
+    expect(sentId).toMatch(/^[A-Za-z0-9]{16}$/);
+    expect(await page.locator('#composer-input').inputValue()).toBe('');
+  }, 20_000);
+
+  it("adds a reaction from the user 'me' and shows its chip", async () => {
+    expect(await thumbsUp().count()).toBe(0);
+    await sentMessage().locator('.react').click();
+    await visible(thumbsUp(), 'the 👍 chip of the sent message');
+    expect((await thumbsUp().textContent())?.replace(/\s/g, '')).toBe('👍1');
+    expect(await thumbsUp().getAttribute('class')).toContain('mine');
+    expect(await thumbsUp().getAttribute('title')).toBe('thumbs_up: me');
+  }, 20_000);
+
+  it('keeps the sent message and its reaction across a reload (localStorage)', async () => {
+    await page.reload();
+    await visible(sentMessage(), 'the sent message after the reload', 20_000);
+    await visible(thumbsUp(), 'the 👍 chip after the reload');
+    expect(await messages().last().getAttribute('data-message-id')).toBe(sentId);
+    expect((await thumbsUp().textContent())?.replace(/\s/g, '')).toBe('👍1');
+    expect(await page.locator('#banner').isVisible()).toBe(false);
+
+    // The picture of the README: the conversation, the sent message with its reaction, no banner.
+    await page.mouse.move(0, 0);
+    await page.locator('#composer-input').blur();
+    mkdirSync(path.dirname(SCREENSHOT), { recursive: true });
+    await page.screenshot({ path: SCREENSHOT });
+    expect(statSync(SCREENSHOT).size).toBeGreaterThan(10_000);
+  }, 40_000);
+
+  it('shows a forced error (Prefer: code=503) in the banner, and keeps the draft', async () => {
+    const before = await messages().count();
+    await page.locator('#simulate').click();
+    expect(await page.locator('#simulate').getAttribute('aria-pressed')).toBe('true');
+    await page.locator('#composer-input').fill('This one meets a 503');
+    await page.locator('#send').click();
+    await visible(page.locator('#banner'), 'the error banner');
+    expect(await page.locator('#banner-title').textContent()).toBe('503 service_unavailable');
+    expect(await page.locator('#banner-message').textContent()).toMatch(/^Simulated 503 answer/);
+    // Only the one request failed: the switch is off again, the draft waits to be sent again.
+    expect(await page.locator('#simulate').getAttribute('aria-pressed')).toBe('false');
+    expect(await page.locator('#composer-input').inputValue()).toBe('This one meets a 503');
+    expect(await messages().count()).toBe(before);
+  }, 20_000);
+
+  it('was answered entirely inside the browser', () => {
+    // The static server served the page, and never an API request.
+    expect(served).toEqual(expect.arrayContaining(['/', '/main.js', '/styles.css', '/mockServiceWorker.js']));
+    expect(served.filter((p) => p.startsWith('/api/'))).toEqual([]);
+    // The page asked for API paths all the same, and nothing outside its own origin (no avatars, fonts or CDN).
+    expect(requested.some((url) => url.startsWith(`${siteUrl}api/v1/`))).toBe(true);
+    expect(requested.filter((url) => !url.startsWith(siteUrl) && !url.startsWith('data:'))).toEqual([]);
+    expect(pageErrors).toEqual([]);
+  });
+});
