@@ -1,9 +1,9 @@
 #!/usr/bin/env node
 /**
  * Keeps `npm ci` working here. The registry this project installs from serves only some platform
- * builds of unrs-resolver (jest's resolver), so `npm install` leaves the others out of
- * package-lock.json, and `npm ci` then refuses the lock as out of sync ("Missing:
- * @unrs/resolver-binding-…"). This adds an entry for each missing platform build, marked optional
+ * builds of native packages (jest's resolver unrs-resolver, knip's oxc-parser), so `npm install`
+ * leaves the others out of package-lock.json, and `npm ci` then refuses the lock as out of sync
+ * ("Missing: @unrs/resolver-binding-…", "Missing: @oxc-parser/binding-…"). This adds an entry for each missing platform build, marked optional
  * with its os/cpu/libc, which npm skips on any other platform without fetching it.
  * Run it after `npm install` changes the lock: `node scripts/lock-platform-stubs.js`.
  */
@@ -35,17 +35,24 @@ const PLATFORMS = {
   'win32-ia32-msvc': ['win32', 'ia32'],
   'win32-x64-msvc': ['win32', 'x64'],
 };
-const resolver = lock.packages['node_modules/unrs-resolver'];
 let added = 0;
-if (resolver) {
-  const wanted = Object.keys(resolver.optionalDependencies ?? {});
-  for (const name of wanted) {
+// Every package whose platform builds are optional dependencies named `…-<platform>`: jest's
+// resolver (@unrs/resolver-binding-*) and knip's parser and resolver (@oxc-parser/binding-*,
+// @oxc-resolver/binding-*) among them.
+const platformOf = (name) => {
+  const suffix = Object.keys(PLATFORMS)
+    .filter((key) => name.endsWith(`-${key}`) || name.endsWith(`/${key}`))
+    .sort((a, b) => b.length - a.length)[0];
+  return suffix && PLATFORMS[suffix];
+};
+for (const [, pkg] of Object.entries(lock.packages)) {
+  for (const [name, version] of Object.entries(pkg.optionalDependencies ?? {})) {
     const key = `node_modules/${name}`;
-    const platform = PLATFORMS[name.replace('@unrs/resolver-binding-', '')];
+    const platform = platformOf(name);
     if (lock.packages[key] || !platform) continue;
     const [os, cpu, libc] = platform;
     lock.packages[key] = {
-      version: resolver.optionalDependencies[name],
+      version,
       cpu: [cpu],
       dev: true,
       ...(libc ? { libc: [libc] } : {}),
