@@ -8,7 +8,7 @@ module.exports = {
   roots: ['<rootDir>/src', '<rootDir>/test'],
   testMatch: ['**/*.test.ts'],
   testPathIgnorePatterns: ['/node_modules/', '<rootDir>/test/package/'],
-  transform: { '^.+\\.ts$': 'ts-jest', '^.+\\.m?js$': '<rootDir>/test/esm-to-cjs.js' },
-  // MSW's dependencies that are ES modules only (see test/esm-to-cjs.js); the rest stay as they are.
+  transform: { '^.+\\.ts$': 'ts-jest', '^.+\\.m?js$': '<rootDir>/contract-tests/esbuild-transform.js' },
+  // MSW's dependencies that are ES modules only (see contract-tests/esbuild-transform.js); the rest stay as they are.
   transformIgnorePatterns: ['/node_modules/(?!(rettime|until-async|@open-draft/deferred-promise)/)'],
 };
