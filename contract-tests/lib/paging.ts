@@ -135,8 +135,12 @@ function mechanisms(): Mechanism[] {
   return list;
 }
 
-/** The mechanism found per list path, so that one discovery serves the whole file. */
+/**
+ * The mechanism found per server and list path, so that one discovery serves the whole file (and a
+ * process that walks two servers, as the recorder's tests do, finds each one's own).
+ */
 const found = new Map<string, Mechanism | null>();
+const foundKey = (path: string) => `${config.baseUrl} ${path}`;
 
 async function fetchPage(path: string, query?: Record<string, string>): Promise<Page | undefined> {
   return asPage(await send('GET', path, { query }));
@@ -210,7 +214,7 @@ export async function walk(path: string, baseQuery: Query = {}, options: WalkOpt
   const repeated: Json[] = [];
   const seen = new Set(items.map(idOf));
   const done = () => options.until?.(items) === true;
-  let mechanism = found.get(path);
+  let mechanism = found.get(foundKey(path));
   while (pages[pages.length - 1]!.has_more && !done()) {
     if (pages.length >= maxPages)
       return { pages, items, repeated, complete: false, reason: `stopped after ${maxPages} pages` };
@@ -218,7 +222,7 @@ export async function walk(path: string, baseQuery: Query = {}, options: WalkOpt
     if (mechanism === undefined) {
       const discovered = await discover(path, query, pages[pages.length - 1]!);
       mechanism = discovered?.mechanism ?? null;
-      found.set(path, mechanism);
+      found.set(foundKey(path), mechanism);
       observe('paging parameter', mechanism ? mechanism.name : 'none found');
       page = discovered?.page;
     } else if (mechanism !== null) {
@@ -415,7 +419,7 @@ export async function walkBack(path: string, baseQuery: Query, forward: Walk): P
   return none;
 }
 
-/** The next-page mechanism the kit settled on for a path, if any. */
-function mechanismOf(path: string): string | undefined {
-  return found.get(path)?.name;
+/** The next-page mechanism the kit settled on for a path of this server, if any. */
+export function mechanismOf(path: string): string | undefined {
+  return found.get(foundKey(path))?.name;
 }

@@ -1,0 +1,235 @@
+import { config, DEFAULT_TIMEOUT_MS } from '../lib/config';
+import type { Json } from '../lib/data';
+import { describeExchange, InfraError, onExchange, send, type Exchange } from '../lib/http';
+import { asPage, mechanismOf, walk, type Walk } from '../lib/paging';
+
+/**
+ * Records a Messaging API account as its server lists it: every contact, every message of each
+ * contact's conversation, and the order of the list of all messages, walked with the paging
+ * mechanism the kit detects on the server. Only GET requests: it changes nothing there.
+ *
+ * What it gives back is the server's own records, unconverted. Turning them into the mock's
+ * fixture format is the mock's business (`messaging-fixtures --from`, src/recording/), which loads
+ * this module at run time: the two sides are compiled apart and meet at these shapes.
+ */
+
+export interface RecordOptions {
+  /** The server's root; the paths start with /v1 (a trailing /v1 is taken off). */
+  baseUrl: string;
+  token: string;
+  /** How long to wait for one answer. */
+  timeoutMs?: number;
+  onProgress?(progress: RecordProgress): void;
+}
+
+export interface RecordProgress {
+  /** Listing the contacts, walking their conversations, or listing every message for their order. */
+  phase: 'contacts' | 'conversations' | 'order';
+  contacts: number;
+  conversationsWalked: number;
+  /** Messages received so far (in the order phase: of the list of all messages). */
+  messages: number;
+  requests: number;
+}
+
+export interface RecordedConversation {
+  /** As the contact gives it. */
+  conversation_id: string;
+  /** As GET /v1/messages?conversation_id=… lists them, in its order. */
+  messages: unknown[];
+}
+
+export interface RecordedAccount {
+  /** The server's root, as the requests went to it. */
+  baseUrl: string;
+  /** As GET /v1/contacts lists them, in its order. */
+  contacts: unknown[];
+  /** One for each contact that has a conversation_id, in the order of the contacts. */
+  conversations: RecordedConversation[];
+  /** The ids of GET /v1/messages (every conversation), in its order; absent when it could not be listed. */
+  order?: string[];
+  /** The next-page mechanism found, when a list had more than one page. */
+  paging?: string;
+  /** Things the recording met that the records do not show (items listed twice, a list it could not walk). */
+  notes: string[];
+  requests: number;
+}
+
+/** A recording that failed. `option` names the option at fault when the cause is the input. */
+export class RecordError extends Error {
+  override name = 'RecordError';
+  constructor(
+    message: string,
+    readonly option?: '--from' | '--token',
+  ) {
+    super(message);
+  }
+}
+
+const LIMIT = 100;
+
+export async function recordAccount(options: RecordOptions): Promise<RecordedAccount> {
+  const baseUrl = serverRoot(options.baseUrl);
+  // The kit's requests read their target from its config; a recording owns it while it runs.
+  Object.assign(config, {
+    baseUrl,
+    token: options.token,
+    timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+    resultsDir: undefined,
+  });
+  const progress: RecordProgress = {
+    phase: 'contacts',
+    contacts: 0,
+    conversationsWalked: 0,
+    messages: 0,
+    requests: 0,
+  };
+  let last: Exchange | undefined;
+  const stop = onExchange((exchange) => {
+    last = exchange;
+    progress.requests += 1;
+    const page = asPage(exchange);
+    if (page && progress.phase !== 'contacts' && exchange.path.startsWith('/v1/messages'))
+      progress.messages += page.data.length;
+    options.onProgress?.({ ...progress });
+  });
+  const lastAnswer = () => (last ? ` (last answer: ${describeExchange(last, 200)})` : '');
+  /** A whole list, or the end of the recording when the server stops answering. */
+  const walkAll = async (path: string, query: Record<string, string>): Promise<Walk> => {
+    try {
+      return await walk(path, query, { limit: LIMIT, maxPages: Infinity });
+    } catch (error) {
+      if (error instanceof InfraError)
+        throw new RecordError(`the server stopped answering: ${error.message}`);
+      throw error;
+    }
+  };
+  const listAll = async (path: string, query: Record<string, string>, what: string): Promise<Walk> => {
+    const result = await walkAll(path, query);
+    if (!result.complete && result.reason)
+      throw new RecordError(`cannot list ${what}: ${result.reason}${lastAnswer()}`);
+    return result;
+  };
+  const notes: string[] = [];
+  const noteWalk = (result: Walk, what: string) => {
+    if (result.repeated.length > 0)
+      notes.push(`${what}: ${result.repeated.length} item(s) that a later page listed again, kept once`);
+    if (!result.complete)
+      notes.push(`${what}: has_more was true but the next page was empty; recorded what it listed`);
+  };
+
+  try {
+    await probe(baseUrl);
+    const contacts = await listAll('/v1/contacts', {}, 'the contacts (GET /v1/contacts)');
+    noteWalk(contacts, 'GET /v1/contacts');
+    progress.contacts = contacts.items.length;
+    progress.phase = 'conversations';
+    options.onProgress?.({ ...progress });
+
+    const conversations: RecordedConversation[] = [];
+    let listed = 0;
+    for (const contact of contacts.items) {
+      const id = contact.conversation_id;
+      if (typeof id === 'string' || typeof id === 'number') {
+        const what = `GET /v1/messages?conversation_id=${String(id)}`;
+        const walked = await listAll(
+          '/v1/messages',
+          { conversation_id: String(id) },
+          `the messages of conversation ${String(id)} (${what})`,
+        );
+        noteWalk(walked, what);
+        conversations.push({ conversation_id: String(id), messages: walked.items });
+        listed += walked.items.length;
+      }
+      progress.conversationsWalked += 1;
+      // The running count also saw pages that paging discovery fetched and did not keep.
+      progress.messages = listed;
+      options.onProgress?.({ ...progress });
+    }
+
+    progress.phase = 'order';
+    progress.messages = 0;
+    const order = await listOrder(notes);
+    return {
+      baseUrl,
+      contacts: contacts.items,
+      conversations,
+      order,
+      paging: mechanismOf('/v1/contacts') ?? mechanismOf('/v1/messages'),
+      notes,
+      requests: progress.requests,
+    };
+  } finally {
+    stop();
+  }
+
+  /**
+   * Only the list of every message shows in which order the server made messages of different
+   * conversations within one second. A server that does not list it, or not in pages, leaves
+   * the order to the timestamps.
+   */
+  async function listOrder(into: string[]): Promise<string[] | undefined> {
+    const result = await walkAll('/v1/messages', {});
+    if (!result.complete && result.reason) {
+      if (last && last.status >= 500)
+        throw new RecordError(
+          `cannot list every message (GET /v1/messages): ${result.reason}${lastAnswer()}`,
+        );
+      into.push(
+        `GET /v1/messages (every conversation) could not be walked (${result.reason}): messages of one second are in the order of their conversations`,
+      );
+      return undefined;
+    }
+    noteWalk(result, 'GET /v1/messages');
+    return result.items.map((item: Json) => String(item.id));
+  }
+}
+
+/** The base URL as the kit sends requests to it, or why it is none. */
+function serverRoot(text: string): string {
+  let root = text.trim().replace(/\/+$/, '');
+  // The paths start with /v1, so the base URL is the server's root (the mock prints it with /v1).
+  if (root.endsWith('/v1')) root = root.slice(0, -3);
+  let url: URL;
+  try {
+    url = new URL(root);
+  } catch {
+    throw new RecordError(
+      `--from ${JSON.stringify(text)} is not a URL; give the server's root, e.g. http://127.0.0.1:4010`,
+      '--from',
+    );
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    throw new RecordError(`--from ${JSON.stringify(text)} is not an http(s) URL`, '--from');
+  if (url.search || url.hash)
+    throw new RecordError(
+      `--from ${JSON.stringify(text)} has a query or a fragment; give the server's root`,
+      '--from',
+    );
+  return root;
+}
+
+/** One first request, so that a wrong URL or token is said as such, before any walking. */
+async function probe(baseUrl: string): Promise<void> {
+  let answer: Exchange;
+  try {
+    answer = await send('GET', '/v1/contacts');
+  } catch (error) {
+    if (error instanceof InfraError)
+      throw new RecordError(`--from ${baseUrl}: the server does not answer (${error.message})`, '--from');
+    throw error;
+  }
+  if (answer.status === 401 || answer.status === 403) {
+    throw new RecordError(
+      `--token: the server refuses it (GET ${baseUrl}/v1/contacts → ${answer.status}${answer.text ? ` ${answer.text.slice(0, 200)}` : ''})`,
+      '--token',
+    );
+  }
+  if (answer.status >= 500) throw new RecordError(`the server failed: ${describeExchange(answer, 200)}`);
+  if (!asPage(answer)) {
+    throw new RecordError(
+      `--from ${baseUrl}: GET /v1/contacts does not answer a page of results ({"has_more", "data"}): ${describeExchange(answer, 200)} (is it the server's root, the part before /v1?)`,
+      '--from',
+    );
+  }
+}
