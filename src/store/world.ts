@@ -423,6 +423,6 @@ export class World {
 }
 
 /** A contact created without `avatar_url` still gets a working picture: its initials. */
-function defaultAvatarUrl(username: string): string {
+export function defaultAvatarUrl(username: string): string {
   return `https://api.dicebear.com/9.x/initials/svg?seed=${encodeURIComponent(username)}`;
 }
