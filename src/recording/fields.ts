@@ -204,10 +204,11 @@ export function attachment(
   origin: string,
   report: Report,
 ): Omit<Attachment, 'id' | 'message_id'> {
+  const renamed: [alias: string, field: string][] = [];
   const value = (field: keyof typeof ATTACHMENT_ALIASES): unknown => {
     for (const alias of ATTACHMENT_ALIASES[field]) {
       if (raw[alias] === undefined) continue;
-      if (alias !== field) report.convert(`an attachment's \`${alias}\` → ${field}`);
+      if (alias !== field) renamed.push([alias, field]);
       return raw[alias];
     }
     return undefined;
@@ -222,13 +223,21 @@ export function attachment(
   if (raw.created_at === undefined || raw.created_at === null)
     report.convert("an attachment without created_at → its message's");
   else created = clock.read(raw.created_at, 'attachment.created_at', `${where}.created_at`, report)!;
-  return {
+  const converted = {
     filename: fileName(value('filename'), file_url, `${where}.filename`, report),
     file_url,
     file_type: fileType(value('file_type'), `${where}.file_type`, report),
     file_size: fileSize(value('file_size'), `${where}.file_size`, report),
     created_at: Math.floor(created),
   };
+  // One line for each shape of attachment: "`name`, `url` → filename, file_url".
+  const order = Object.keys(ATTACHMENT_ALIASES);
+  renamed.sort((a, b) => order.indexOf(a[1]) - order.indexOf(b[1]));
+  if (renamed.length > 0)
+    report.convert(
+      `attachments' ${renamed.map(([alias]) => `\`${alias}\``).join(', ')} → ${renamed.map(([, field]) => field).join(', ')}`,
+    );
+  return converted;
 }
 
 function fileUrl(raw: unknown, path: string, origin: string, report: Report): string {

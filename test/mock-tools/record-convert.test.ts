@@ -496,10 +496,8 @@ describe('attachments', () => {
       },
     ]);
     expect(result.said).toMatchObject({
-      "an attachment's `name` → filename": 1,
-      "an attachment's `url` → file_url": 2,
-      "an attachment's `content_type` → file_type": 1,
-      "an attachment's `size` → file_size": 1,
+      "attachments' `name`, `url`, `content_type`, `size` → filename, file_url, file_type, file_size": 1,
+      "attachments' `url`, `mime_type` → file_url, file_type": 1,
       'file sizes as text → numbers': 1,
       'file types with parameters → without them': 1,
       'file types that are no MIME type → application/octet-stream': 1,

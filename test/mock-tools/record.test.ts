@@ -228,8 +228,8 @@ describe('recording servers that fill the gaps otherwise', () => {
       'a message without reactions → []': 300 - withReactions,
       'reactions as one object → a list of one object per name': withReactions,
       'reaction names that are emoji → their names (👍 → thumbs_up)': expect.any(Number),
-      "an attachment's `name` → filename": attachments,
-      "an attachment's `url` → file_url": attachments,
+      "attachments' `name`, `url`, `content_type`, `size` → filename, file_url, file_type, file_size":
+        attachments,
       "an attachment without message_id → its message's id": attachments,
       "a contact's field `object` → left out": 25,
       "a message's field `object` → left out": 300,
@@ -273,7 +273,12 @@ describe('recording servers that fill the gaps otherwise', () => {
         expect(said['ids that another record has already → new ids, consistently']).toBeGreaterThan(0);
       if (o.reactionsLayout === 'merged')
         expect(said['reactions with several names in one object → one object a name']).toBeGreaterThan(0);
-      if (o.attachments === 'own-shape') expect(said["an attachment's `url` → file_url"]).toBeGreaterThan(0);
+      if (o.attachments === 'own-shape')
+        expect(
+          said[
+            "attachments' `name`, `url`, `content_type`, `size` → filename, file_url, file_type, file_size"
+          ],
+        ).toBeGreaterThan(0);
       expect(recorded.account.paging).toBeDefined();
       expect(recorded.warnings).toEqual([]);
     },
