@@ -161,21 +161,27 @@ const excerpt = (text: string | undefined) =>
 const where = (at: string, problem: string) => `${at}: ${problem}`;
 type Problem = string | false | undefined | null;
 
+const JUDGED_IDS: ReadonlySet<string> = new Set(JUDGED);
+const PROFILE_RULES: Record<Profile, ReadonlySet<string>> = {
+  documented: new Set(rulesOf('documented').map((rule) => rule.id)),
+  mock: new Set(rulesOf('mock').map((rule) => rule.id)),
+};
+
 class Verdicts {
   private readonly checked = new Set<string>();
   private readonly found = new Map<string, string[]>();
-  private readonly rules: Set<string>;
+  private readonly rules: ReadonlySet<string>;
 
   constructor(
     private readonly reading: Reading,
     profile: Profile,
   ) {
-    this.rules = new Set(rulesOf(profile).map((rule) => rule.id));
+    this.rules = PROFILE_RULES[profile];
   }
 
   /** The exchange was judged against `rule`; each problem given is a way it broke it. */
   check(rule: string, ...found: Problem[]): void {
-    if (!JUDGED.includes(rule)) throw new Error(`the judge names the rule "${rule}", which it does not list`);
+    if (!JUDGED_IDS.has(rule)) throw new Error(`the judge names the rule "${rule}", which it does not list`);
     if (!this.rules.has(rule)) return;
     this.checked.add(rule);
     const problems = found.filter((p): p is string => typeof p === 'string' && p !== '');

@@ -175,19 +175,29 @@ function learnMessage(world: World, item: Json, at: number): void {
   const id = idOf(item);
   if (world.goneMessages.has(id)) return;
   if (typeof item.conversation_id === 'string' && world.goneConversations.has(item.conversation_id)) return;
-  const known = world.messages.get(id);
-  const reactions = reactionsOf(item.reactions) ?? known?.reactions ?? new Map<string, Set<string>>();
-  world.messages.set(id, {
-    ...known,
-    seenAt: known?.seenAt ?? at,
+  const shown = {
     learntAt: at,
     conversationId: item.conversation_id,
     createdAt: item.created_at,
     senderId: isObject(item.contact) ? item.contact.id : undefined,
     text: item.message,
-    formerTexts: known?.formerTexts ?? [],
-    reactions,
-    attachments: Array.isArray(item.attachments) ? item.attachments.length : (known?.attachments ?? 0),
+  };
+  const reactions = reactionsOf(item.reactions);
+  const attachments = Array.isArray(item.attachments) ? item.attachments.length : undefined;
+  const known = world.messages.get(id);
+  if (known) {
+    // Updated in place: a page of messages is learnt after every list.
+    Object.assign(known, shown);
+    if (reactions) known.reactions = reactions;
+    if (attachments !== undefined) known.attachments = attachments;
+    return;
+  }
+  world.messages.set(id, {
+    ...shown,
+    seenAt: at,
+    formerTexts: [],
+    reactions: reactions ?? new Map<string, Set<string>>(),
+    attachments: attachments ?? 0,
   });
 }
 
