@@ -11,7 +11,7 @@ import { buildProxyJunit, buildProxyMarkdown, formatSummary, proxyJson } from '.
  * SIGTERM, then prints its summary and writes its reports. Exit 0: no rule broken; 1: a rule was
  * broken; 2: it could not start (a bad target URL, a port in use).
  */
-export const DEFAULT_PROXY_PORT = 4011;
+const DEFAULT_PROXY_PORT = 4011;
 
 const port = (value: string) => {
   if (!/^[0-9]+$/.test(value) || Number(value) > 65535)

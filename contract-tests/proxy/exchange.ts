@@ -26,7 +26,7 @@ export interface ProxyExchange {
 
 export type Json = Record<string, unknown>;
 
-export type Route =
+type Route =
   | { kind: 'contacts' }
   | { kind: 'contact'; id: string }
   | { kind: 'messages' }

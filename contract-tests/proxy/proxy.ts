@@ -74,7 +74,7 @@ export function parseTarget(target: string): URL {
   return url;
 }
 
-export function violationLine(violation: Violation): string {
+function violationLine(violation: Violation): string {
   const e = violation.exchange;
   return `VIOLATION ${violation.rule} (§${violation.section}): ${violation.message} — #${e.seq} ${e.method} ${e.url} → ${e.status} [${e.authorization}]`;
 }
