@@ -6,7 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { startProxy, type ProxyResult } from '../../contract-tests/proxy/proxy';
 import type { Profile } from '../../contract-tests/rules';
-import { startWrapped, type Running } from './harness';
+import { runBin, startWrapped, type Running } from './harness';
 import { scriptedSession } from './proxy-session';
 import { MODEL_ROGUES, ROGUES, type Rogue } from './servers';
 import { startStaging, STAGING_VARIANTS } from './staging';
@@ -73,6 +73,34 @@ describe('the proxy in front of honest servers', () => {
       expect(result.exitCode).toBe(0);
     },
     60_000,
+  );
+});
+
+describe('the contract kit through the proxy', () => {
+  /** The kit's requests are as odd as clients get (bad bodies, unknown parameters, cursor walks). */
+  it.each([
+    ['the mock', 'mock', () => startWrapped()],
+    ['the staging server', 'documented', () => startStaging(STAGING_VARIANTS[3]!.options)],
+  ] as const)(
+    'passes against %s with the proxy between, which finds nothing in its exchanges (%s profile)',
+    async (_name, profile, start) => {
+      const server = await start();
+      const lines: string[] = [];
+      const proxy = await startProxy({ target: server.url, profile, print: (line) => lines.push(line) });
+      const run = await runBin([
+        '--base-url',
+        proxy.url,
+        '--token',
+        `kit-through-${profile}`,
+        '--profile',
+        profile,
+      ]);
+      const result = await proxy.close();
+      await server.close();
+      expect({ code: run.code, lines }).toEqual({ code: 0, lines: [] });
+      expect(result.exchanges).toBeGreaterThan(500);
+    },
+    300_000,
   );
 });
 
