@@ -125,7 +125,7 @@ export function createForwarder(options: ForwardOptions): http.Server {
       path: `${prefix}${url}`,
       headers,
       agent,
-      // An empty body is ended as it came (no chunked encoding for a GET).
+      // Host is among the headers already: the target's.
       setHost: false,
     });
     outgoing.setTimeout(options.timeoutMs, () => {
@@ -145,7 +145,16 @@ export function createForwarder(options: ForwardOptions): http.Server {
     outgoing.on('response', (answer) => {
       answered = true;
       let complete = false;
-      res.writeHead(answer.statusCode ?? 502, answer.statusMessage, endToEnd(answer.rawHeaders));
+      try {
+        res.writeHead(answer.statusCode ?? 502, answer.statusMessage, endToEnd(answer.rawHeaders));
+      } catch (error) {
+        // A status or header that node's client read but its server will not write.
+        const message = `The target's ${answer.statusCode} answer cannot be passed on: ${(error as Error).message}.`;
+        options.onTargetProblem({ kind: 'unreachable', method, url, message, status: 502 });
+        answer.destroy();
+        gatewayError(res, 502, message);
+        return;
+      }
       answer.on('data', answerTee.add);
       answer.on('end', () => (complete = true));
       const dropped = (why: string) => {
