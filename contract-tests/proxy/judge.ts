@@ -122,7 +122,8 @@ export interface Judgement {
 const DEFAULT_PAGE = 10;
 const MOCK_DEFAULT_LIMIT = 10;
 const ID = /^[A-Za-z0-9]{16}$/;
-const TOKEN = /^Bearer [A-Za-z0-9\-._~+/]+=*$/;
+/** RFC 6750 §2.1: `Bearer` 1*SP b64token, the scheme in any case (RFC 7235 §2.1). */
+const TOKEN = /^Bearer +[A-Za-z0-9\-._~+/]+=* *$/i;
 const REACTION_NAME = /^[a-z0-9_+-]{1,64}$/;
 const PHONE = /^[0-9 +\-().]{1,32}$/;
 /** An attachment's fields (C16), sorted as a record's keys are compared. */

@@ -263,6 +263,15 @@ describe('the proxy judge', () => {
     expect(violation?.rule).toBe('api.auth-required');
     expect(violation?.exchange.authorization).toBe('no Authorization');
     expect(redact('Bearer secret-token-123')).toBe('Bearer secr…');
+    // The scheme in any case is a well-formed header (mock profile, C4); a token with ':' is not.
+    const lower = exchange('GET', '/v1/contacts', 200, page([]), {
+      headers: { authorization: 'bearer abc=' },
+    });
+    expect(broken([lower], 'mock')).toEqual([]);
+    const colon = exchange('GET', '/v1/contacts', 200, page([]), {
+      headers: { authorization: 'Bearer a:b' },
+    });
+    expect(broken([colon], 'mock')).toEqual(['mock.token-isolation']);
     expect(redact('weird')).toBe('weir…');
   });
 
