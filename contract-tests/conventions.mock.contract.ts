@@ -4,6 +4,7 @@
  * way is not wrong, so the documented profile never asks for any of this.
  */
 import { config } from './lib/config';
+import { API_ERROR_CODES } from './lib/errors';
 import {
   contactForm,
   deleteResource,
@@ -27,23 +28,7 @@ useCleanup();
 const contactPath = (id: unknown) => `/v1/contacts/${encodeURIComponent(String(id))}`;
 const messagePath = (id: unknown) => `/v1/messages/${encodeURIComponent(String(id))}`;
 const ID = /^[A-Za-z0-9]{16}$/;
-const CODES = new Set([
-  'missing_token',
-  'invalid_token',
-  'not_found',
-  'parameter_missing',
-  'parameter_invalid',
-  'parameter_unknown',
-  'route_not_found',
-  'method_not_allowed',
-  'body_too_large',
-  'unsupported_media_type',
-  'malformed_body',
-  'malformed_url',
-  'too_many_parameters',
-  'nesting_too_deep',
-  'internal',
-]);
+const CODES: ReadonlySet<string> = new Set(API_ERROR_CODES);
 /** The mock accepts any token, so without CONTRACT_TOKEN_2 the kit makes up a second user. */
 const secondToken = () => config.token2 ?? `${config.token}-second-${config.runId}`;
 const nowSeconds = () => Math.floor(Date.now() / 1000);

@@ -124,8 +124,9 @@ export class ChatApp {
     this.#api = api;
   }
 
-  start(): void {
-    byId('mode').textContent = 'answered in this page by Mock Service Worker';
+  /** `mode` says who answers the chat's requests. */
+  start(mode = 'answered in this page by Mock Service Worker'): void {
+    byId('mode').textContent = mode;
     this.#main.replaceChildren(this.#header, this.#scroller, this.#composer);
     this.#filter.addEventListener('input', () => this.#renderContacts());
     this.#simulate.addEventListener('click', () => {

@@ -6,10 +6,12 @@
  *   2. flat cost: median latency of first, deep and conversation pages on the default world and
  *      on a 10,000-contact, 1,000,000-message world;
  *   3. start-up time, memory, and the cost of a new token's world;
- *   4. the contract kit's wall time, both profiles.
+ *   4. the contract kit's wall time, both profiles;
+ *   5. what `messaging-contract proxy` adds to each request, in front of the mock.
  *
  * Options: --seconds N (per throughput run, default 5), --rounds N (of the side-by-side
- * comparison, default 5), --skip-large, --skip-contract,
+ * comparison, default 5), --skip-large, --skip-contract, --skip-proxy, --only proxy (that
+ * section alone), --proxy-requests N (default 2000),
  * --profile (CPU-profile the mock under the GET /v1/contacts load and print where time goes).
  * Only loopback addresses are used; every load is bounded in time.
  */
@@ -32,6 +34,9 @@ const { values: args } = parseArgs({
     rounds: { type: 'string', default: '5' },
     'skip-large': { type: 'boolean', default: false },
     'skip-contract': { type: 'boolean', default: false },
+    'skip-proxy': { type: 'boolean', default: false },
+    'proxy-requests': { type: 'string', default: '2000' },
+    only: { type: 'string' },
     profile: { type: 'boolean', default: false },
   },
 });
@@ -516,6 +521,74 @@ function contractKit(): void {
   say();
 }
 
+const percentile = (values: number[], p: number) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor((sorted.length * p) / 100))]!;
+};
+
+/**
+ * What the contract proxy adds to one request: the same mixed sequence (lists, a retrieve, sends)
+ * one request at a time on a kept-alive connection, each request sent direct and through the
+ * proxy in turn (which goes first alternates), both processes up at once. The difference of each
+ * pair is what the proxy added to that request; its judging runs after the answer, off the clock.
+ */
+async function proxyCost(): Promise<void> {
+  const count = Math.max(100, Math.round(Number(args['proxy-requests'])) || 2000);
+  say(`## What the contract proxy adds (${count} requests, one at a time, direct and proxied in turn)`);
+  say();
+  const mock = await start(mockArgs());
+  const proxy = await start([
+    path.join(root, 'dist', 'contract-tests', 'bin', 'messaging-contract.js'),
+    'proxy',
+    '--target',
+    mock.url,
+    '--port',
+    '0',
+  ]);
+  const token = 'bench-proxy';
+  const contacts = await json<Page<Contact>>(`${mock.url}/v1/contacts?limit=5`, token);
+  const [first, second] = contacts.data;
+  const body = `conversation_id=${second!.conversation_id}&message=bench`;
+  const sequence: [string, string, string?][] = [
+    ['GET', '/v1/contacts?limit=10'],
+    ['GET', `/v1/messages?conversation_id=${first!.conversation_id}&limit=10`],
+    ['GET', `/v1/contacts/${first!.id}`],
+    ['POST', '/v1/messages', body],
+    ['GET', '/v1/messages?limit=20'],
+  ];
+  const direct: number[] = [];
+  const proxied: number[] = [];
+  const added: number[] = [];
+  for (let i = -100; i < count; i++) {
+    const [method, p, sent] = sequence[((i % sequence.length) + sequence.length) % sequence.length]!;
+    const order = i % 2 === 0 ? [mock.url, proxy.url] : [proxy.url, mock.url];
+    const us: Record<string, number> = {};
+    for (const base of order) {
+      const res = await call(`${base}${p}`, method, sent, token);
+      if (res.status >= 300)
+        throw new Error(`${method} ${base}${p}: ${res.status} ${res.body.slice(0, 200)}`);
+      us[base] = res.us;
+    }
+    if (i < 0) continue; // warm-up
+    direct.push(us[mock.url]!);
+    proxied.push(us[proxy.url]!);
+    added.push(us[proxy.url]! - us[mock.url]!);
+  }
+  await stop(proxy);
+  const verdict = proxy.child.exitCode === 0 ? 'no rule broken' : `exit ${proxy.child.exitCode}`;
+  await stop(mock);
+  say('| per request | p50 | p99 |');
+  say('|---|---|---|');
+  say(`| direct to the mock | ${fmt(percentile(direct, 50))} µs | ${fmt(percentile(direct, 99))} µs |`);
+  say(`| through the proxy | ${fmt(percentile(proxied, 50))} µs | ${fmt(percentile(proxied, 99))} µs |`);
+  say(
+    `| **added by the proxy** | **${fmt(percentile(added, 50))} µs** | **${fmt(percentile(added, 99))} µs** |`,
+  );
+  say();
+  say(`(The proxy judged every exchange, documented profile: ${verdict}.)`);
+  say();
+}
+
 async function main(): Promise<void> {
   const build = spawnSync('npm', ['run', '--silent', 'build'], { cwd: root, stdio: 'inherit' });
   if (build.status !== 0) process.exit(build.status ?? 1);
@@ -527,9 +600,13 @@ async function main(): Promise<void> {
       .join(' ')}`,
   );
   say();
-  await throughput();
-  await scale();
-  if (!args['skip-contract']) contractKit();
+  if (args.only !== undefined && args.only !== 'proxy') throw new Error(`--only takes one section: proxy`);
+  if (args.only === undefined) {
+    await throughput();
+    await scale();
+    if (!args['skip-contract']) contractKit();
+  }
+  if (!args['skip-proxy']) await proxyCost();
   agent.destroy();
 }
 

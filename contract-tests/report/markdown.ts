@@ -2,8 +2,8 @@ import { pathToFileURL } from 'node:url';
 import { REFERENCE } from '../lib/reference';
 import type { KitResult } from '../run';
 
-const cell = (text: string) => text.replace(/\|/g, '\\|').replace(/\r?\n/g, ' ');
-const code = (text: string) => `\`${text.replace(/`/g, "'")}\``;
+export const cell = (text: string) => text.replace(/\|/g, '\\|').replace(/\r?\n/g, ' ');
+export const code = (text: string) => `\`${text.replace(/`/g, "'")}\``;
 
 const LABEL = { pass: '✅ pass', fail: '❌ fail', 'not-run': '⚪ not run' } as const;
 

@@ -1,19 +1,11 @@
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { mkdirSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import {
-  chromium,
-  errors,
-  type Browser,
-  type BrowserContext,
-  type Locator,
-  type Page,
-} from 'playwright-core';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { buildDemo } from '../../scripts/build-demo';
 import { SEED_DEFAULTS, generateWorld } from '../../src/seed';
 import { CHROMIUM_ARGS, findChromium } from '../browser/chromium';
+import { serveFolder, visible, type Site } from './support';
 
 /**
  * The static demo (demo/, `npm run demo`) in headless Chromium, served by a bare static file
@@ -28,34 +20,14 @@ const SCREENSHOT =
   process.env.UPDATE_SCREENSHOTS === '1'
     ? path.join(__dirname, '..', '..', 'docs', 'images', 'demo.png')
     : path.join(os.tmpdir(), 'messaging-api-mock-demo.png');
-const WAIT = 10_000;
-const TYPES: Record<string, string> = {
-  '.html': 'text/html; charset=utf-8',
-  '.js': 'text/javascript; charset=utf-8',
-  '.css': 'text/css; charset=utf-8',
-};
-
-/** Waits for a locator to be visible, and says what was awaited when it never is. */
-async function visible(locator: Locator, what: string, timeout = WAIT): Promise<Locator> {
-  try {
-    await locator.first().waitFor({ state: 'visible', timeout });
-  } catch (error) {
-    if (error instanceof errors.TimeoutError)
-      throw new Error(`The demo did not show ${what} within ${timeout} ms (${locator})`);
-    throw error;
-  }
-  return locator;
-}
 
 describe(`The static demo in a real browser, with Mock Service Worker and no server (${CHROMIUM.description})`, () => {
   let folder: string;
-  let site: Server;
+  let site: Site;
   let siteUrl: string;
   let browser: Browser;
   let context: BrowserContext;
   let page: Page;
-  /** Every path the static server was asked for. */
-  const served: string[] = [];
   /** Every URL the page requested, answered by the network or by the service worker. */
   const requested: string[] = [];
   const pageErrors: string[] = [];
@@ -66,24 +38,9 @@ describe(`The static demo in a real browser, with Mock Service Worker and no ser
   beforeAll(async () => {
     folder = mkdtempSync(path.join(os.tmpdir(), 'messaging-demo-'));
     await buildDemo(folder);
-    site = createServer((req, res) => {
-      const pathname = new URL(req.url ?? '/', 'http://site').pathname;
-      served.push(pathname);
-      const file = path.join(folder, pathname === '/' ? 'index.html' : path.normalize(pathname));
-      const type = TYPES[path.extname(file)];
-      if (
-        !file.startsWith(folder + path.sep) ||
-        !type ||
-        !statSync(file, { throwIfNoEntry: false })?.isFile()
-      ) {
-        res.writeHead(404, { 'Content-Type': 'text/plain' }).end('not found');
-        return;
-      }
-      res.writeHead(200, { 'Content-Type': type, 'Cache-Control': 'no-cache' }).end(readFileSync(file));
-    });
-    await new Promise<void>((resolve) => site.listen(0, '127.0.0.1', resolve));
+    site = await serveFolder(folder);
     // A service worker needs a secure context, which http://127.0.0.1 is.
-    siteUrl = `http://127.0.0.1:${(site.address() as AddressInfo).port}/`;
+    siteUrl = site.url;
     browser = await chromium.launch({
       executablePath: CHROMIUM.executablePath(),
       args: CHROMIUM_ARGS,
@@ -96,7 +53,7 @@ describe(`The static demo in a real browser, with Mock Service Worker and no ser
 
   afterAll(async () => {
     await browser?.close();
-    if (site) await new Promise((resolve) => site.close(resolve));
+    if (site) await site.close();
     if (folder) rmSync(folder, { recursive: true, force: true });
   });
 
@@ -176,8 +133,10 @@ describe(`The static demo in a real browser, with Mock Service Worker and no ser
 
   it('was answered entirely inside the browser', () => {
     // The static server served the page, and never an API request.
-    expect(served).toEqual(expect.arrayContaining(['/', '/main.js', '/styles.css', '/mockServiceWorker.js']));
-    expect(served.filter((p) => p.startsWith('/api/'))).toEqual([]);
+    expect(site.served).toEqual(
+      expect.arrayContaining(['/', '/main.js', '/styles.css', '/mockServiceWorker.js']),
+    );
+    expect(site.served.filter((p) => p.startsWith('/api/'))).toEqual([]);
     // The page asked for API paths all the same, and nothing outside its own origin (no avatars, fonts or CDN).
     expect(requested.some((url) => url.startsWith(`${siteUrl}api/v1/`))).toBe(true);
     expect(requested.filter((url) => !url.startsWith(siteUrl) && !url.startsWith('data:'))).toEqual([]);

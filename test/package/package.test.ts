@@ -295,6 +295,32 @@ describe('installed alone into an empty project', () => {
       200_000,
     );
 
+    it('npx messaging-contract proxy passes the installed mock on, answer for answer', async () => {
+      const proxy = await serve(project, [
+        'npx',
+        '--no',
+        '--',
+        'messaging-contract',
+        'proxy',
+        '--target',
+        mock.url,
+        '--port',
+        '0',
+      ]);
+      try {
+        const headers = { Authorization: 'Bearer package-proxy' };
+        const [direct, through] = await Promise.all(
+          [mock.url, proxy.url].map(async (base) =>
+            (await fetch(`${base}/v1/contacts?limit=3`, { headers })).text(),
+          ),
+        );
+        expect(JSON.parse(through)).toMatchObject({ has_more: true });
+        expect(through).toBe(direct);
+      } finally {
+        proxy.stop();
+      }
+    }, 60_000);
+
     it('exits 1 when a rule fails: a server built on the installed library that breaks one rule', async () => {
       // ESM, importing the package by name: the library as a user embeds it.
       fs.writeFileSync(

@@ -1,0 +1,164 @@
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { rulesOf, type Profile, type Rule } from '../rules';
+import { read, type ProxyExchange } from './exchange';
+import { createForwarder, type TargetProblem } from './forward';
+import { judge, JUDGED, type Violation } from './judge';
+import { learn, newSession } from './session';
+
+/**
+ * A proxy session: the forwarder in front of the target, the judge after every answer, and the
+ * tally the reports are made from. Violations and target problems are printed as they happen.
+ */
+export interface ProxyOptions {
+  target: string;
+  port?: number;
+  host?: string;
+  profile: Profile;
+  timeoutMs?: number;
+  keepBytes?: number;
+  /** Where the lines go (the console by default). */
+  print?: (line: string) => void;
+}
+
+export interface RuleTally {
+  rule: Rule;
+  /** Exchanges judged against it. */
+  checks: number;
+  violations: number;
+  /** The first violations, for the reports. */
+  first: Violation[];
+}
+
+export interface ProxyResult {
+  target: string;
+  profile: Profile;
+  startedAt: string;
+  durationMs: number;
+  /** Exchanges that got a whole answer from the target, all judged. */
+  exchanges: number;
+  /** What the target could not answer, never a rule violation. */
+  targetProblems: TargetProblem[];
+  /** Every rule this profile lets the proxy judge, in the catalogue's order. */
+  rules: RuleTally[];
+  exitCode: 0 | 1;
+}
+
+export interface RunningProxy {
+  url: string;
+  /** The tally so far. */
+  result(): ProxyResult;
+  /** Stops listening, lets the answers under way finish, and gives the tally. */
+  close(): Promise<ProxyResult>;
+}
+
+export const DEFAULT_TIMEOUT_MS = 30_000;
+const DEFAULT_KEEP_BYTES = 8 * 1024 * 1024;
+/** Violations kept for the reports, and printed, per rule; the rest are counted. */
+const KEPT = 20;
+const PROBLEMS_KEPT = 100;
+
+/** A target URL the proxy can forward to, or why not. */
+export function parseTarget(target: string): URL {
+  let url: URL;
+  try {
+    url = new URL(target);
+  } catch {
+    throw new Error(`the target ${JSON.stringify(target)} is not a URL`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    throw new Error(`the target ${JSON.stringify(target)} is not an http(s) URL`);
+  if (url.search || url.hash) throw new Error(`the target ${JSON.stringify(target)} has a query or fragment`);
+  // The API's paths start with /v1: the target is the server's root, as for the kit.
+  url.pathname = url.pathname.replace(/\/+$/, '').replace(/\/v1$/, '') || '/';
+  return url;
+}
+
+function violationLine(violation: Violation): string {
+  const e = violation.exchange;
+  return `VIOLATION ${violation.rule} (§${violation.section}): ${violation.message} — #${e.seq} ${e.method} ${e.url} → ${e.status} [${e.authorization}]`;
+}
+
+export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
+  const target = parseTarget(options.target);
+  const print = options.print ?? ((line: string) => console.log(line));
+  const started = Date.now();
+  const state = newSession();
+  const tallies = new Map<string, RuleTally>(
+    rulesOf(options.profile)
+      .filter((rule) => JUDGED.includes(rule.id))
+      .map((rule) => [rule.id, { rule, checks: 0, violations: 0, first: [] }]),
+  );
+  const targetProblems: TargetProblem[] = [];
+  let seq = 0;
+  const server: Server = createForwarder({
+    target,
+    timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+    keepBytes: options.keepBytes ?? DEFAULT_KEEP_BYTES,
+    onExchange(seen) {
+      const exchange: ProxyExchange = { ...seen, seq: ++seq };
+      const reading = read(exchange);
+      let judgement;
+      try {
+        judgement = judge(reading, state, options.profile);
+      } catch (error) {
+        print(
+          `the proxy could not judge #${exchange.seq} ${exchange.method} ${exchange.url}: ${String(error)}`,
+        );
+        return;
+      } finally {
+        learn(state, reading);
+      }
+      for (const id of judgement.checked) tallies.get(id)!.checks += 1;
+      for (const violation of judgement.violations) {
+        const tally = tallies.get(violation.rule)!;
+        tally.violations += 1;
+        if (tally.first.length < KEPT) {
+          tally.first.push(violation);
+          print(violationLine(violation));
+          if (tally.first.length === KEPT)
+            print(`(further violations of ${violation.rule} are counted, and no longer printed)`);
+        }
+      }
+    },
+    onTargetProblem(problem) {
+      if (targetProblems.length < PROBLEMS_KEPT) targetProblems.push(problem);
+      print(
+        `TARGET ${problem.kind}: ${problem.method} ${problem.url}${problem.status ? ` → ${problem.status}` : ''}: ${problem.message} (not a rule violation)`,
+      );
+    },
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 0, options.host ?? '127.0.0.1', () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const address = server.address() as AddressInfo;
+  const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  const result = (): ProxyResult => {
+    const rules = [...tallies.values()].map((t) => ({ ...t, first: [...t.first] }));
+    return {
+      target: target.href.replace(/\/$/, ''),
+      profile: options.profile,
+      startedAt: new Date(started).toISOString(),
+      durationMs: Date.now() - started,
+      exchanges: seq,
+      targetProblems: [...targetProblems],
+      rules,
+      exitCode: rules.some((t) => t.violations > 0) ? 1 : 0,
+    };
+  };
+  return {
+    url: `http://${host}:${address.port}`,
+    result,
+    close: () =>
+      new Promise((resolve) => {
+        server.close(() => setImmediate(() => resolve(result())));
+        server.closeIdleConnections();
+        // Answers under way get a moment to finish; then every connection goes.
+        setTimeout(() => server.closeAllConnections(), 2000).unref();
+      }),
+  };
+}

@@ -1,0 +1,278 @@
+import { reactionsOf } from '../lib/model';
+import { isObject, type Json, type Reading } from './exchange';
+
+/**
+ * What the proxy has learnt of each token's world from the exchanges it saw, and nothing else:
+ * the judge reads it, `learn` adds each exchange to it once the exchange is judged. A world is
+ * known by its whole Authorization header, in memory only.
+ *
+ * Times are those of the exchanges (ms): a record deleted by an answer finished at T counts as
+ * gone for a request that arrived at T or later, never for one that was already on its way.
+ */
+export interface ContactFacts {
+  /** When the proxy first saw it (the end of that exchange). */
+  seenAt: number;
+  conversationId?: string;
+  /** The fields no operation may change but an update of display_name: the last values seen. */
+  stable: Partial<Record<(typeof CONTACT_STABLE)[number], unknown>>;
+  displayName: unknown;
+  /** The display names it had before an update the proxy saw, and when the last update ended. */
+  formerNames: unknown[];
+  renamedAt?: number;
+}
+
+export interface MessageFacts {
+  seenAt: number;
+  /** When an exchange last showed it: a view that started earlier may show it older. */
+  learntAt: number;
+  conversationId: unknown;
+  createdAt: unknown;
+  senderId: unknown;
+  text: unknown;
+  formerTexts: unknown[];
+  editedAt?: number;
+  reactions: Map<string, Set<string>>;
+  attachments: number;
+  /** When the last update of it that the proxy saw ended, and what that update added. */
+  updatedAt?: number;
+  lastUpdate?: { reaction: boolean; attachment: boolean };
+}
+
+export interface World {
+  contacts: Map<string, ContactFacts>;
+  messages: Map<string, MessageFacts>;
+  /** Deleted by a DELETE the proxy saw: id → when the answer ended. */
+  goneContacts: Map<string, number>;
+  goneMessages: Map<string, number>;
+  goneConversations: Map<string, number>;
+  /** Conversation id → its contact's id. */
+  owners: Map<string, string>;
+  /** Pages that said has_more=true, by `<list>|<last id>`: when the answer ended, and its items. */
+  openPages: Map<string, { at: number; ids: string[] }>;
+}
+
+export interface SessionState {
+  worlds: Map<string, World>;
+  /** Ids created through the proxy → the Authorization that created them (token isolation). */
+  creators: Map<string, string>;
+  /** Every id seen, and of which kind (ids of different kinds never collide, C6). */
+  kinds: Map<string, 'contact' | 'conversation' | 'message'>;
+}
+
+export const CONTACT_STABLE = [
+  'username',
+  'phone_number',
+  'avatar_url',
+  'conversation_id',
+  'created_at',
+] as const;
+const OPEN_PAGES_KEPT = 2000;
+
+export function newSession(): SessionState {
+  return { worlds: new Map(), creators: new Map(), kinds: new Map() };
+}
+
+export function worldOf(state: SessionState, authorization: string | undefined): World | undefined {
+  return authorization === undefined ? undefined : state.worlds.get(authorization);
+}
+
+function ensureWorld(state: SessionState, authorization: string): World {
+  let world = state.worlds.get(authorization);
+  if (!world) {
+    world = {
+      contacts: new Map(),
+      messages: new Map(),
+      goneContacts: new Map(),
+      goneMessages: new Map(),
+      goneConversations: new Map(),
+      owners: new Map(),
+      openPages: new Map(),
+    };
+    state.worlds.set(authorization, world);
+  }
+  return world;
+}
+
+/** The list a page belongs to: its path and the filters that choose its items. */
+export function listKey(reading: Reading): string {
+  const filter = (name: string) => reading.query.get(name) ?? '';
+  return `${reading.path}?conversation_id=${filter('conversation_id')}&active=${filter('active')}`;
+}
+
+export const idOf = (item: Json): string => String(item.id);
+
+/** The data of a page of results, when the answer is one. */
+export function pageOf(reading: Reading): { has_more: boolean; data: Json[] } | undefined {
+  const body = reading.body;
+  if (!isObject(body) || !Array.isArray(body.data) || typeof body.has_more !== 'boolean') return undefined;
+  return { has_more: body.has_more, data: body.data.filter(isObject) };
+}
+
+/** The contacts and messages an answer shows, whichever kind of answer it is. */
+export function itemsOf(reading: Reading): { contacts: Json[]; messages: Json[] } {
+  const { route, body } = reading;
+  const method = reading.exchange.method;
+  if (method === 'GET' && (route.kind === 'contacts' || route.kind === 'messages')) {
+    const data = pageOf(reading)?.data ?? [];
+    return route.kind === 'contacts' ? { contacts: data, messages: [] } : { contacts: [], messages: data };
+  }
+  // A create (POST to a list's path), a retrieve or an update answers one record.
+  if (!isObject(body) || method === 'DELETE' || method === 'HEAD') return { contacts: [], messages: [] };
+  if (route.kind === 'contact' || route.kind === 'contacts') return { contacts: [body], messages: [] };
+  if (route.kind === 'message' || route.kind === 'messages') return { contacts: [], messages: [body] };
+  return { contacts: [], messages: [] };
+}
+
+/** The sent reactions as name → usernames, from `reactions[name][]=u` or JSON (a list or one object). */
+export function sentReactions(params: Json | undefined): Map<string, string[]> {
+  const found = new Map<string, string[]>();
+  const value = params?.reactions;
+  const add = (name: string, usernames: unknown) => {
+    const list = Array.isArray(usernames)
+      ? usernames
+      : isObject(usernames)
+        ? Object.values(usernames)
+        : [usernames];
+    found.set(name, [...(found.get(name) ?? []), ...list.filter((u): u is string => typeof u === 'string')]);
+  };
+  for (const element of Array.isArray(value) ? value : [value]) {
+    if (!isObject(element)) continue;
+    for (const [name, usernames] of Object.entries(element)) add(name, usernames);
+  }
+  return found;
+}
+
+/** How many attachments a request sends (a list, or bracket keys `attachments[0][…]`). */
+export function sentAttachments(params: Json | undefined): number {
+  const value = params?.attachments;
+  if (Array.isArray(value)) return value.length;
+  if (isObject(value)) return Object.keys(value).length;
+  return 0;
+}
+
+const sent = (params: Json | undefined, key: string): boolean => params !== undefined && key in params;
+
+function learnContact(world: World, item: Json, at: number): void {
+  const id = idOf(item);
+  if (world.goneContacts.has(id)) return;
+  const known = world.contacts.get(id);
+  const conversationId =
+    typeof item.conversation_id === 'string' ? item.conversation_id : known?.conversationId;
+  const stable = { ...known?.stable };
+  for (const field of CONTACT_STABLE) if (field in item) stable[field] = item[field];
+  world.contacts.set(id, {
+    seenAt: known?.seenAt ?? at,
+    ...(conversationId !== undefined ? { conversationId } : {}),
+    stable,
+    displayName: 'display_name' in item ? item.display_name : known?.displayName,
+    formerNames: known?.formerNames ?? [],
+    ...(known?.renamedAt !== undefined ? { renamedAt: known.renamedAt } : {}),
+  });
+  if (conversationId !== undefined) world.owners.set(conversationId, id);
+}
+
+function learnMessage(world: World, item: Json, at: number): void {
+  const id = idOf(item);
+  if (world.goneMessages.has(id)) return;
+  if (typeof item.conversation_id === 'string' && world.goneConversations.has(item.conversation_id)) return;
+  const shown = {
+    learntAt: at,
+    conversationId: item.conversation_id,
+    createdAt: item.created_at,
+    senderId: isObject(item.contact) ? item.contact.id : undefined,
+    text: item.message,
+  };
+  const reactions = reactionsOf(item.reactions);
+  const attachments = Array.isArray(item.attachments) ? item.attachments.length : undefined;
+  const known = world.messages.get(id);
+  if (known) {
+    // Updated in place: a page of messages is learnt after every list.
+    Object.assign(known, shown);
+    if (reactions) known.reactions = reactions;
+    if (attachments !== undefined) known.attachments = attachments;
+    return;
+  }
+  world.messages.set(id, {
+    ...shown,
+    seenAt: at,
+    formerTexts: [],
+    reactions: reactions ?? new Map<string, Set<string>>(),
+    attachments: attachments ?? 0,
+  });
+}
+
+function noteKinds(state: SessionState, contacts: Json[], messages: Json[]): void {
+  for (const contact of contacts) {
+    state.kinds.set(idOf(contact), 'contact');
+    if (typeof contact.conversation_id === 'string') state.kinds.set(contact.conversation_id, 'conversation');
+  }
+  for (const message of messages) {
+    state.kinds.set(idOf(message), 'message');
+    if (typeof message.conversation_id === 'string') state.kinds.set(message.conversation_id, 'conversation');
+  }
+}
+
+/** Adds what one exchange shows to the session. Call it after the exchange was judged. */
+export function learn(state: SessionState, reading: Reading): void {
+  const { exchange, route, authorization } = reading;
+  if (authorization === undefined || reading.forced || !reading.ok) return;
+  const at = exchange.finishedAt;
+  const method = exchange.method;
+  if (route.kind === 'outside' || route.kind === 'unknown-api') {
+    // A write the proxy cannot read (the mock's reset, a fixture loaded): the world may be
+    // anything now, so what was learnt of it no longer holds.
+    if (!['GET', 'HEAD', 'OPTIONS'].includes(method)) state.worlds.delete(authorization);
+    return;
+  }
+  const world = ensureWorld(state, authorization);
+  if (method === 'DELETE') {
+    if (route.kind === 'contact') {
+      const conversationId = world.contacts.get(route.id)?.conversationId;
+      world.contacts.delete(route.id);
+      world.goneContacts.set(route.id, at);
+      if (conversationId !== undefined) {
+        world.goneConversations.set(conversationId, at);
+        for (const [id, message] of world.messages)
+          if (message.conversationId === conversationId) world.messages.delete(id);
+      }
+    } else if (route.kind === 'message') {
+      world.messages.delete(route.id);
+      world.goneMessages.set(route.id, at);
+    }
+    return;
+  }
+  const { contacts, messages } = itemsOf(reading);
+  noteKinds(state, contacts, messages);
+  if (method === 'POST' && contacts.length + messages.length === 1)
+    state.creators.set(idOf([...contacts, ...messages][0]!), authorization);
+  if (method === 'PUT' && route.kind === 'contact' && sent(reading.params, 'display_name')) {
+    const known = world.contacts.get(route.id);
+    if (known && contacts[0] && known.displayName !== contacts[0].display_name) {
+      known.formerNames = [...known.formerNames, known.displayName].slice(-20);
+      known.renamedAt = at;
+    }
+  }
+  if (method === 'PUT' && route.kind === 'message') {
+    const known = world.messages.get(route.id);
+    if (known && messages[0]) {
+      if (sent(reading.params, 'message') && known.text !== messages[0].message) {
+        known.formerTexts = [...known.formerTexts, known.text].slice(-20);
+        known.editedAt = at;
+      }
+      known.updatedAt = at;
+      known.lastUpdate = {
+        reaction: sentReactions(reading.params).size > 0,
+        attachment: sentAttachments(reading.params) > 0,
+      };
+    }
+  }
+  for (const contact of contacts) learnContact(world, contact, at);
+  for (const message of messages) learnMessage(world, message, at);
+  const page = pageOf(reading);
+  const last = page?.data.at(-1);
+  if (page?.has_more && last) {
+    world.openPages.set(`${listKey(reading)}|${idOf(last)}`, { at, ids: page.data.map(idOf) });
+    if (world.openPages.size > OPEN_PAGES_KEPT)
+      world.openPages.delete(world.openPages.keys().next().value as string);
+  }
+}

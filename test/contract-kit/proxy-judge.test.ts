@@ -1,0 +1,281 @@
+import { read, redact, type ProxyExchange } from '../../contract-tests/proxy/exchange';
+import { judge, JUDGED } from '../../contract-tests/proxy/judge';
+import { learn, newSession, type SessionState } from '../../contract-tests/proxy/session';
+import { findRule, type Profile } from '../../contract-tests/rules';
+
+/**
+ * The proxy's judge on exchanges made by hand: a pure function of the exchange and what the
+ * session learnt before it, so each check can be shown to fail, and to stay silent, directly.
+ */
+const AUTH = 'Bearer secret-token-123';
+let seq = 0;
+let clock = 1_795_000_000_000;
+
+function exchange(
+  method: string,
+  url: string,
+  status: number,
+  answer?: unknown,
+  options: {
+    sent?: Record<string, string>;
+    headers?: Record<string, string>;
+    answerHeaders?: Record<string, string>;
+  } = {},
+): ProxyExchange {
+  const startedAt = (clock += 1000);
+  return {
+    seq: ++seq,
+    method,
+    url,
+    requestHeaders: {
+      authorization: AUTH,
+      ...(options.sent ? { 'content-type': 'application/x-www-form-urlencoded' } : {}),
+      ...options.headers,
+    },
+    requestBody: Buffer.from(options.sent ? new URLSearchParams(options.sent).toString() : ''),
+    status,
+    responseHeaders: { 'content-type': 'application/json', ...options.answerHeaders },
+    responseBody: Buffer.from(answer === undefined ? '' : JSON.stringify(answer)),
+    startedAt,
+    finishedAt: startedAt + 5,
+  };
+}
+
+/** Judges each exchange in turn, learning from it as the proxy does; the rules broken by the last. */
+function broken(
+  exchanges: ProxyExchange[],
+  profile: Profile = 'documented',
+  state: SessionState = newSession(),
+) {
+  let last: string[] = [];
+  for (const e of exchanges) {
+    const reading = read(e);
+    last = judge(reading, state, profile).violations.map((v) => v.rule);
+    learn(state, reading);
+  }
+  return last;
+}
+
+const now = () => Math.floor(clock / 1000);
+const contact = (n: number, extra: Record<string, unknown> = {}) => ({
+  id: `C${String(n).padStart(15, '0')}`,
+  username: `user${n}`,
+  phone_number: '+1 555 0100',
+  avatar_url: `https://example.com/${n}.png`,
+  display_name: `User ${n}`,
+  conversation_id: `V${String(n).padStart(15, '0')}`,
+  last_active_at: null,
+  created_at: now() - n,
+  ...extra,
+});
+const message = (n: number, conversation = 1, extra: Record<string, unknown> = {}) => {
+  const { display_name: _d, conversation_id: _c, ...sender } = contact(conversation);
+  return {
+    id: `M${String(n).padStart(15, '0')}`,
+    conversation_id: contact(conversation).conversation_id,
+    contact: sender,
+    message: `text ${n}`,
+    reactions: [],
+    attachments: [],
+    read_at: null,
+    created_at: now() - n,
+    updated_at: null,
+    ...extra,
+  };
+};
+const page = (data: unknown[], has_more = false) => ({ has_more, data });
+
+describe('the proxy judge', () => {
+  it('finds a page of eleven without limit too large: a check can fail (lists.default-page-size)', () => {
+    const eleven = Array.from({ length: 11 }, (_, i) => contact(i + 1));
+    const state = newSession();
+    const judgement = judge(
+      read(exchange('GET', '/v1/contacts', 200, page(eleven, true))),
+      state,
+      'documented',
+    );
+    expect(judgement.violations).toEqual([
+      {
+        rule: 'lists.default-page-size',
+        section: findRule('lists.default-page-size')!.section,
+        message: 'without limit, the page holds 11 items, more than 10',
+        exchange: expect.objectContaining({
+          method: 'GET',
+          url: '/v1/contacts',
+          status: 200,
+          authorization: 'Bearer secr…',
+        }),
+      },
+    ]);
+    expect(judgement.checked).toEqual(
+      expect.arrayContaining(['lists.default-page-size', 'lists.page-fields', 'contacts.fields']),
+    );
+  });
+
+  it('passes a page of ten, and a page of eleven asked for with limit=11', () => {
+    const ten = Array.from({ length: 10 }, (_, i) => contact(i + 1));
+    expect(broken([exchange('GET', '/v1/contacts', 200, page(ten, true))])).toEqual([]);
+    const eleven = Array.from({ length: 11 }, (_, i) => contact(i + 1));
+    expect(broken([exchange('GET', '/v1/contacts?limit=11', 200, page(eleven, true))])).toEqual([]);
+    expect(broken([exchange('GET', '/v1/contacts?limit=3', 200, page(ten, true))])).toEqual(['lists.limit']);
+  });
+
+  it('reads the fields of records and pages (contacts.fields, messages.contact-fields, lists.page-fields)', () => {
+    expect(
+      broken([exchange('GET', '/v1/contacts/C000000000000001', 200, { ...contact(1), username: 7 })]),
+    ).toEqual(['contacts.fields']);
+    const withName = message(1);
+    (withName.contact as Record<string, unknown>).display_name = 'Shown';
+    expect(broken([exchange('GET', `/v1/messages/${withName.id}`, 200, withName)])).toEqual([
+      'messages.contact-fields',
+    ]);
+    expect(broken([exchange('GET', '/v1/messages', 200, { data: [] })])).toEqual(['lists.page-fields']);
+    expect(
+      broken([exchange('GET', `/v1/messages/${message(2).id}`, 200, message(2, 1, { created_at: 1.5 }))]),
+    ).toEqual(['api.integer-timestamps']);
+  });
+
+  it('compares a create with what it sent (defaults, nulls, required parameters)', () => {
+    const sent = { username: 'ada', phone_number: '+1 555' };
+    const made = { ...contact(1), username: 'ada', display_name: 'ada' };
+    expect(broken([exchange('POST', '/v1/contacts', 201, made, { sent })])).toEqual([]);
+    expect(
+      broken([exchange('POST', '/v1/contacts', 201, { ...made, display_name: null }, { sent })]),
+    ).toEqual(['contacts.create.display-name-defaults-to-username']);
+    expect(
+      broken([exchange('POST', '/v1/contacts', 201, { ...made, last_active_at: now() }, { sent })]),
+    ).toEqual(['contacts.create.last-active-at-null']);
+    expect(broken([exchange('POST', '/v1/contacts', 201, made, { sent: { username: 'ada' } })])).toEqual([
+      'contacts.create.requires-username-and-phone-number',
+    ]);
+    expect(
+      broken([
+        exchange('POST', '/v1/messages', 201, message(1, 1, { read_at: now() }), {
+          sent: { conversation_id: contact(1).conversation_id, message: 'text 1' },
+        }),
+      ]),
+    ).toEqual(['messages.send.new-message-defaults']);
+  });
+
+  it('knows a deleted record from an earlier exchange (contacts.delete, messages.delete.permanent, the cascade)', () => {
+    const state = newSession();
+    const c = contact(1);
+    const m = message(1);
+    broken(
+      [
+        exchange('GET', '/v1/contacts', 200, page([c])),
+        exchange('GET', '/v1/messages', 200, page([m, message(2)])),
+      ],
+      'documented',
+      state,
+    );
+    expect(
+      broken(
+        [exchange('DELETE', `/v1/messages/${m.id}`, 204), exchange('GET', `/v1/messages/${m.id}`, 200, m)],
+        'documented',
+        state,
+      ),
+    ).toEqual(['messages.delete.permanent']);
+    expect(
+      broken(
+        [
+          exchange('DELETE', `/v1/contacts/${c.id}`, 204),
+          exchange('GET', `/v1/messages?conversation_id=${c.conversation_id}`, 200, page([message(2)])),
+        ],
+        'documented',
+        state,
+      ),
+    ).toEqual(['contacts.delete.cascades-conversation']);
+    expect(broken([exchange('GET', `/v1/contacts/${c.id}`, 200, c)], 'documented', state)).toEqual([
+      'contacts.delete',
+    ]);
+    // Refusals of the deleted records are what the rules ask for.
+    expect(
+      broken([exchange('GET', `/v1/contacts/${c.id}`, 404, { error: 'gone' })], 'documented', state),
+    ).toEqual([]);
+  });
+
+  it('counts as gone only what a request that started after the delete shows', () => {
+    const state = newSession();
+    const m = message(1);
+    broken(
+      [exchange('GET', `/v1/messages/${m.id}`, 200, m), exchange('DELETE', `/v1/messages/${m.id}`, 204)],
+      'documented',
+      state,
+    );
+    const early = exchange('GET', `/v1/messages/${m.id}`, 200, m);
+    early.startedAt -= 2000; // on its way before the delete was answered
+    expect(broken([early], 'documented', state)).toEqual([]);
+  });
+
+  it('forgets a world that a write outside the API changed (the mock reset), and answers forced by Prefer', () => {
+    const state = newSession();
+    const c = contact(1);
+    broken(
+      [exchange('GET', `/v1/contacts/${c.id}`, 200, c), exchange('DELETE', `/v1/contacts/${c.id}`, 204)],
+      'documented',
+      state,
+    );
+    expect(
+      broken(
+        [exchange('POST', '/__mock/reset', 204), exchange('GET', `/v1/contacts/${c.id}`, 200, c)],
+        'documented',
+        state,
+      ),
+    ).toEqual([]);
+    const forced = exchange(
+      'GET',
+      '/v1/contacts',
+      200,
+      { not: 'a page' },
+      { headers: { prefer: 'code=503' } },
+    );
+    expect(broken([forced])).toEqual([]);
+  });
+
+  it('judges the conventions only in the mock profile', () => {
+    const created = exchange(
+      'POST',
+      '/v1/contacts',
+      200,
+      { ...contact(1), username: 'ada', display_name: 'ada' },
+      {
+        sent: { username: 'ada', phone_number: '+1 555 0100' },
+      },
+    );
+    expect(broken([created], 'documented')).toEqual([]);
+    expect(broken([created], 'mock')).toEqual(['mock.success-codes']);
+    const error = exchange('GET', '/v1/contacts/x', 404, { error: { message: 'nested' } });
+    expect(broken([error], 'documented')).toEqual([]);
+    expect(broken([error], 'mock')).toEqual(['mock.error-body']);
+    const judged = judge(
+      read(exchange('GET', '/v1/contacts', 200, page([contact(1)]))),
+      newSession(),
+      'documented',
+    );
+    expect(judged.checked.filter((id) => id.startsWith('mock.'))).toEqual([]);
+  });
+
+  it('asks for the Authorization header, and never shows the token whole', () => {
+    const anonymous = exchange('GET', '/v1/contacts', 200, page([]));
+    delete anonymous.requestHeaders.authorization;
+    const [violation] = judge(read(anonymous), newSession(), 'documented').violations;
+    expect(violation?.rule).toBe('api.auth-required');
+    expect(violation?.exchange.authorization).toBe('no Authorization');
+    expect(redact('Bearer secret-token-123')).toBe('Bearer secr…');
+    // The scheme in any case is a well-formed header (mock profile, C4); a token with ':' is not.
+    const lower = exchange('GET', '/v1/contacts', 200, page([]), {
+      headers: { authorization: 'bearer abc=' },
+    });
+    expect(broken([lower], 'mock')).toEqual([]);
+    const colon = exchange('GET', '/v1/contacts', 200, page([]), {
+      headers: { authorization: 'Bearer a:b' },
+    });
+    expect(broken([colon], 'mock')).toEqual(['mock.token-isolation']);
+    expect(redact('weird')).toBe('weir…');
+  });
+
+  it('names only rules of the catalogue', () => {
+    for (const id of JUDGED) expect(findRule(id)).toBeDefined();
+  });
+});
