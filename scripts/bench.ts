@@ -7,11 +7,12 @@
  *      on a 10,000-contact, 1,000,000-message world;
  *   3. start-up time, memory, and the cost of a new token's world;
  *   4. the contract kit's wall time, both profiles;
- *   5. what `messaging-contract proxy` adds to each request, in front of the mock.
+ *   5. what `messaging-contract proxy` adds to each request, in front of the mock;
+ *   6. how long `messaging-fixtures --from` takes to record an account, and that it records it whole.
  *
  * Options: --seconds N (per throughput run, default 5), --rounds N (of the side-by-side
- * comparison, default 5), --skip-large, --skip-contract, --skip-proxy, --only proxy (that
- * section alone), --proxy-requests N (default 2000),
+ * comparison, default 5), --skip-large, --skip-contract, --skip-proxy, --skip-record,
+ * --only proxy|record (that section alone), --proxy-requests N (default 2000),
  * --profile (CPU-profile the mock under the GET /v1/contacts load and print where time goes).
  * Only loopback addresses are used; every load is bounded in time.
  */
@@ -35,6 +36,7 @@ const { values: args } = parseArgs({
     'skip-large': { type: 'boolean', default: false },
     'skip-contract': { type: 'boolean', default: false },
     'skip-proxy': { type: 'boolean', default: false },
+    'skip-record': { type: 'boolean', default: false },
     'proxy-requests': { type: 'string', default: '2000' },
     only: { type: 'string' },
     profile: { type: 'boolean', default: false },
@@ -589,6 +591,48 @@ async function proxyCost(): Promise<void> {
   say();
 }
 
+/**
+ * `messaging-fixtures --from` against the mock as a process, on the default world and on a world
+ * of 1,000 contacts and 100,000 messages: the recorder's wall time (the bin's whole run, as a user
+ * starts it), its rate, and whether the file is the mock's own `GET /__mock/state`, byte for byte.
+ */
+async function recordCost(): Promise<void> {
+  say('## Recording an account (`messaging-fixtures --from`, the whole process)');
+  say();
+  say('| world | wall time | messages/s | the same as `GET /__mock/state` |');
+  say('|---|---:|---:|---|');
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'bench-record-'));
+  for (const [label, extra, messages] of [
+    ['default (25 contacts, 300 messages)', [], 300],
+    ['1,000 contacts, 100,000 messages', ['--contacts', '1000', '--messages', '100000'], 100_000],
+  ] as const) {
+    const mock = await start(mockArgs(...extra));
+    const out = path.join(dir, 'recorded.json');
+    const began = process.hrtime.bigint();
+    const run = spawnSync(
+      process.execPath,
+      [
+        path.join(root, 'dist', 'cli', 'fixtures-cli.js'),
+        '--from',
+        mock.url,
+        '--token',
+        'bench-record',
+        '--out',
+        out,
+      ],
+      { cwd: root, encoding: 'utf8' },
+    );
+    const ms = Number(process.hrtime.bigint() - began) / 1e6;
+    if (run.status !== 0) throw new Error(`messaging-fixtures --from: exit ${run.status}: ${run.stderr}`);
+    const state = await call(`${mock.url}/__mock/state`, 'GET', undefined, 'bench-record');
+    const same =
+      JSON.stringify(JSON.parse(state.body)) === JSON.stringify(JSON.parse(readFileSync(out, 'utf8')));
+    await stop(mock);
+    say(`| ${label} | ${fmt(ms)} ms | ${fmt((messages / ms) * 1000)} | ${same ? 'yes' : '**no**'} |`);
+  }
+  say();
+}
+
 async function main(): Promise<void> {
   const build = spawnSync('npm', ['run', '--silent', 'build'], { cwd: root, stdio: 'inherit' });
   if (build.status !== 0) process.exit(build.status ?? 1);
@@ -600,13 +644,15 @@ async function main(): Promise<void> {
       .join(' ')}`,
   );
   say();
-  if (args.only !== undefined && args.only !== 'proxy') throw new Error(`--only takes one section: proxy`);
+  if (args.only !== undefined && args.only !== 'proxy' && args.only !== 'record')
+    throw new Error('--only takes one section: proxy or record');
   if (args.only === undefined) {
     await throughput();
     await scale();
     if (!args['skip-contract']) contractKit();
   }
-  if (!args['skip-proxy']) await proxyCost();
+  if (!args['skip-proxy'] && args.only !== 'record') await proxyCost();
+  if (!args['skip-record'] && args.only !== 'proxy') await recordCost();
   agent.destroy();
 }
 
