@@ -1,9 +1,11 @@
 import { errors } from '../errors';
 import { FixtureError, validateFixture } from '../fixtures';
-import { checkInteger, describe, refuseUnknown, type Params } from '../store/params';
+import { checkInteger, describe, isPlainRecord, refuseUnknown, type Params } from '../store/params';
 import { World, type WorldOptions } from '../store/world';
-import type { Worlds } from '../store/worlds';
-import { json, noContent } from './answer';
+import type { TokenSwitches, Worlds } from '../store/worlds';
+import { json, noContent, type BodyLimit } from './answer';
+import { BODY_LIMITS, readBody, requestParams, type RequestHeaders } from './body';
+import { MAX_DELAY_MS } from './switches';
 import type { Route } from './routes';
 
 /** A whole world can be far larger than an API request; this bounds `PUT /__mock/state`. */
@@ -13,8 +15,11 @@ export const STATE_BODY_LIMIT = { bytes: 64 * 1024 * 1024, label: '64 MB' } as c
 export interface ControlExchange {
   readonly token: string;
   readonly params: Params;
-  /** The body's bytes (up to STATE_BODY_LIMIT), read when asked. */
-  readonly body: () => Promise<Uint8Array | undefined>;
+  /** The path and query, as the request gave it. */
+  readonly url: string;
+  readonly headers: RequestHeaders;
+  /** The body's bytes (up to `limit`, by default STATE_BODY_LIMIT), read when asked. */
+  readonly body: (limit?: BodyLimit) => Promise<Uint8Array | undefined>;
   /** Where the request was sent, for an error message that shows the command to use. */
   readonly location: string;
 }
@@ -29,9 +34,20 @@ export interface ControlOptions {
   changed?: (token: string, all?: boolean) => void;
 }
 
+/** The bounds of `PUT /__mock/switches`. */
+export const SWITCH_LIMITS = {
+  latency: { min: 0, max: MAX_DELAY_MS },
+  status: { min: 400, max: 599 },
+  count: { min: 1, max: 1000 },
+} as const;
+
+const SWITCH_PARAMS = ['latency_ms', 'errors'] as const;
+const ERROR_SWITCH_PARAMS = ['status', 'count'] as const;
+
 /**
  * The mock's own routes under `/__mock/`, each acting on the world of the Bearer token given:
- * reset it, read or replace it as a fixture document, and see its recent requests.
+ * reset it, read or replace it as a fixture document, see its recent requests, and set the
+ * switches of its API answers (latency, the next answers forced to an error status).
  */
 export function controlRoutes(options: ControlOptions): Route<ControlExchange>[] {
   const { worlds } = options;
@@ -90,13 +106,80 @@ export function controlRoutes(options: ControlOptions): Route<ControlExchange>[]
       path: ['__mock', 'requests'],
       methods: {
         GET: ({ params, token }) => {
-          refuseUnknown(params, ['limit']);
+          refuseUnknown(params, ['limit', 'since']);
           const raw = params.get('limit');
           const limit =
             raw === undefined ? options.journalSize : checkInteger(raw, 'limit', 1, options.journalSize);
-          return json(200, { data: worlds.journal(token, limit) });
+          const since = params.get('since');
+          return json(200, {
+            data: worlds.journal(
+              token,
+              limit,
+              since === undefined ? 0 : checkInteger(since, 'since', 0, Number.MAX_SAFE_INTEGER),
+            ),
+          });
+        },
+      },
+    },
+    {
+      path: ['__mock', 'switches'],
+      methods: {
+        GET: ({ params, token }) => {
+          refuseUnknown(params, []);
+          return json(200, worlds.switches(token));
+        },
+        PUT: async ({ url, headers, body, token }) => {
+          const read = await readBody(headers, await body(BODY_LIMITS));
+          const params = requestParams(url, read);
+          // Every parameter is checked before anything changes: a refusal changes nothing.
+          const next = { ...worlds.switches(token) };
+          refuseUnknown(params, SWITCH_PARAMS);
+          if (params.has('latency_ms')) next.latency_ms = latencySwitch(params.get('latency_ms'));
+          if (params.has('errors')) next.errors = errorSwitch(params.get('errors'));
+          worlds.setSwitches(token, next);
+          return json(200, next);
+        },
+        DELETE: ({ params, token }) => {
+          refuseUnknown(params, []);
+          worlds.setSwitches(token, { latency_ms: null, errors: null });
+          return noContent();
         },
       },
     },
   ];
+}
+
+/** A form cannot send null: an empty value (`latency_ms=`) or `null` turns a switch off there. */
+function isOff(value: unknown): boolean {
+  return value === null || value === '' || value === 'null';
+}
+
+function latencySwitch(value: unknown): number | null {
+  if (isOff(value)) return null;
+  const { min, max } = SWITCH_LIMITS.latency;
+  return checkInteger(value, 'latency_ms', min, max);
+}
+
+function errorSwitch(value: unknown): TokenSwitches['errors'] {
+  if (isOff(value)) return null;
+  if (!isPlainRecord(value)) {
+    throw errors.invalid(
+      'errors',
+      `must be an object with status and count, e.g. {"status": 503, "count": 2}, or null; got ${describe(value)}.`,
+    );
+  }
+  for (const key of Object.keys(value)) {
+    if (!(ERROR_SWITCH_PARAMS as readonly string[]).includes(key)) {
+      throw errors.unknown(`errors[${key}]`, ERROR_SWITCH_PARAMS);
+    }
+  }
+  for (const key of ERROR_SWITCH_PARAMS) {
+    if (value[key] === undefined)
+      throw errors.missing(`errors[${key}]`, 'Send it as errors[status]=503&errors[count]=2.');
+  }
+  const { status, count } = SWITCH_LIMITS;
+  return {
+    status: checkInteger(value.status, 'errors[status]', status.min, status.max),
+    remaining: checkInteger(value.count, 'errors[count]', count.min, count.max),
+  };
 }

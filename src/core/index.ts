@@ -150,7 +150,8 @@ export function createCore(options: CoreOptions = {}): Core {
   async function answerApi(request: CoreRequest, method: string, segments: string[]): Promise<CoreAnswer> {
     const token = authenticate(header(request.headers, 'authorization'));
     const start = performance.now();
-    const entry: JournalEntry = { time: '', method, path: excerpt(request.url), status: 0, duration_ms: 0 };
+    const entry: Draft = { time: '', method, path: excerpt(request.url), status: 0, duration_ms: 0 };
+    const bytes = new JournalBytes(entry.path.length);
     let answer: CoreAnswer;
     try {
       answer = await switched(request, token, segments, entry);
@@ -160,7 +161,10 @@ export function createCore(options: CoreOptions = {}): Core {
     entry.time = new Date().toISOString();
     entry.status = answer.status;
     entry.duration_ms = Math.round((performance.now() - start) * 100) / 100;
-    worlds.record(token, entry);
+    if (request.url.includes('?')) entry.query = bytes.kept(journalQuery(request.url));
+    if (entry.body !== undefined) entry.body = bytes.kept(entry.body);
+    if (answer.body !== '') entry.answer = bytes.answer(answer.body);
+    worlds.record(token, entry, bytes.total);
     if (method !== 'GET' && method !== 'HEAD') {
       // A write may have grown the world: count it again against the budget of all worlds.
       worlds.refresh(token);
@@ -169,22 +173,36 @@ export function createCore(options: CoreOptions = {}): Core {
     return answer;
   }
 
-  /** The configured latency and `Prefer: delay` first, then `Prefer: code` or the real answer. */
+  /**
+   * The latencies first (configured, the token's switch, `Prefer: delay`), then `Prefer: code`,
+   * the token's error switch, or the real answer. `Prefer: code` wins over the switch, whose
+   * count then waits for the next request.
+   */
   async function switched(
     request: CoreRequest,
     token: string,
     segments: string[],
-    entry: JournalEntry,
+    entry: Draft,
   ): Promise<CoreAnswer> {
     const prefer = header(request.headers, 'prefer');
-    if (prefer === undefined && options.latency === undefined) return routed(request, token, segments, entry);
+    const tokenSwitches = worlds.switches(token);
+    if (
+      prefer === undefined &&
+      options.latency === undefined &&
+      tokenSwitches.latency_ms === null &&
+      tokenSwitches.errors === null
+    )
+      return routed(request, token, segments, entry);
     const { wait, code, applied } = switchesOf(prefer, options.latency);
-    if (wait > 0) await new Promise((done) => setTimeout(done, wait));
+    const total = wait + (tokenSwitches.latency_ms ?? 0);
+    if (total > 0) await new Promise((done) => setTimeout(done, total));
     let answer: CoreAnswer;
     try {
+      const forced = code ?? worlds.takeForcedError(token);
+      if (forced !== undefined) entry.forced = code !== undefined ? 'prefer' : 'switch';
       answer =
-        code !== undefined
-          ? errorAnswer(errors.simulated(code))
+        forced !== undefined
+          ? errorAnswer(errors.simulated(forced))
           : await routed(request, token, segments, entry);
     } catch (error) {
       answer = errorAnswer(logged(error));
@@ -197,13 +215,13 @@ export function createCore(options: CoreOptions = {}): Core {
     request: CoreRequest,
     token: string,
     segments: string[],
-    entry: JournalEntry,
+    entry: Draft,
   ): Promise<CoreAnswer> {
     const found = route(api, request, segments);
     // Every method reads a body when one is sent, so that a GET or DELETE with parameters in
     // its body is refused like any unknown parameter (C13) rather than silently ignored.
     const body = await readBody(request.headers, await bodyOf(request, BODY_LIMITS));
-    if (body !== undefined) entry.body = journalBody(body);
+    if (body !== undefined) entry.body = body;
     return found.handler({
       url: request.url,
       id: found.id,
@@ -219,7 +237,9 @@ export function createCore(options: CoreOptions = {}): Core {
     const exchange: ControlExchange = {
       token,
       params: queryParams(request.url),
-      body: () => bodyOf(request, STATE_BODY_LIMIT),
+      url: request.url,
+      headers: request.headers,
+      body: (limit = STATE_BODY_LIMIT) => bodyOf(request, limit),
       location: `${request.origin ?? 'http://localhost:4010'}${request.url}`,
     };
     return found.handler(exchange);
@@ -307,10 +327,47 @@ function excerpt(text: string): string {
   return text.length > JOURNAL_EXCERPT ? `${text.slice(0, JOURNAL_EXCERPT)}…` : text;
 }
 
-/** The parsed body of a POST or PUT for the journal, or a note of its size when it is large. */
-function journalBody(body: Record<string, unknown>): unknown {
-  const text = JSON.stringify(body);
-  return text.length <= JOURNAL_EXCERPT ? body : `(${text.length} characters, not kept)`;
+/** A journal entry while its request is answered: its `seq` is the journal's to give. */
+type Draft = Omit<JournalEntry, 'seq'>;
+
+/**
+ * What a journal entry keeps of the request's query and body and of the answer, each within
+ * JOURNAL_EXCERPT characters, and about how many bytes that makes (for the bound of all worlds).
+ */
+class JournalBytes {
+  total: number;
+
+  constructor(pathLength: number) {
+    this.total = 256 + 2 * pathLength;
+  }
+
+  /** A parsed query or body as it is, or a note of its size when it is large. */
+  kept(value: unknown): unknown {
+    const text = JSON.stringify(value) ?? '';
+    const keep = text.length <= JOURNAL_EXCERPT;
+    this.total += 2 * (keep ? text.length : 40);
+    return keep ? value : `(${text.length} characters, not kept)`;
+  }
+
+  /** An answer's body: parsed when it is short JSON, else its beginning as text. */
+  answer(body: string): unknown {
+    this.total += 2 * Math.min(body.length, JOURNAL_EXCERPT + 1);
+    if (body.length > JOURNAL_EXCERPT) return `${body.slice(0, JOURNAL_EXCERPT)}…`;
+    try {
+      return JSON.parse(body) as unknown;
+    } catch {
+      return body;
+    }
+  }
+}
+
+/** The query of a URL as parameters, or as its text when it cannot be parsed (the answer said why). */
+function journalQuery(url: string): unknown {
+  try {
+    return Object.fromEntries(queryParams(url));
+  } catch {
+    return url.slice(url.indexOf('?') + 1);
+  }
 }
 
 /** Enough of a token to tell tokens apart in a log, not enough to use it. */

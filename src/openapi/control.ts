@@ -1,6 +1,7 @@
-import { STATE_BODY_LIMIT } from '../core/control';
+import { STATE_BODY_LIMIT, SWITCH_LIMITS } from '../core/control';
 import type { WorldData } from '../store/world';
 import {
+  body,
   booleanQuery,
   inputSchema,
   json,
@@ -21,9 +22,15 @@ export function control(): Part {
       '/__mock/reset': { post: reset() },
       '/__mock/state': { get: getState(), put: putState() },
       '/__mock/requests': { get: requests() },
+      '/__mock/switches': { get: getSwitches(), put: putSwitches(), delete: deleteSwitches() },
       '/openapi.json': { get: document() },
     },
-    schemas: { Fixture: fixture(), JournalEntry: journalEntry() },
+    schemas: {
+      Fixture: fixture(),
+      JournalEntry: journalEntry(),
+      Switches: switches(),
+      SwitchesInput: switchesInput(),
+    },
   };
 }
 
@@ -74,7 +81,14 @@ function requests(): Schema {
     summary: "The token's most recent API requests, newest first.",
     // The least is core/control.ts's; the most is the app's journalSize option, which one
     // document, the same for every app, cannot know.
-    parameters: [queryParameter('limit', { type: 'integer', minimum: 1 })],
+    parameters: [
+      queryParameter('limit', { type: 'integer', minimum: 1 }),
+      queryParameter(
+        'since',
+        { type: 'integer', minimum: 0 },
+        'Only the entries after this `seq` (the newest `seq` seen), for polling.',
+      ),
+    ],
     responses: {
       '200': {
         description: 'Recent requests.',
@@ -86,6 +100,91 @@ function requests(): Schema {
       ...refusals(),
     },
   });
+}
+
+function getSwitches(): Schema {
+  return op('getSwitches', {
+    summary:
+      "The token's switches: the latency added to its API answers, and the error its next answers are.",
+    responses: { '200': { description: 'The switches.', content: json(ref('Switches')) }, ...refusals() },
+  });
+}
+
+function putSwitches(): Schema {
+  return op('putSwitches', {
+    summary: "Set the token's switches; a parameter left out stays as it is, null turns it off.",
+    description:
+      'The next `errors.count` API answers (under /v1) of this token are `errors.status`, the same error answer as `Prefer: code` (which wins when both apply); `latency_ms` is added to every API answer of this token. A refused request changes nothing. A form sends null as an empty value (`latency_ms=`).',
+    requestBody: body(ref('SwitchesInput')),
+    responses: {
+      '200': { description: 'The switches, as they now stand.', content: json(ref('Switches')) },
+      ...refusals(),
+    },
+  });
+}
+
+function deleteSwitches(): Schema {
+  return op('deleteSwitches', {
+    summary: "Turn the token's switches off.",
+    responses: { '204': { description: 'Off.' }, ...refusals() },
+  });
+}
+
+const latency = () => ({
+  type: 'integer',
+  minimum: SWITCH_LIMITS.latency.min,
+  maximum: SWITCH_LIMITS.latency.max,
+});
+const errorStatus = () => ({
+  type: 'integer',
+  minimum: SWITCH_LIMITS.status.min,
+  maximum: SWITCH_LIMITS.status.max,
+});
+
+/** `GET /__mock/switches` (store/worlds.ts TokenSwitches). */
+function switches(): Schema {
+  return {
+    type: 'object',
+    required: ['latency_ms', 'errors'],
+    properties: {
+      latency_ms: { anyOf: [latency(), { type: 'null' }] },
+      errors: {
+        anyOf: [
+          {
+            type: 'object',
+            required: ['status', 'remaining'],
+            properties: { status: errorStatus(), remaining: { type: 'integer', minimum: 1 } },
+          },
+          { type: 'null' },
+        ],
+      },
+    },
+  };
+}
+
+/** What `PUT /__mock/switches` takes (core/control.ts). */
+function switchesInput(): Schema {
+  return {
+    type: 'object',
+    additionalProperties: false,
+    properties: {
+      latency_ms: { anyOf: [latency(), { type: 'null' }] },
+      errors: {
+        anyOf: [
+          {
+            type: 'object',
+            additionalProperties: false,
+            required: ['status', 'count'],
+            properties: {
+              status: errorStatus(),
+              count: { type: 'integer', minimum: SWITCH_LIMITS.count.min, maximum: SWITCH_LIMITS.count.max },
+            },
+          },
+          { type: 'null' },
+        ],
+      },
+    },
+  };
 }
 
 function document(): Schema {
@@ -107,18 +206,34 @@ function fixture(): Schema {
   );
 }
 
-/** The entries http/journal.ts records, typed by hand: their type is no value to read. */
+/** The entries core/index.ts records, typed by hand: their type is no value to read. */
 function journalEntry(): Schema {
   return {
     type: 'object',
-    required: ['time', 'method', 'path', 'status', 'duration_ms'],
+    required: ['seq', 'time', 'method', 'path', 'status', 'duration_ms'],
     properties: {
+      seq: {
+        type: 'integer',
+        minimum: 1,
+        description: "Its place in the token's journal, one more each request.",
+      },
       time: { type: 'string', format: 'date-time' },
       method: { type: 'string' },
       path: { type: 'string' },
       status: { type: 'integer' },
       duration_ms: { type: 'number' },
-      body: {},
+      query: { description: 'The query parameters, when the URL has a query.' },
+      body: { description: 'The parsed body, or a note of its size when over 2,048 characters.' },
+      answer: {
+        description:
+          "The answer's body: parsed when it is JSON of at most 2,048 characters, else its beginning as text.",
+      },
+      forced: {
+        type: 'string',
+        enum: ['prefer', 'switch'],
+        description:
+          'Why the answer is an error rather than the real one: `Prefer: code`, or the error switch.',
+      },
     },
   };
 }

@@ -19,16 +19,33 @@ export interface WorldsOptions {
 
 /** One answered request, as `GET /__mock/requests` shows it. */
 export interface JournalEntry {
+  /** Its place in the token's journal: 1 for the first request, one more for each next. */
+  seq: number;
   time: string;
   method: string;
   path: string;
   status: number;
   duration_ms: number;
+  /** The query parameters, when the URL has a query. */
+  query?: unknown;
   /** The parsed body of a POST or PUT, or a note of its size when it is large. */
   body?: unknown;
+  /** The answer's body: parsed JSON when short, else its beginning as text. */
+  answer?: unknown;
+  /** Why the answer was not the real one: a `Prefer: code` header, or the token's error switch. */
+  forced?: 'prefer' | 'switch';
 }
 
-/** What an empty session counts for: its maps, its journal. */
+/**
+ * The switches of one token (`/__mock/switches`): milliseconds added to its API answers, and an
+ * error status that its next `remaining` API answers are.
+ */
+export interface TokenSwitches {
+  latency_ms: number | null;
+  errors: { status: number; remaining: number } | null;
+}
+
+/** What an empty session counts for: its maps, its switches. */
 const SESSION_BYTES = 64 * 1024;
 
 interface Session {
@@ -37,6 +54,13 @@ interface Session {
   fixtureBytes: number;
   /** Newest last; bounded by `journalSize`. */
   journal: JournalEntry[];
+  /** The estimated size of each journal entry, in the same order. */
+  entryBytes: number[];
+  /** The sum of `entryBytes`, counted against the bound of all worlds. */
+  journalBytes: number;
+  /** The `seq` of the last entry recorded. */
+  seq: number;
+  switches: TokenSwitches;
 }
 
 /**
@@ -57,7 +81,8 @@ export class Worlds {
     this.#sessions = new LRUCache<string, Session>({
       max: options.maxWorlds,
       maxSize: options.maxTotalBytes,
-      sizeCalculation: (session) => SESSION_BYTES + session.fixtureBytes + session.world.written,
+      sizeCalculation: (session) =>
+        SESSION_BYTES + session.fixtureBytes + session.journalBytes + session.world.written,
       dispose: (_session, token, reason) => {
         if (reason === 'evict') options.onEvict?.(token);
       },
@@ -83,11 +108,12 @@ export class Worlds {
     if (session !== undefined) this.#sessions.set(token, session);
   }
 
-  /** Back to the seeded world for one token. */
+  /** Back to the seeded world for one token, and no switches; its journal stays. */
   reset(token: string): void {
     const session = this.#session(token);
     session.world = this.#seeded.clone();
     session.fixtureBytes = 0;
+    session.switches = noSwitches();
     this.#sessions.set(token, session);
   }
 
@@ -96,16 +122,50 @@ export class Worlds {
     this.#sessions.clear();
   }
 
-  record(token: string, entry: JournalEntry): void {
-    const journal = this.#session(token).journal;
-    journal.push(entry);
-    if (journal.length > this.#journalSize) journal.splice(0, journal.length - this.#journalSize);
+  /**
+   * Adds an entry (its `seq` is set here) of about `bytes` to the journal of `token`, dropping the
+   * oldest beyond `journalSize`, and counts the journal's size against the bound of all worlds.
+   */
+  record(token: string, entry: Omit<JournalEntry, 'seq'>, bytes: number): void {
+    const session = this.#session(token);
+    session.journal.push({ seq: ++session.seq, ...entry });
+    session.entryBytes.push(bytes);
+    session.journalBytes += bytes;
+    const over = session.journal.length - this.#journalSize;
+    if (over > 0) {
+      session.journal.splice(0, over);
+      for (const dropped of session.entryBytes.splice(0, over)) session.journalBytes -= dropped;
+    }
+    this.#sessions.set(token, session);
   }
 
-  /** The most recent requests of `token`, newest first. */
-  journal(token: string, limit: number): JournalEntry[] {
+  /** The most recent requests of `token`, newest first; with `since`, only those after that `seq`. */
+  journal(token: string, limit: number, since = 0): JournalEntry[] {
     const journal = this.#session(token).journal;
-    return journal.slice(Math.max(0, journal.length - limit)).reverse();
+    const newer = journal.filter((entry) => entry.seq > since);
+    return newer.slice(Math.max(0, newer.length - limit)).reverse();
+  }
+
+  /** The switches of `token`, as they stand. */
+  switches(token: string): TokenSwitches {
+    return this.#session(token).switches;
+  }
+
+  setSwitches(token: string, switches: TokenSwitches): void {
+    this.#session(token).switches = switches;
+  }
+
+  /**
+   * The status the next API answer of `token` is forced to by its error switch, if one is on;
+   * counts one down, and turns the switch off when it is used up.
+   */
+  takeForcedError(token: string): number | undefined {
+    const switches = this.#session(token).switches;
+    const forced = switches.errors;
+    if (forced === null) return undefined;
+    forced.remaining -= 1;
+    if (forced.remaining <= 0) switches.errors = null;
+    return forced.status;
   }
 
   get count(): number {
@@ -115,9 +175,21 @@ export class Worlds {
   #session(token: string): Session {
     let session = this.#sessions.get(token);
     if (session === undefined) {
-      session = { world: this.#restore?.(token) ?? this.#seeded.clone(), fixtureBytes: 0, journal: [] };
+      session = {
+        world: this.#restore?.(token) ?? this.#seeded.clone(),
+        fixtureBytes: 0,
+        journal: [],
+        entryBytes: [],
+        journalBytes: 0,
+        seq: 0,
+        switches: noSwitches(),
+      };
       this.#sessions.set(token, session);
     }
     return session;
   }
+}
+
+function noSwitches(): TokenSwitches {
+  return { latency_ms: null, errors: null };
 }

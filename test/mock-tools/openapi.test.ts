@@ -155,6 +155,16 @@ describe('The document agrees with what the mock answers', () => {
     expectDocumented('/__mock/state', 'put', await a.put('/__mock/state').send(state.body));
     expectDocumented('/__mock/state', 'put', await a.put('/__mock/state').send({ contacts: 1 }));
     expectDocumented('/__mock/requests', 'get', await a.get('/__mock/requests'));
+    expectDocumented('/__mock/requests', 'get', await a.get('/__mock/requests?since=1'));
+    expectDocumented('/__mock/switches', 'get', await a.get('/__mock/switches'));
+    expectDocumented(
+      '/__mock/switches',
+      'put',
+      await a.put('/__mock/switches').send({ latency_ms: 0, errors: { status: 503, count: 2 } }),
+    );
+    expectDocumented('/__mock/switches', 'get', await a.get('/__mock/switches'));
+    expectDocumented('/__mock/switches', 'put', await a.put('/__mock/switches').send({ latency_ms: -1 }));
+    expectDocumented('/__mock/switches', 'delete', await a.delete('/__mock/switches'));
     expectDocumented('/__mock/reset', 'post', await a.post('/__mock/reset'));
   });
 
