@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import bodyParser from 'body-parser';
 import express, { type Express, type Request, type RequestHandler, type Response } from 'express';
 import type { BodyLimit, Core, CoreAnswer } from '../core';
@@ -39,8 +41,55 @@ export function createApp(options: AppOptions = {}): Express {
   const locals: MockLocals = { core, worlds: core.worlds, simulator: core.simulator };
   Object.assign(app.locals, locals);
   if (options.logRequests) app.use(requestLog(options.log ?? (() => {}), options.color ?? false));
+  app.use(dashboard());
   app.use(answerWith(core));
   return app;
+}
+
+/** The dashboard's files (the folder dashboard/ of the package), by the path they are served at. */
+const DASHBOARD_FILES = {
+  '/__mock/': { file: 'index.html', type: 'text/html; charset=utf-8' },
+  '/__mock/dashboard.js': { file: 'dashboard.js', type: 'text/javascript; charset=utf-8' },
+  '/__mock/dashboard.css': { file: 'dashboard.css', type: 'text/css; charset=utf-8' },
+} as const;
+
+/**
+ * The dashboard at `/__mock/`: a page, its script and its stylesheet, served without a token (the
+ * page asks for one, and sends it with its calls to the control routes). Read once, here: they
+ * are static. Only this adapter serves them: the MSW adapter answers a page's API calls inside
+ * that page, where a page of the mock's own has no place.
+ */
+function dashboard(): RequestHandler {
+  const folder = path.join(__dirname, '..', '..', 'dashboard');
+  const files = new Map(
+    Object.entries(DASHBOARD_FILES).map(([at, { file, type }]) => [
+      at,
+      { type, body: readFileSync(path.join(folder, file)) },
+    ]),
+  );
+  return (req, res, next) => {
+    if (req.method !== 'GET' && req.method !== 'HEAD') return next();
+    if (req.path === '/__mock') {
+      // The page's links are relative to the folder: `/__mock` would take them to `/`.
+      const at = req.originalUrl.indexOf('?');
+      const url = at === -1 ? req.originalUrl : req.originalUrl.slice(0, at);
+      res.redirect(301, `${url}/${at === -1 ? '' : req.originalUrl.slice(at)}`);
+      return;
+    }
+    const found = files.get(req.path);
+    if (found === undefined) return next();
+    res.statusCode = 200;
+    res.setHeader('Content-Type', found.type);
+    res.setHeader('Content-Length', found.body.length);
+    res.setHeader('Cache-Control', 'no-cache');
+    res.setHeader('X-Content-Type-Options', 'nosniff');
+    res.setHeader(
+      'Content-Security-Policy',
+      "default-src 'self'; frame-ancestors 'none'; form-action 'self'",
+    );
+    res.setHeader('Referrer-Policy', 'no-referrer');
+    res.end(req.method === 'HEAD' ? undefined : found.body);
+  };
 }
 
 function answerWith(core: Core): RequestHandler {
