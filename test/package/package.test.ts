@@ -144,12 +144,15 @@ afterAll(() => {
 const installed = (...parts: string[]) => path.join(project, 'node_modules', 'messaging-api-mock', ...parts);
 
 describe('npm pack', () => {
-  it('ships the build, docs/api.md, the fixtures, README, LICENSE and package.json, and nothing else', () => {
+  it('ships the build, the dashboard, docs/api.md, the fixtures, README, LICENSE and package.json, and nothing else', () => {
     const files = packed.files.map((f) => f.path).sort();
     const stray = files.filter(
       (f) =>
         !/^dist\/.+\.(js|d\.ts)$/.test(f) &&
         ![
+          'dashboard/index.html',
+          'dashboard/dashboard.js',
+          'dashboard/dashboard.css',
           'docs/api.md',
           'fixtures/demo.json',
           'fixtures/empty.json',
@@ -164,6 +167,7 @@ describe('npm pack', () => {
       'dist/index.d.ts',
       'dist/cli/bin.js',
       'dist/cli/fixtures-cli.js',
+      'dashboard/index.html',
       'docs/api.md',
     ])
       expect(files).toContain(f);
