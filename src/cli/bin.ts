@@ -155,6 +155,7 @@ async function main(): Promise<void> {
   console.log(
     `Sample token: ${token}${restricted ? '' : ' (any non-empty token works; each token has its own world)'}`,
   );
+  console.log(`Dashboard:    ${running.url}/__mock/ (requests, world and switches of a token, live)`);
   console.log(`Try:          curl -H "Authorization: Bearer ${token}" "${running.url}/v1/contacts?limit=3"`);
 
   let stopping = false;
