@@ -2,9 +2,9 @@ import { errors } from '../errors';
 import { FixtureError, validateFixture } from '../fixtures';
 import { checkInteger, describe, isPlainRecord, refuseUnknown, type Params } from '../store/params';
 import { World, type WorldOptions } from '../store/world';
-import type { TokenSwitches, Worlds } from '../store/worlds';
+import type { JournalEntry, TokenSwitches, Worlds } from '../store/worlds';
 import { json, noContent, type BodyLimit } from './answer';
-import { BODY_LIMITS, readBody, requestParams, type RequestHeaders } from './body';
+import { BODY_LIMITS, queryParams, readBody, requestParams, type RequestHeaders } from './body';
 import { MAX_DELAY_MS } from './switches';
 import type { Route } from './routes';
 
@@ -111,13 +111,12 @@ export function controlRoutes(options: ControlOptions): Route<ControlExchange>[]
           const limit =
             raw === undefined ? options.journalSize : checkInteger(raw, 'limit', 1, options.journalSize);
           const since = params.get('since');
-          return json(200, {
-            data: worlds.journal(
-              token,
-              limit,
-              since === undefined ? 0 : checkInteger(since, 'since', 0, Number.MAX_SAFE_INTEGER),
-            ),
-          });
+          const entries = worlds.journal(
+            token,
+            limit,
+            since === undefined ? 0 : checkInteger(since, 'since', 0, Number.MAX_SAFE_INTEGER),
+          );
+          return json(200, { data: entries.map(readable) });
         },
       },
     },
@@ -182,4 +181,27 @@ function errorSwitch(value: unknown): TokenSwitches['errors'] {
     status: checkInteger(value.status, 'errors[status]', status.min, status.max),
     remaining: checkInteger(value.count, 'errors[count]', count.min, count.max),
   };
+}
+
+/**
+ * A journal entry as `GET /__mock/requests` shows it: the query and the answer, kept as text while
+ * requests are answered, parsed here (the query's parameters; the answer when it is whole JSON).
+ */
+function readable(entry: JournalEntry): JournalEntry {
+  const shown = { ...entry };
+  if (typeof entry.query === 'string') {
+    try {
+      shown.query = Object.fromEntries(queryParams(`?${entry.query}`));
+    } catch {
+      // A query the API refused stays as its text: the answer says why.
+    }
+  }
+  if (typeof entry.answer === 'string' && !entry.answer.endsWith('…')) {
+    try {
+      shown.answer = JSON.parse(entry.answer) as unknown;
+    } catch {
+      // Not JSON: shown as the text it is.
+    }
+  }
+  return shown;
 }

@@ -161,9 +161,11 @@ export function createCore(options: CoreOptions = {}): Core {
     entry.time = new Date().toISOString();
     entry.status = answer.status;
     entry.duration_ms = Math.round((performance.now() - start) * 100) / 100;
-    if (request.url.includes('?')) entry.query = bytes.kept(journalQuery(request.url));
+    // Kept as text, parsed when the journal is read (core/control.ts): off every request's path.
+    const at = request.url.indexOf('?');
+    if (at !== -1) entry.query = bytes.text(request.url.slice(at + 1));
     if (entry.body !== undefined) entry.body = bytes.kept(entry.body);
-    if (answer.body !== '') entry.answer = bytes.answer(answer.body);
+    if (answer.body !== '') entry.answer = bytes.text(answer.body);
     worlds.record(token, entry, bytes.total);
     if (method !== 'GET' && method !== 'HEAD') {
       // A write may have grown the world: count it again against the budget of all worlds.
@@ -349,24 +351,10 @@ class JournalBytes {
     return keep ? value : `(${text.length} characters, not kept)`;
   }
 
-  /** An answer's body: parsed when it is short JSON, else its beginning as text. */
-  answer(body: string): unknown {
-    this.total += 2 * Math.min(body.length, JOURNAL_EXCERPT + 1);
-    if (body.length > JOURNAL_EXCERPT) return `${body.slice(0, JOURNAL_EXCERPT)}…`;
-    try {
-      return JSON.parse(body) as unknown;
-    } catch {
-      return body;
-    }
-  }
-}
-
-/** The query of a URL as parameters, or as its text when it cannot be parsed (the answer said why). */
-function journalQuery(url: string): unknown {
-  try {
-    return Object.fromEntries(queryParams(url));
-  } catch {
-    return url.slice(url.indexOf('?') + 1);
+  /** A query's or an answer's text, its beginning when it is long. */
+  text(value: string): string {
+    this.total += 2 * Math.min(value.length, JOURNAL_EXCERPT + 1);
+    return excerpt(value);
   }
 }
 
