@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import zlib from 'node:zlib';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 
 /** Where Debian's, Ubuntu's and Google's packages put the browser, and where macOS and Windows keep it. */
 export const SYSTEM_CHROMIUMS = [
@@ -91,4 +92,26 @@ function unpack(compressed: string, dir: string): string {
   fs.writeFileSync(partial, zlib.brotliDecompressSync(fs.readFileSync(compressed)), { mode: 0o755 });
   fs.renameSync(partial, target);
   return target;
+}
+
+/** Headless Chromium, found as findChromium finds it, with the flags this machine needs. */
+export function launch(found: FoundChromium): Promise<Browser> {
+  return chromium.launch({ executablePath: found.executablePath(), args: CHROMIUM_ARGS });
+}
+
+/** A page at a laptop's size, and every URL it requests and every error it throws, for the checks. */
+export interface WatchedPage {
+  context: BrowserContext;
+  page: Page;
+  requested: string[];
+  pageErrors: string[];
+}
+
+export async function watchedPage(browser: Browser): Promise<WatchedPage> {
+  const context = await browser.newContext({ viewport: { width: 1280, height: 800 }, locale: 'en-US' });
+  const page = await context.newPage();
+  const watched: WatchedPage = { context, page, requested: [], pageErrors: [] };
+  page.on('request', (request) => watched.requested.push(request.url()));
+  page.on('pageerror', (error) => watched.pageErrors.push(error.message));
+  return watched;
 }

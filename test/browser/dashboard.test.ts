@@ -1,10 +1,10 @@
 import { writeFileSync, mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { listen, type RunningServer } from '../../src/express/server';
 import { visible } from '../demo/support';
-import { CHROMIUM_ARGS, findChromium } from './chromium';
+import { findChromium, launch, watchedPage } from './chromium';
 
 /**
  * The dashboard at /__mock/ in headless Chromium, against a running mock: what a client does
@@ -23,8 +23,9 @@ describe(`The dashboard at /__mock/ in a real browser (${CHROMIUM.description})`
   let browser: Browser;
   let page: Page;
   let folder: string;
-  const requested: string[] = [];
-  const pageErrors: string[] = [];
+  /** Every URL the page requested, and every error it threw. */
+  let requested: string[];
+  let pageErrors: string[];
 
   const client = (route: string, init: RequestInit = {}) =>
     fetch(`${mock.url}${route}`, {
@@ -37,11 +38,8 @@ describe(`The dashboard at /__mock/ in a real browser (${CHROMIUM.description})`
   beforeAll(async () => {
     folder = mkdtempSync(path.join(os.tmpdir(), 'messaging-dashboard-'));
     mock = await listen({ port: 0, contacts: 8, messages: 60 });
-    browser = await chromium.launch({ executablePath: CHROMIUM.executablePath(), args: CHROMIUM_ARGS });
-    const context = await browser.newContext({ viewport: { width: 1280, height: 800 }, locale: 'en-US' });
-    page = await context.newPage();
-    page.on('request', (request) => requested.push(request.url()));
-    page.on('pageerror', (error) => pageErrors.push(error.message));
+    browser = await launch(CHROMIUM);
+    ({ page, requested, pageErrors } = await watchedPage(browser));
   }, 60_000);
 
   afterAll(async () => {

@@ -3,12 +3,12 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { startProxy, type ProxyResult, type RunningProxy } from '../../contract-tests/proxy/proxy';
 import type { Profile } from '../../contract-tests/rules';
 import { buildDemo } from '../../scripts/build-demo';
 import { createApp } from '../../src/express/app';
-import { CHROMIUM_ARGS, findChromium } from '../browser/chromium';
+import { findChromium, launch, watchedPage } from '../browser/chromium';
 import { startWrapped } from '../contract-kit/harness';
 import { ROGUES } from '../contract-kit/servers';
 import { serveFolder, visible, type Site } from './support';
@@ -31,7 +31,7 @@ describe(`The demo against a server through the proxy, in a real browser (${CHRO
     folder = mkdtempSync(path.join(os.tmpdir(), 'messaging-demo-proxy-'));
     await buildDemo(folder);
     site = await serveFolder(folder);
-    browser = await chromium.launch({ executablePath: CHROMIUM.executablePath(), args: CHROMIUM_ARGS });
+    browser = await launch(CHROMIUM);
   }, 60_000);
 
   afterAll(async () => {
@@ -44,10 +44,7 @@ describe(`The demo against a server through the proxy, in a real browser (${CHRO
   async function clickThrough(target: string, profile: Profile, full: boolean) {
     const lines: string[] = [];
     const proxy: RunningProxy = await startProxy({ target, profile, print: (line) => lines.push(line) });
-    const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
-    const page: Page = await context.newPage();
-    const pageErrors: string[] = [];
-    page.on('pageerror', (error) => pageErrors.push(error.message));
+    const { context, page, pageErrors } = await watchedPage(browser);
     try {
       await page.goto(`${site.url}?api=${encodeURIComponent(proxy.url)}`);
       await visible(page.locator('#contacts .contact'), 'the contact list', 20_000);

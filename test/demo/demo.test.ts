@@ -1,10 +1,10 @@
 import { mkdirSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { buildDemo } from '../../scripts/build-demo';
 import { SEED_DEFAULTS, generateWorld } from '../../src/seed';
-import { CHROMIUM_ARGS, findChromium } from '../browser/chromium';
+import { findChromium, launch, watchedPage } from '../browser/chromium';
 import { serveFolder, visible, type Site } from './support';
 
 /**
@@ -26,11 +26,10 @@ describe(`The static demo in a real browser, with Mock Service Worker and no ser
   let site: Site;
   let siteUrl: string;
   let browser: Browser;
-  let context: BrowserContext;
   let page: Page;
   /** Every URL the page requested, answered by the network or by the service worker. */
-  const requested: string[] = [];
-  const pageErrors: string[] = [];
+  let requested: string[];
+  let pageErrors: string[];
   const seeded = generateWorld(SEED_DEFAULTS).contacts;
   const sent = 'Thursday works for me. See you at 7?';
   let sentId: string;
@@ -41,14 +40,8 @@ describe(`The static demo in a real browser, with Mock Service Worker and no ser
     site = await serveFolder(folder);
     // A service worker needs a secure context, which http://127.0.0.1 is.
     siteUrl = site.url;
-    browser = await chromium.launch({
-      executablePath: CHROMIUM.executablePath(),
-      args: CHROMIUM_ARGS,
-    });
-    context = await browser.newContext({ viewport: { width: 1280, height: 800 }, locale: 'en-US' });
-    page = await context.newPage();
-    page.on('request', (request) => requested.push(request.url()));
-    page.on('pageerror', (error) => pageErrors.push(error.message));
+    browser = await launch(CHROMIUM);
+    ({ page, requested, pageErrors } = await watchedPage(browser));
   }, 60_000);
 
   afterAll(async () => {
