@@ -47,7 +47,7 @@ export function createApp(options: AppOptions = {}): Express {
 }
 
 /** The dashboard's files (the folder dashboard/ of the package), by the path they are served at. */
-const DASHBOARD_FILES = {
+export const DASHBOARD_FILES = {
   '/__mock/': { file: 'index.html', type: 'text/html; charset=utf-8' },
   '/__mock/dashboard.js': { file: 'dashboard.js', type: 'text/javascript; charset=utf-8' },
   '/__mock/dashboard.css': { file: 'dashboard.css', type: 'text/css; charset=utf-8' },
@@ -73,7 +73,13 @@ function dashboard(): RequestHandler {
       // The page's links are relative to the folder: `/__mock` would take them to `/`.
       const at = req.originalUrl.indexOf('?');
       const url = at === -1 ? req.originalUrl : req.originalUrl.slice(0, at);
-      res.redirect(301, `${url}/${at === -1 ? '' : req.originalUrl.slice(at)}`);
+      // No body: every answer of the mock is JSON or empty, and carries nosniff.
+      res.writeHead(301, {
+        Location: `${url}/${at === -1 ? '' : req.originalUrl.slice(at)}`,
+        'Content-Length': 0,
+        'X-Content-Type-Options': 'nosniff',
+      });
+      res.end();
       return;
     }
     const found = files.get(req.path);

@@ -8,6 +8,7 @@
  * prints the seed, the path and the shrunk sequence, and this file prints how to replay it.
  */
 import fc from 'fast-check';
+import { DASHBOARD_FILES } from '../../src/express/app';
 import { REF, pct, step, type Body, type Owner, type Step } from './arbitraries';
 import {
   answerProblems,
@@ -177,7 +178,21 @@ async function play(run: Run, s: Step): Promise<void> {
   tally.routes.set(s.route, (tally.routes.get(s.route) ?? 0) + 1);
 
   const sent = `${request.path} ${request.body?.toString() ?? ''} ${JSON.stringify(request.headers)}`;
-  const problems = answerProblems(res, sent, request.method);
+  // The dashboard's page, script and stylesheet are the mock's only answers that are not JSON.
+  const dashboardFile = Object.entries(DASHBOARD_FILES).find(
+    ([at]) => request.path.split('?')[0] === at,
+  )?.[1];
+  const problems =
+    dashboardFile && res.status === 200
+      ? [
+          ...(res.headers['content-type'] === dashboardFile.type
+            ? []
+            : [`Content-Type is ${res.headers['content-type']}`]),
+          ...(res.headers['x-content-type-options'] === 'nosniff'
+            ? []
+            : ['no X-Content-Type-Options: nosniff']),
+        ]
+      : answerProblems(res, sent, request.method);
   problems.push(...guard.changes().map((p) => `${p} was changed`));
   problems.push(...server.logs.slice(logged).filter((line) => /internal error/.test(line)));
 
