@@ -103,6 +103,7 @@ export async function scenario(send: Send): Promise<void> {
   multipart.append('username', 'cy');
   multipart.append('phone_number', '34');
   await send('create a contact (multipart)', 'POST', '/v1/contacts', { body: multipart });
+  await send('the journal of three bodies', 'GET', '/__mock/requests?limit=3');
   await send('retrieve a contact', 'GET', `/v1/contacts/${created.id}`);
   await send('retrieve a contact, HEAD', 'HEAD', `/v1/contacts/${created.id}`);
   await send('rename a contact', 'PUT', `/v1/contacts/${created.id}`, json({ display_name: 'Ann A.' }));
@@ -196,6 +197,8 @@ export async function scenario(send: Send): Promise<void> {
     )
       break;
   }
+
+  await send('the journal of large bodies', 'GET', '/__mock/requests?limit=2');
 
   // The switches.
   await send('forced 503', 'GET', '/v1/contacts', { headers: { Prefer: 'code=503' } });
