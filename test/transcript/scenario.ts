@@ -188,8 +188,10 @@ export async function scenario(send: Send): Promise<void> {
       return data;
     })(),
   });
+  // The world as the user made it, before it is filled: a fixture to put back after a reset.
+  const state = await send('the world as a fixture', 'GET', '/__mock/state');
   const big = page.data[0].conversation_id;
-  for (let i = 0; i < 12; i++) {
+  for (let i = 0; i < 30; i++) {
     const step = `fill the world (${i})`;
     if (
       (await send(step, 'POST', '/v1/messages', json({ conversation_id: big, message: 'y'.repeat(4000) })))
@@ -220,7 +222,6 @@ export async function scenario(send: Send): Promise<void> {
   await send('the journal', 'GET', '/__mock/requests?limit=5');
   await send('the journal since an entry', 'GET', '/__mock/requests?since=50&limit=3');
   await send('the journal, bad limit', 'GET', '/__mock/requests?limit=0');
-  const state = await send('the world as a fixture', 'GET', '/__mock/state');
   await send('reset this world', 'POST', '/__mock/reset');
   await send('reset every world, not admin', 'POST', '/__mock/reset?all=true');
   await send('replace the world', 'PUT', '/__mock/state', { body: state.body });

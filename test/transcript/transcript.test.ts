@@ -21,7 +21,7 @@ jest.mock('../../src/ids', () => ({
 }));
 
 const GOLDEN = path.join(__dirname, 'answers.jsonl');
-const OPTIONS = { seed: 7, contacts: 6, messages: 40, now: () => 1_800_000_000, maxWorldBytes: 40_000 };
+const OPTIONS = { seed: 7, contacts: 6, messages: 40, now: () => 1_800_000_000, maxWorldBytes: 200_000 };
 const MSW_BASE = 'http://messaging.msw.test';
 
 let express: RunningServer;
@@ -80,7 +80,7 @@ describe('The golden transcript of the mock', () => {
       .split('\n')
       .filter((line) => line !== '')
       .map((line) => JSON.parse(line) as Answer);
-  });
+  }, 60_000);
 
   it('covers every status the API answers, every endpoint and every control route', () => {
     const statuses = new Set(golden.map((a) => a.status));
