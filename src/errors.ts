@@ -78,6 +78,11 @@ export function quoteId(id: string): string {
   return id.length <= 64 ? `'${id}'` : `'${id.slice(0, 64)}…' (${id.length} characters)`;
 }
 
+/** A size as messages and log lines say it: `146 kB`, `1.5 MB`, `128 MB`. */
+export function size(bytes: number): string {
+  return bytes < 2 ** 20 ? `${Math.round(bytes / 1024)} kB` : `${Math.round((bytes / 2 ** 20) * 10) / 10} MB`;
+}
+
 /** Named constructors, so every message of one kind is worded once. */
 export const errors = {
   missingToken: () =>
@@ -94,7 +99,12 @@ export const errors = {
   worldFull: (maxBytes: number) =>
     new ApiError(
       'world_full',
-      `This token's world has grown by ${Math.round(maxBytes / 2 ** 20)} MB, the most one world may. Delete records, reset it with POST /__mock/reset, or use another token.`,
+      `This token's world has grown by ${size(maxBytes)}, the most one world may. Delete records, reset it with POST /__mock/reset, or use another token.`,
+    ),
+  fixtureTooLarge: (bytes: number, maxBytes: number) =>
+    new ApiError(
+      'world_full',
+      `This fixture makes a world of ${size(bytes)}, more than one token's world may hold (${size(maxBytes)}, --max-world-mb). Serve it to every token with --fixtures instead, or start the mock with a larger --max-world-mb (and --max-total-mb).`,
     ),
   adminOnly: () =>
     new ApiError(

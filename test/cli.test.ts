@@ -186,4 +186,74 @@ describe('messaging-mock (the CLI)', () => {
     }
     expect(await stopped(child)).toBe(0);
   });
+  it('starts within a heap such as a 1 GB machine gives, and says what tokens may hold', async () => {
+    const child = spawn(process.execPath, ['--max-old-space-size=256', BIN, '--port', '0', '--quiet']);
+    let output = '';
+    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    try {
+      await new Promise<void>((resolve, reject) => {
+        child.stdout.on('data', () => /Try:.*\n/.test(output) && resolve());
+        child.on('exit', (code) => reject(new Error(`exited with ${code}: ${output}`)));
+      });
+      expect(output).toMatch(
+        /Memory: +tokens may hold 128 MB together \(--max-total-mb; least recently used shed beyond it\); the heap is at \d+ MB of V8's 30\d MB limit/,
+      );
+    } finally {
+      child.kill('SIGTERM');
+    }
+    expect(await stopped(child)).toBe(0);
+  });
+
+  it('refuses to start with a budget that does not fit in the heap, naming both numbers and the option', () => {
+    const run = spawnSync(
+      process.execPath,
+      ['--max-old-space-size=256', BIN, '--port', '0', '--max-total-mb', '1024'],
+      {
+        encoding: 'utf8',
+      },
+    );
+    expect(run.status).toBe(1);
+    expect(run.stdout).toBe('');
+    expect(run.stderr).toMatch(
+      /^error: --max-total-mb 1024 does not fit in this process's heap: V8's heap limit is 30\d MB, the world takes \d+ MB and 76 MB stay free for requests in flight, which leaves \d+ MB\. Lower --max-total-mb to at most \d+, or give Node a larger heap: NODE_OPTIONS=--max-old-space-size=<MB>, at least 1\d\d\d\.\n/,
+    );
+    const fits = Number(/at most (\d+)/.exec(run.stderr)![1]);
+    const next = spawn(process.execPath, [
+      '--max-old-space-size=256',
+      BIN,
+      '--port',
+      '0',
+      '--quiet',
+      '--max-total-mb',
+      String(fits),
+      '--max-world-mb',
+      '16',
+    ]);
+    return new Promise<void>((resolve, reject) => {
+      let text = '';
+      next.stdout.on('data', (chunk: Buffer) => {
+        text += chunk.toString();
+        if (/Try:/.test(text)) {
+          next.kill('SIGTERM');
+          resolve();
+        }
+      });
+      next.on(
+        'exit',
+        (code) => code !== null && code !== 0 && reject(new Error(`exited with ${code}: ${text}`)),
+      );
+    });
+  });
+
+  it('refuses a world bound larger than the bound of all tokens', () => {
+    const run = spawnSync(
+      process.execPath,
+      [BIN, '--port', '0', '--max-total-mb', '32', '--max-world-mb', '64'],
+      {
+        encoding: 'utf8',
+      },
+    );
+    expect(run.status).toBe(1);
+    expect(run.stderr).toMatch(/^error: --max-world-mb 64 is more than --max-total-mb 32/);
+  });
 });

@@ -5,6 +5,7 @@ import { integer, MAX_SEED } from './options';
 import { loadFixtureFile } from '../fixture-file';
 import { parseLatency, type Latency } from '../core/switches';
 import { listen } from '../express/server';
+import { budgetLine, budgetProblem, heapFacts } from './budget';
 
 const program = new Command()
   .name('messaging-mock')
@@ -56,17 +57,26 @@ const program = new Command()
   )
   .addOption(new Option('--simulate', 'contacts answer your messages a few seconds later').default(false))
   .addOption(
-    new Option('--max-worlds <n>', 'tokens that keep a world at once')
+    new Option(
+      '--max-worlds <n>',
+      'tokens that keep a world at once (the least recently used dropped beyond)',
+    )
       .default(APP_DEFAULTS.maxWorlds)
       .argParser(integer(1, 1_000_000)),
   )
   .addOption(
-    new Option('--max-world-mb <n>', "how much one token's world may grow by writes (then 409 world_full)")
+    new Option(
+      '--max-world-mb <n>',
+      "how much one token's world may hold by its writes, counted at no less than its real size (then 409 world_full)",
+    )
       .default(APP_DEFAULTS.maxWorldBytes / 2 ** 20)
       .argParser(integer(1, 1_000_000)),
   )
   .addOption(
-    new Option('--max-total-mb <n>', 'how much all worlds may hold together (least recently used dropped)')
+    new Option(
+      '--max-total-mb <n>',
+      "how much all tokens may hold together beyond the seeded world: their worlds' writes and their request journals, counted at no less than their real size; beyond it the least recently used tokens are shed, journals first, then worlds. It must fit in V8's heap limit with the world and a quarter of the limit to spare (checked at start)",
+    )
       .default(APP_DEFAULTS.maxTotalBytes / 2 ** 20)
       .argParser(integer(1, 10_000_000)),
   )
@@ -139,6 +149,15 @@ async function main(): Promise<void> {
       else console.error(line);
     },
   });
+  const heap = heapFacts();
+  const problem = budgetProblem(
+    { maxTotalBytes: options.maxTotalMb * 2 ** 20, maxWorldBytes: options.maxWorldMb * 2 ** 20 },
+    heap,
+  );
+  if (problem) {
+    await running.close();
+    fail(`error: ${problem}`);
+  }
   const restricted = options.token.length > 0;
   const token = restricted ? options.token[0]! : 'demo-token';
   const world = data
@@ -156,6 +175,7 @@ async function main(): Promise<void> {
     `Sample token: ${token}${restricted ? '' : ' (any non-empty token works; each token has its own world)'}`,
   );
   console.log(`Dashboard:    ${running.url}/__mock/ (requests, world and switches of a token, live)`);
+  console.log(`Memory:       ${budgetLine({ maxTotalBytes: options.maxTotalMb * 2 ** 20 }, heap)}`);
   console.log(`Try:          curl -H "Authorization: Bearer ${token}" "${running.url}/v1/contacts?limit=3"`);
 
   let stopping = false;

@@ -96,7 +96,10 @@ export function controlRoutes(options: ControlOptions): Route<ControlExchange>[]
             throw error;
           }
           const world = World.fromData(data, options.worldOptions);
-          worlds.replace(token, world, bytes.length);
+          // A fixture's world is held by this token alone: within one world's bound, like its writes.
+          const max = options.worldOptions.maxWrittenBytes;
+          if (max !== undefined && world.heldBytes > max) throw errors.fixtureTooLarge(world.heldBytes, max);
+          worlds.replace(token, world);
           options.changed?.(token);
           return json(200, world.size);
         },
@@ -184,8 +187,9 @@ function errorSwitch(value: unknown): TokenSwitches['errors'] {
 }
 
 /**
- * A journal entry as `GET /__mock/requests` shows it: the query and the answer, kept as text while
- * requests are answered, parsed here (the query's parameters; the answer when it is whole JSON).
+ * A journal entry as `GET /__mock/requests` shows it: the query, the body and the answer, kept as
+ * text while requests are answered, parsed here (the query's parameters; the body, whose text is
+ * JSON or a quoted note of its size; the answer when it is whole JSON).
  */
 function readable(entry: JournalEntry): JournalEntry {
   const shown = { ...entry };
@@ -196,6 +200,7 @@ function readable(entry: JournalEntry): JournalEntry {
       // A query the API refused stays as its text: the answer says why.
     }
   }
+  if (typeof entry.body === 'string') shown.body = JSON.parse(entry.body) as unknown;
   if (typeof entry.answer === 'string' && !entry.answer.endsWith('…')) {
     try {
       shown.answer = JSON.parse(entry.answer) as unknown;

@@ -1,4 +1,4 @@
-import { ApiError, errors } from '../errors';
+import { ApiError, errors, size } from '../errors';
 import { openApiDocument } from '../openapi';
 import { SEED_DEFAULTS, generateWorld } from '../seed';
 import { Simulator } from '../simulate';
@@ -39,13 +39,22 @@ export interface CoreOptions {
   tokens?: readonly string[];
   /** The token that may reset every token's world (`POST /__mock/reset?all=true`); none by default. */
   adminToken?: string;
-  /** How many tokens keep a world at once (least recently used dropped first). */
+  /** How many tokens keep a world at once (least recently used dropped first). Default 1,000. */
   maxWorlds?: number;
-  /** How many bytes (estimated) one token's world may add by writes; beyond, 409 world_full. */
+  /**
+   * How many bytes one token's world may hold by its writes, counted at no less than what they
+   * really hold; a write beyond is refused with 409 world_full. Default 64 MB.
+   */
   maxWorldBytes?: number;
-  /** How many bytes (estimated) all tokens' worlds may hold together; least recently used dropped first. */
+  /**
+   * How many bytes all tokens together may hold beyond the seeded world they share: their
+   * worlds' writes (or fixtures) and their request journals, counted at no less than what they
+   * really hold. Beyond it, the least recently used tokens are shed, their journals first and
+   * then their worlds, each shed logged. This is the bound of the memory that traffic can add;
+   * the process holds the seeded world and its own code besides. Default 128 MB.
+   */
   maxTotalBytes?: number;
-  /** How many requests each token's journal keeps (`GET /__mock/requests`). */
+  /** How many requests each token's journal keeps (`GET /__mock/requests`). Default 200. */
   journalSize?: number;
   /** Milliseconds added to every API answer. */
   latency?: Latency;
@@ -53,7 +62,7 @@ export interface CoreOptions {
   simulate?: boolean | { replyDelayMs: { min: number; max: number } };
   /** The current time in Unix seconds; tests pass their own clock. */
   now?: () => Timestamp;
-  /** Where log lines go (evictions, internal errors). Silent by default. */
+  /** Where log lines go (tokens shed to stay within the bounds, internal errors). Silent by default. */
   log?: (line: string) => void;
   /** Told how far the generation of a large world has got. */
   onProgress?: (done: number, total: number) => void;
@@ -69,7 +78,7 @@ export const CORE_DEFAULTS = {
   maxWorlds: 1000,
   journalSize: 200,
   maxWorldBytes: 64 * 2 ** 20,
-  maxTotalBytes: 1024 * 2 ** 20,
+  maxTotalBytes: 128 * 2 ** 20,
 } as const;
 
 /** The mock with no transport in it: a request in, an answer out. */
@@ -117,9 +126,13 @@ export function createCore(options: CoreOptions = {}): Core {
     maxWorlds,
     journalSize,
     maxTotalBytes,
-    onEvict: (token) =>
+    onShed: ({ token, what, bound, bytes }) =>
       log(
-        `world of token ${redact(token)} dropped: least recently used, and the worlds are bounded to ${maxWorlds} tokens and ${Math.round(maxTotalBytes / 2 ** 20)} MB`,
+        `${what} of token ${redact(token)} dropped: least recently used, and ${
+          bound === 'worlds'
+            ? `at most ${maxWorlds} tokens keep a world`
+            : `all tokens together hold at most ${size(maxTotalBytes)}`
+        } (${size(bytes)} given back)`,
       ),
   });
   const simulator = options.simulate
@@ -150,8 +163,8 @@ export function createCore(options: CoreOptions = {}): Core {
   async function answerApi(request: CoreRequest, method: string, segments: string[]): Promise<CoreAnswer> {
     const token = authenticate(header(request.headers, 'authorization'));
     const start = performance.now();
-    const entry: Draft = { time: '', method, path: excerpt(request.url), status: 0, duration_ms: 0 };
-    const bytes = new JournalBytes(entry.path.length);
+    const bytes = new JournalBytes();
+    const entry: Draft = { time: '', method, path: bytes.text(request.url), status: 0, duration_ms: 0 };
     let answer: CoreAnswer;
     try {
       answer = await switched(request, token, segments, entry);
@@ -164,7 +177,7 @@ export function createCore(options: CoreOptions = {}): Core {
     // Kept as text, parsed when the journal is read (core/control.ts): off every request's path.
     const at = request.url.indexOf('?');
     if (at !== -1) entry.query = bytes.text(request.url.slice(at + 1));
-    if (entry.body !== undefined) entry.body = bytes.kept(entry.body);
+    if (entry.body !== undefined) entry.body = bytes.body(entry.body);
     if (answer.body !== '') entry.answer = bytes.text(answer.body);
     worlds.record(token, entry, bytes.total);
     if (method !== 'GET' && method !== 'HEAD') {
@@ -325,37 +338,52 @@ function pathOf(url: string): string {
   return slash ? path.slice(slash[0].length) || '/' : path;
 }
 
-function excerpt(text: string): string {
-  return text.length > JOURNAL_EXCERPT ? `${text.slice(0, JOURNAL_EXCERPT)}…` : text;
-}
-
 /** A journal entry while its request is answered: its `seq` is the journal's to give. */
 type Draft = Omit<JournalEntry, 'seq'>;
 
 /**
- * What a journal entry keeps of the request's query and body and of the answer, each within
- * JOURNAL_EXCERPT characters, and about how many bytes that makes (for the bound of all worlds).
+ * What a journal entry keeps of the request's path, query and body and of the answer: each a text
+ * of at most JOURNAL_EXCERPT characters, and a copy of its own. A slice of a longer string would
+ * keep the whole of it alive (V8 keeps a slice's parent), so a 2 kB excerpt of a 90 kB answer
+ * would hold 90 kB. `total` counts what the entry holds, for the bound of all tokens: the entry
+ * (its fields, its time, its place in the journal) and two bytes a character of each text.
  */
 class JournalBytes {
-  total: number;
+  total = ENTRY_BYTES;
 
-  constructor(pathLength: number) {
-    this.total = 256 + 2 * pathLength;
-  }
-
-  /** A parsed query or body as it is, or a note of its size when it is large. */
-  kept(value: unknown): unknown {
+  /** A parsed body as JSON text (parsed again when the journal is read), or a note of its size when it is large. */
+  body(value: unknown): string {
     const text = JSON.stringify(value) ?? '';
-    const keep = text.length <= JOURNAL_EXCERPT;
-    this.total += 2 * (keep ? text.length : 40);
-    return keep ? value : `(${text.length} characters, not kept)`;
+    return text.length <= JOURNAL_EXCERPT
+      ? this.text(text)
+      : this.text(JSON.stringify(`(${text.length} characters, not kept)`));
   }
 
-  /** A query's or an answer's text, its beginning when it is long. */
+  /** A text, its beginning when it is long (never half a character), copied. */
   text(value: string): string {
-    this.total += 2 * Math.min(value.length, JOURNAL_EXCERPT + 1);
-    return excerpt(value);
+    let kept = value;
+    if (value.length > JOURNAL_EXCERPT) {
+      const high = value.charCodeAt(JOURNAL_EXCERPT - 1);
+      kept = `${value.slice(0, high >= 0xd800 && high <= 0xdbff ? JOURNAL_EXCERPT - 1 : JOURNAL_EXCERPT)}…`;
+    }
+    this.total += STRING_HEADER + 2 * kept.length;
+    return copied(kept);
   }
+}
+
+/** A journal entry without its texts: its object and fields, its time, its places in two arrays. */
+const ENTRY_BYTES = 640;
+const STRING_HEADER = 24;
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
+
+/**
+ * A string of its own with the same characters, holding nothing else alive. Through UTF-8 and back:
+ * a web API (the core runs in browsers too), and a few microseconds for two kilobytes.
+ */
+function copied(text: string): string {
+  // Short strings are copies already: V8 makes a slice or a concatenation of a view only from 13 characters.
+  return text.length < 13 ? text : decoder.decode(encoder.encode(text));
 }
 
 /** Enough of a token to tell tokens apart in a log, not enough to use it. */

@@ -29,6 +29,23 @@ export class LayeredMap<K, V> {
     return this.get(key) !== undefined;
   }
 
+  /** Whether the value of `key` is one this map holds itself, not one it reads through to its base. */
+  owns(key: K): boolean {
+    const own = this.#own.get(key);
+    return own !== undefined && own !== DELETED;
+  }
+
+  /** Whether the base this map reads through to has `key` (deleting it then leaves a mark). */
+  inBase(key: K): boolean {
+    return this.#base.has(key);
+  }
+
+  /** The values, the base's first (one value a key; never the deletion marks). */
+  *values(): IterableIterator<V> {
+    for (const [key, value] of this.#base) if (!this.#own.has(key)) yield value;
+    for (const value of this.#own.values()) if (value !== DELETED) yield value;
+  }
+
   set(key: K, value: V): void {
     const own = this.#own.get(key);
     if (own === undefined ? !this.#base.has(key) : own === DELETED) this.#size++;

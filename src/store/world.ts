@@ -2,7 +2,7 @@ import BTree from 'sorted-btree';
 import { errors, quoteId } from '../errors';
 import { randomId } from '../ids';
 import type { Attachment, Contact, Message, Page, Timestamp } from '../types';
-import { contactBytes, messageBytes } from './bytes';
+import { contactBytes, DELETION_MARK, messageBytes, senderJsonLength, TREE_NODE_BYTES } from './bytes';
 import { LayeredMap } from './layered-map';
 import { EMPTY, keyed, nextKey, type Order } from './order';
 import { addReactions } from './reactions';
@@ -64,8 +64,17 @@ export class World {
   #ownLists = new WeakSet<Order>();
   readonly #now: () => Timestamp;
   readonly #maxWritten: number;
-  /** Estimated bytes of what this world has added to its starting content (see #charge). */
+  /** Counted bytes of what this world's writes hold (see #charge and bytes.ts). */
   #written = 0;
+  /**
+   * For each list whose B+ tree shares nodes with another world's, the bytes its writes may still
+   * hold by copying shared nodes: a write copies the path to its leaf, and at most, over many
+   * writes, every node of the tree as it was shared.
+   */
+  readonly #sharedTrees = new Map<Order, number>();
+  /** A world built from data holds its records itself (counted once, when asked); a copy shares them. */
+  readonly #builtFromData: boolean;
+  #contentBytes: number | undefined;
 
   private constructor(options: WorldOptions, from: World | Built) {
     this.#now = options.now ?? systemClock;
@@ -84,7 +93,9 @@ export class World {
       this.#conversationLists = from.#conversationLists.clone();
       // Both worlds now share every conversation list: neither may write to one without copying it.
       from.#ownLists = new WeakSet();
+      this.#builtFromData = false;
     } else {
+      this.#builtFromData = true;
       this.#contacts = new LayeredMap(from.contacts);
       this.#conversations = new LayeredMap(from.conversations);
       this.#messages = new LayeredMap(from.messages);
@@ -130,9 +141,26 @@ export class World {
     return new World({ now: this.#now, maxWrittenBytes: this.#maxWritten }, this);
   }
 
-  /** Estimated bytes this world has added to what it started with. */
+  /** Counted bytes of what this world's writes hold (bounded by maxWrittenBytes). */
   get written(): number {
     return this.#written;
+  }
+
+  /**
+   * Counted bytes of everything this world holds that no other world shares: its writes, and, for
+   * a world built from data (a fixture), all its records. Never below what it really holds.
+   */
+  get heldBytes(): number {
+    if (!this.#builtFromData) return this.#written;
+    if (this.#contentBytes === undefined) {
+      let bytes = 0;
+      for (const contact of this.#contacts.values()) bytes += contactBytes(contact);
+      for (const message of this.#messages.values()) bytes += this.#messageBytes(message);
+      // Its lists: a node of every sixteen entries (nodes are at least half full), and the maps' tables.
+      const entries = this.#contacts.size * 4 + this.#messages.size * 3;
+      this.#contentBytes = bytes + Math.ceil(entries / 16) * TREE_NODE_BYTES + entries * 32;
+    }
+    return this.#contentBytes + this.#written;
   }
 
   get size(): { contacts: number; messages: number } {
@@ -170,7 +198,11 @@ export class World {
       created_at,
       key: nextKey(this.#contactLists.all, created_at),
     };
-    this.#charge(contactBytes(record));
+    this.#charge(
+      contactBytes(record) +
+        this.#treeCost(this.#contactLists.all) +
+        this.#treeCost(this.#activityList(record)),
+    );
     this.#insertContact(record);
     return renderContact(record);
   }
@@ -185,7 +217,7 @@ export class World {
     if (record === undefined) return undefined;
     if (input.display_name === undefined) return renderContact(record);
     const updated: ContactRecord = { ...record, display_name: input.display_name };
-    this.#charge(contactBytes(updated) - contactBytes(record));
+    this.#charge(contactBytes(updated) - this.#ownBytes(this.#contacts, record, contactBytes));
     this.#contacts.set(id, updated);
     return renderContact(updated);
   }
@@ -196,15 +228,28 @@ export class World {
     if (record === undefined) return false;
     const conversation = record.conversation_id;
     const list = this.#conversationLists.get(conversation);
+    const sender = senderJsonLength(record);
+    let cost = this.#treeCost(this.#contactLists.all) + this.#treeCost(this.#activityList(record));
     if (list !== undefined) {
       for (const messageId of list.values()) {
         const message = this.#messages.get(messageId)!;
-        this.#refund(messageBytes(message));
+        cost +=
+          this.#deletionCost(this.#messages, message, (m) => messageBytes(m, sender)) +
+          this.#treeCost(this.#messageList);
+      }
+    }
+    cost += this.#deletionCost(this.#contacts, record, contactBytes);
+    // The conversation's entry in its map goes too: its mark, when the base holds it.
+    if (this.#conversations.inBase(conversation)) cost += DELETION_MARK;
+    // Deleting gives back what this world wrote; what it shares stays held, and a mark is added.
+    this.#charge(cost, true);
+    if (list !== undefined) {
+      for (const messageId of list.values()) {
+        const message = this.#messages.get(messageId)!;
         this.#messages.delete(messageId);
         this.#messageList.delete(message.key);
       }
     }
-    this.#refund(contactBytes(record));
     this.#conversationLists.delete(conversation);
     this.#conversations.delete(conversation);
     this.#contacts.delete(id);
@@ -219,6 +264,14 @@ export class World {
     if (record === undefined) return;
     this.#activityList(record).delete(record.key);
     const updated: ContactRecord = { ...record, last_active_at: at };
+    // A simulated reply is not the user's write: it is counted, never refused.
+    this.#charge(
+      contactBytes(updated) -
+        this.#ownBytes(this.#contacts, record, contactBytes) +
+        this.#treeCost(this.#contactLists.active) +
+        this.#treeCost(this.#contactLists.never),
+      true,
+    );
     this.#contacts.set(id, updated);
     this.#activityList(updated).set(updated.key, id);
   }
@@ -253,7 +306,11 @@ export class World {
       updated_at: null,
       key: nextKey(this.#messageList, now),
     };
-    this.#charge(messageBytes(record));
+    this.#charge(
+      this.#messageBytes(record) +
+        this.#treeCost(this.#messageList) +
+        this.#treeCost(this.#conversationLists.get(record.conversation_id)),
+    );
     this.#insertMessage(record);
     return this.#renderMessage(record);
   }
@@ -282,7 +339,9 @@ export class World {
       attachments: [...record.attachments, ...attachments.map((a) => this.#attachment(a, id, now))],
       updated_at: now,
     };
-    this.#charge(messageBytes(updated) - messageBytes(record));
+    this.#charge(
+      this.#messageBytes(updated) - this.#ownBytes(this.#messages, record, (m) => this.#messageBytes(m)),
+    );
     this.#messages.set(id, updated);
     return this.#renderMessage(updated);
   }
@@ -290,7 +349,12 @@ export class World {
   deleteMessage(id: string): boolean {
     const record = this.#messages.get(id);
     if (record === undefined) return false;
-    this.#refund(messageBytes(record));
+    this.#charge(
+      this.#deletionCost(this.#messages, record, (m) => this.#messageBytes(m)) +
+        this.#treeCost(this.#messageList) +
+        this.#treeCost(this.#conversationLists.get(record.conversation_id)),
+      true,
+    );
     this.#messages.delete(id);
     this.#messageList.delete(record.key);
     this.#writableConversationList(record.conversation_id).delete(record.key);
@@ -300,17 +364,78 @@ export class World {
   // ---- internals ----
 
   /**
-   * Counts what a write adds, and refuses it (before anything changes) when the world would
-   * grow past its bound: a token writing at full speed must not grow memory without end.
+   * Counts what a write adds (or, negative, gives back), and refuses it (before anything
+   * changes) when the world would grow past its bound: a token writing at full speed must not
+   * grow memory without end. A delete is never refused.
    */
-  #charge(bytes: number): void {
-    if (bytes > 0 && this.#written + bytes > this.#maxWritten) throw errors.worldFull(this.#maxWritten);
+  #charge(bytes: number, always = false): void {
+    const pending = this.#pendingTrees.splice(0);
+    if (!always && bytes > 0 && this.#written + bytes > this.#maxWritten)
+      throw errors.worldFull(this.#maxWritten);
     this.#written = Math.max(0, this.#written + bytes);
+    for (const [list, cost] of pending) this.#sharedTrees.set(list, this.#sharedTrees.get(list)! - cost);
   }
 
-  #refund(bytes: number): void {
-    this.#written = Math.max(0, this.#written - bytes);
+  /** A record's count when this world wrote it (a write that replaces it frees it), else 0. */
+  #ownBytes<R extends { id: string }>(
+    map: LayeredMap<string, R>,
+    record: R,
+    bytes: (r: R) => number,
+  ): number {
+    return map.owns(record.id) ? bytes(record) : 0;
   }
+
+  /**
+   * Deleting a record gives back its count when this world wrote it; one its base holds (shared,
+   * or the fixture it was built from) stays held, and the deletion leaves a mark over it.
+   */
+  #deletionCost<R extends { id: string }>(
+    map: LayeredMap<string, R>,
+    record: R,
+    bytes: (r: R) => number,
+  ): number {
+    return (map.owns(record.id) ? -bytes(record) : 0) + (map.inBase(record.id) ? DELETION_MARK : 0);
+  }
+
+  /** A message's count in this world: with its sender's JSON, which its cached text repeats. */
+  #messageBytes(record: MessageRecord): number {
+    const contactId = this.#conversations.get(record.conversation_id);
+    const contact = contactId === undefined ? undefined : this.#contacts.get(contactId);
+    return messageBytes(record, contact === undefined ? 0 : senderJsonLength(contact));
+  }
+
+  /** From now on, writes to `list` copy the nodes it shares, up to all of them: what that may hold. */
+  #share(list: Order): number {
+    // Nodes are at least half full: a node for every sixteen entries, and the inner ones.
+    const bytes = (Math.ceil(list.size / 16) + list.height + 1) * TREE_NODE_BYTES;
+    this.#sharedTrees.set(list, bytes);
+    return bytes;
+  }
+
+  /**
+   * What the next write to `list` may hold by copying shared nodes: a node a level, within what
+   * is left of the tree's shared nodes. Taken from what is left when #charge accepts the write.
+   */
+  #treeCost(list: Order | undefined): number {
+    if (list === undefined) return 0;
+    let left = this.#sharedTrees.get(list);
+    if (left === undefined) {
+      // A copy shares its four lists of all records from the start: counted from their first write.
+      const lists = this.#contactLists;
+      const top =
+        list === this.#messageList || list === lists.all || list === lists.active || list === lists.never;
+      if (this.#builtFromData || !top) return 0;
+      left = this.#share(list);
+    }
+    for (const [pendingList, pendingCost] of this.#pendingTrees)
+      if (pendingList === list) left -= pendingCost;
+    const cost = Math.min(left, (list.height + 1) * TREE_NODE_BYTES);
+    if (cost > 0) this.#pendingTrees.push([list, cost]);
+    return cost;
+  }
+
+  /** Tree costs asked for by the write being counted, taken when #charge accepts it. */
+  readonly #pendingTrees: [Order, number][] = [];
 
   #activityList(record: ContactRecord): Order {
     return record.last_active_at === null ? this.#contactLists.never : this.#contactLists.active;
@@ -333,7 +458,9 @@ export class World {
   #writableConversationList(conversation: string): Order {
     let list = this.#conversationLists.get(conversation);
     if (list === undefined || !this.#ownLists.has(list)) {
-      list = list ? list.clone() : new BTree<number, string>();
+      const shared = list;
+      list = shared ? shared.clone() : new BTree<number, string>();
+      if (shared) this.#share(list);
       this.#ownLists.add(list);
       this.#conversationLists.set(conversation, list);
     }

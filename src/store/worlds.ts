@@ -1,4 +1,3 @@
-import { LRUCache } from 'lru-cache';
 import type { World } from './world';
 
 export interface WorldsOptions {
@@ -7,14 +6,26 @@ export interface WorldsOptions {
   /** How many requests each token's journal keeps. */
   journalSize: number;
   /**
-   * How many bytes (estimated) all worlds together may hold beyond the seeded world they share;
-   * the least recently used worlds are dropped beyond that.
+   * How many bytes all tokens together may hold beyond the seeded world they share (their worlds'
+   * own records and their journals, counted as in bytes.ts); beyond it, the least recently used
+   * tokens are shed: their journals first, then their worlds.
    */
   maxTotalBytes: number;
-  /** Told when a token's world is dropped to make room. */
-  onEvict?: (token: string) => void;
+  /** Told of each shed, in words, for the log. */
+  onShed?: (shed: Shed) => void;
   /** A token's world kept elsewhere (e.g. in a browser's storage), to start from instead of the seeded one. */
   restore?: (token: string) => World | undefined;
+}
+
+/** What was given up to stay within the bounds, and why. */
+export interface Shed {
+  token: string;
+  /** The journal alone (the world stays), or the whole world (and its journal and switches). */
+  what: 'journal' | 'world';
+  /** The bound that was passed: the number of worlds, or the bytes of all of them. */
+  bound: 'worlds' | 'bytes';
+  /** The bytes given back. */
+  bytes: number;
 }
 
 /** One answered request, as `GET /__mock/requests` shows it. */
@@ -28,7 +39,7 @@ export interface JournalEntry {
   duration_ms: number;
   /** The query parameters, when the URL has a query (kept as text; parsed when the journal is read). */
   query?: unknown;
-  /** The parsed body of a POST or PUT, or a note of its size when it is large. */
+  /** The parsed body of a POST or PUT, or a note of its size when it is large (kept as JSON text). */
   body?: unknown;
   /** The answer's body (kept as text; shown parsed when it is whole JSON, else its beginning). */
   answer?: unknown;
@@ -45,48 +56,47 @@ export interface TokenSwitches {
   errors: { status: number; remaining: number } | null;
 }
 
-/** What an empty session counts for: its maps, its switches. */
-const SESSION_BYTES = 64 * 1024;
+/**
+ * What a token with an unchanged world and an empty journal holds, counted generously: its
+ * copy of the seeded world (layered maps and B+ trees that share the seeded ones), its
+ * switches, its entry here. Measured at about 3 kB (test/reliability/memory.test.ts).
+ */
+const SESSION_BYTES = 8 * 1024;
 
 interface Session {
   world: World;
-  /** The size of the fixture document it was replaced with, if it was. */
-  fixtureBytes: number;
+  /** What the world holds beyond the seeded world it may share: a fixture's records, or its writes. */
+  worldBytes: number;
   /** Newest last; bounded by `journalSize`. */
   journal: JournalEntry[];
-  /** The estimated size of each journal entry, in the same order. */
+  /** The counted size of each journal entry, in the same order. */
   entryBytes: number[];
-  /** The sum of `entryBytes`, counted against the bound of all worlds. */
+  /** The sum of `entryBytes`. */
   journalBytes: number;
   /** The `seq` of the last entry recorded. */
   seq: number;
   switches: TokenSwitches;
+  /** What this session is counted for in the total (SESSION_BYTES + worldBytes + journalBytes). */
+  counted: number;
 }
 
 /**
- * Each token is one user with its own world (convention C4), made on first use as a copy of
- * the seeded world. The copy is O(1) (see World.clone), and the number of worlds is bounded, so
- * that a stream of new tokens cannot exhaust memory.
+ * Each token is one user with its own world (convention C4), made on first use as a copy of the
+ * seeded world, and its journal of requests. The copy is O(1) (see World.clone). Both are bounded:
+ * at most `maxWorlds` tokens, and `maxTotalBytes` for all of them together, the least recently
+ * used tokens shed first (their journals, then their worlds), so that no traffic, however many
+ * tokens it uses, grows memory past the bound.
  */
 export class Worlds {
   readonly #seeded: World;
-  readonly #journalSize: number;
-  readonly #sessions: LRUCache<string, Session>;
-  readonly #restore: WorldsOptions['restore'];
+  readonly #options: WorldsOptions;
+  /** Least recently used first: a token used again moves to the end. */
+  readonly #sessions = new Map<string, Session>();
+  #total = 0;
 
   constructor(seeded: World, options: WorldsOptions) {
     this.#seeded = seeded;
-    this.#restore = options.restore;
-    this.#journalSize = options.journalSize;
-    this.#sessions = new LRUCache<string, Session>({
-      max: options.maxWorlds,
-      maxSize: options.maxTotalBytes,
-      sizeCalculation: (session) =>
-        SESSION_BYTES + session.fixtureBytes + session.journalBytes + session.world.written,
-      dispose: (_session, token, reason) => {
-        if (reason === 'evict') options.onEvict?.(token);
-      },
-    });
+    this.#options = options;
   }
 
   /** The world of `token`, made now if this is its first request. */
@@ -94,49 +104,52 @@ export class Worlds {
     return this.#session(token).world;
   }
 
-  /** Replaces the world of `token` with one made from a fixture document of `bytes`; its journal stays. */
-  replace(token: string, world: World, bytes: number): void {
+  /** Replaces the world of `token` with one made from a fixture; its journal stays. */
+  replace(token: string, world: World): void {
     const session = this.#session(token);
     session.world = world;
-    session.fixtureBytes = bytes;
-    this.#sessions.set(token, session);
+    session.worldBytes = world.heldBytes;
+    this.#account(token, session);
   }
 
-  /** Counts again what the world of `token` holds, after a write; may drop other worlds. */
+  /** Counts again what the world of `token` holds, after a write; may shed other tokens. */
   refresh(token: string): void {
     const session = this.#sessions.get(token);
-    if (session !== undefined) this.#sessions.set(token, session);
+    if (session === undefined) return;
+    session.worldBytes = session.world.heldBytes;
+    this.#account(token, session);
   }
 
   /** Back to the seeded world for one token, and no switches; its journal stays. */
   reset(token: string): void {
     const session = this.#session(token);
     session.world = this.#seeded.clone();
-    session.fixtureBytes = 0;
+    session.worldBytes = 0;
     session.switches = noSwitches();
-    this.#sessions.set(token, session);
+    this.#account(token, session);
   }
 
   /** Back to the seeded world for every token. */
   resetAll(): void {
     this.#sessions.clear();
+    this.#total = 0;
   }
 
   /**
-   * Adds an entry (its `seq` is set here) of about `bytes` to the journal of `token`, dropping the
-   * oldest beyond `journalSize`, and counts the journal's size against the bound of all worlds.
+   * Adds an entry (its `seq` is set here) counted as `bytes` to the journal of `token`, dropping
+   * the oldest beyond `journalSize`; may shed other tokens.
    */
   record(token: string, entry: Omit<JournalEntry, 'seq'>, bytes: number): void {
     const session = this.#session(token);
     session.journal.push({ seq: ++session.seq, ...entry });
     session.entryBytes.push(bytes);
     session.journalBytes += bytes;
-    const over = session.journal.length - this.#journalSize;
+    const over = session.journal.length - this.#options.journalSize;
     if (over > 0) {
       session.journal.splice(0, over);
       for (const dropped of session.entryBytes.splice(0, over)) session.journalBytes -= dropped;
     }
-    this.#sessions.set(token, session);
+    this.#account(token, session);
   }
 
   /** The most recent requests of `token`, newest first; with `since`, only those after that `seq`. */
@@ -172,21 +185,89 @@ export class Worlds {
     return this.#sessions.size;
   }
 
+  /** The bytes counted for every token together: never more than `maxTotalBytes` for long. */
+  get bytes(): number {
+    return this.#total;
+  }
+
+  /** The bytes counted for one token (0 when it has no world now). */
+  bytesOf(token: string): number {
+    return this.#sessions.get(token)?.counted ?? 0;
+  }
+
   #session(token: string): Session {
     let session = this.#sessions.get(token);
     if (session === undefined) {
+      const restored = this.#options.restore?.(token);
       session = {
-        world: this.#restore?.(token) ?? this.#seeded.clone(),
-        fixtureBytes: 0,
+        world: restored ?? this.#seeded.clone(),
+        worldBytes: restored?.heldBytes ?? 0,
         journal: [],
         entryBytes: [],
         journalBytes: 0,
         seq: 0,
         switches: noSwitches(),
+        counted: 0,
       };
       this.#sessions.set(token, session);
+      this.#account(token, session);
+    } else if (this.#last !== token) {
+      // The most recently used last.
+      this.#sessions.delete(token);
+      this.#sessions.set(token, session);
     }
+    this.#last = token;
     return session;
+  }
+
+  /** The token used last: it is already at the end of the order. */
+  #last: string | undefined;
+
+  /** Counts `session` again, then sheds other tokens while a bound is passed. */
+  #account(token: string, session: Session): void {
+    const counted = SESSION_BYTES + session.worldBytes + session.journalBytes;
+    this.#total += counted - session.counted;
+    session.counted = counted;
+    this.#shed(token);
+  }
+
+  /**
+   * Keeps both bounds, never at the expense of `current` (the token being answered, whose own
+   * world is bounded by maxWrittenBytes): over `maxWorlds`, the least recently used worlds go;
+   * over `maxTotalBytes`, the least recently used journals go first, then whole worlds.
+   */
+  #shed(current: string): void {
+    const { maxWorlds, maxTotalBytes } = this.#options;
+    if (this.#sessions.size > maxWorlds) {
+      for (const token of this.#sessions.keys()) {
+        if (this.#sessions.size <= maxWorlds) break;
+        if (token !== current) this.#drop(token, 'worlds');
+      }
+    }
+    if (this.#total <= maxTotalBytes) return;
+    for (const [token, session] of this.#sessions) {
+      if (this.#total <= maxTotalBytes) return;
+      if (token === current || session.journal.length === 0) continue;
+      const bytes = session.journalBytes;
+      session.journal = [];
+      session.entryBytes = [];
+      session.journalBytes = 0;
+      this.#total -= bytes;
+      session.counted -= bytes;
+      this.#options.onShed?.({ token, what: 'journal', bound: 'bytes', bytes });
+    }
+    for (const token of this.#sessions.keys()) {
+      if (this.#total <= maxTotalBytes) return;
+      if (token !== current) this.#drop(token, 'bytes');
+    }
+  }
+
+  #drop(token: string, bound: Shed['bound']): void {
+    const session = this.#sessions.get(token)!;
+    this.#sessions.delete(token);
+    this.#total -= session.counted;
+    if (this.#last === token) this.#last = undefined;
+    this.#options.onShed?.({ token, what: 'world', bound, bytes: session.counted });
   }
 }
 

@@ -60,7 +60,7 @@ describe('List order (C7)', () => {
 describe('A world’s bound (writes cannot grow memory without end)', () => {
   it('refuses a write past maxWrittenBytes with world_full, changing nothing, and takes writes again after deletes', () => {
     const world = World.fromData(generateWorld({ seed: 4, contacts: 2, messages: 0 }), {
-      maxWrittenBytes: 20_000,
+      maxWrittenBytes: 40_000,
     });
     const [contact] = world.listContacts({ limit: 10 }).data;
     const sent: string[] = [];
@@ -83,6 +83,6 @@ describe('A world’s bound (writes cannot grow memory without end)', () => {
     expect(JSON.stringify(world.toData())).toBe(before);
     world.deleteMessage(sent[0]!);
     world.sendMessage({ conversation_id: contact!.conversation_id, message: 'z'.repeat(4000) });
-    expect(world.written).toBeLessThanOrEqual(20_000);
+    expect(world.written).toBeLessThanOrEqual(40_000);
   });
 });
