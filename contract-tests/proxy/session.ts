@@ -47,7 +47,10 @@ export interface World {
   goneConversations: Map<string, number>;
   /** Conversation id → its contact's id. */
   owners: Map<string, string>;
-  /** Pages that said has_more=true, by `<list>|<last id>`: when the answer ended, and its items. */
+  /**
+   * Pages that said has_more=true, by `<list>|<last id>`: when the request arrived (a delete that
+   * ended after it may have changed the list), and its items.
+   */
   openPages: Map<string, { at: number; ids: string[] }>;
 }
 
@@ -234,6 +237,11 @@ export function learn(state: SessionState, reading: Reading): void {
         world.goneConversations.set(conversationId, at);
         for (const [id, message] of world.messages)
           if (message.conversationId === conversationId) world.messages.delete(id);
+      } else {
+        // Its conversation is not known: any message whose conversation has no known contact
+        // may have been in it.
+        for (const [id, message] of world.messages)
+          if (!world.owners.has(String(message.conversationId))) world.messages.delete(id);
       }
     } else if (route.kind === 'message') {
       world.messages.delete(route.id);
@@ -271,7 +279,10 @@ export function learn(state: SessionState, reading: Reading): void {
   const page = pageOf(reading);
   const last = page?.data.at(-1);
   if (page?.has_more && last) {
-    world.openPages.set(`${listKey(reading)}|${idOf(last)}`, { at, ids: page.data.map(idOf) });
+    world.openPages.set(`${listKey(reading)}|${idOf(last)}`, {
+      at: exchange.startedAt,
+      ids: page.data.map(idOf),
+    });
     if (world.openPages.size > OPEN_PAGES_KEPT)
       world.openPages.delete(world.openPages.keys().next().value as string);
   }
