@@ -351,14 +351,16 @@ async function main(): Promise<void> {
   const proxyExit = await stop(proxy);
   await stop(mock, 'SIGTERM');
 
-  // Flat after the first minute: what it grew by from the first sample past 60 s to the end.
+  // Flat after the first minute: RSS moves with each garbage collection, so the highest sample
+  // of the last half of the run after it is compared with the highest of the first half.
   const settled = samples.filter((s) => s.t >= 60);
-  const from = settled[0];
   const peak = Math.max(...samples.map((s) => s.rss));
-  const growth = from ? finalRss - from.rss : NaN;
+  const highest = (list: Sample[]) => Math.max(...list.map((s) => s.rss));
+  const firstHalf = settled.slice(0, Math.floor(settled.length / 2));
   const lastHalf = settled.slice(Math.floor(settled.length / 2));
-  const halfGrowth = lastHalf.length > 1 ? lastHalf.at(-1)!.rss - lastHalf[0]!.rss : NaN;
-  const flat = from !== undefined && Math.abs(growth) <= Math.max(10, from.rss * 0.1);
+  const enough = firstHalf.length > 0 && lastHalf.length > 0;
+  const growth = enough ? highest(lastHalf) - highest(firstHalf) : NaN;
+  const flat = enough && growth <= Math.max(10, highest(firstHalf) * 0.1);
   const summary = proxy
     .output()
     .split('\n')
@@ -370,10 +372,10 @@ async function main(): Promise<void> {
     .filter((line) => line.startsWith('VIOLATION'));
   const lines = [
     `Requests: ${answered} answered in ${seconds.toFixed(0)} s (${(answered / seconds).toFixed(0)}/s), ${failures} unexpected answers or failures; ${tokens} tokens.`,
-    `Proxy RSS: ${from ? `${from.rss.toFixed(1)} MB at ${from.t.toFixed(0)} s` : 'the run was shorter than a minute'}, peak ${peak.toFixed(1)} MB, ${finalRss.toFixed(1)} MB at the end: ` +
-      (from
-        ? `${growth >= 0 ? '+' : ''}${growth.toFixed(1)} MB after the first minute (${halfGrowth >= 0 ? '+' : ''}${halfGrowth.toFixed(1)} MB over the last half of it): ${flat ? 'levelled off' : 'still growing'}.`
-        : 'too short to say.'),
+    `Proxy RSS: ${samples[0]?.rss.toFixed(1)} MB after ${INTERVAL} s, peak ${peak.toFixed(1)} MB, ${finalRss.toFixed(1)} MB at the end; after the first minute, ` +
+      (enough
+        ? `at most ${highest(firstHalf).toFixed(1)} MB in the first half and ${highest(lastHalf).toFixed(1)} MB in the last (${growth >= 0 ? '+' : ''}${growth.toFixed(1)} MB): ${flat ? 'levelled off' : 'still growing'}.`
+        : 'too short a run to say.'),
     `Proxy exit code after SIGINT: ${proxyExit} (0: no rule broken); ${violations.length} violation line(s) printed.`,
     ...summary.map((line) => `Proxy: ${line}`),
   ];

@@ -21,7 +21,7 @@ export interface Limits {
   maxBytes: number;
 }
 
-export const DEFAULT_LIMITS: Limits = { maxTokens: 1000, maxRecords: 10_000, maxBytes: 64 * 2 ** 20 };
+export const DEFAULT_LIMITS: Limits = { maxTokens: 1000, maxRecords: 10_000, maxBytes: 16 * 2 ** 20 };
 
 /** The pages with has_more=true a token keeps (its next pages are checked against them). */
 const OPEN_PAGES = 100;
