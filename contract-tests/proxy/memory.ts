@@ -12,7 +12,8 @@ import type { ContactFacts, MessageFacts, SessionState, World } from './session'
  * as if it was never seen. A record forgotten whole is learnt again from the next answer that
  * shows it. One thing a forgotten fact leaves behind: a deletion forgotten could let a late answer,
  * sent before the delete, bring the record back as if alive. So a world learns no record and no
- * page from an exchange that started before the last deletion it forgot (`forgotAt`).
+ * page from an exchange that started before the last deletion it forgot (`forgotAt`); a world
+ * made anew starts from the last deletion of any world forgotten whole.
  */
 export interface Limits {
   maxTokens: number;
