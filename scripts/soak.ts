@@ -4,8 +4,10 @@
  *   mock   the mock with its default options under a 1 GB machine's heap limit, ≥ 200,000
  *          requests from 5,000 tokens (pages of 100 and writes): no 5xx, alive, RSS within the
  *          budget plus its idle baseline
+ *   proxy  the contract proxy with its default options in front of the mock, under the same
+ *          traffic: no 5xx, no rule broken, RSS flat after the first minute
  *
- *   npm run soak [-- --only mock] [--requests 200000] [--tokens 5000] [--connections 16]
+ *   npm run soak [-- --only mock,proxy] [--requests 200000] [--tokens 5000] [--connections 16]
  *                [--interval 10] [--heap-mb 256] [--out soak.md]
  *
  * It measures; nothing here is a test's timed assertion. The exit code is 1 when a section's
@@ -15,9 +17,11 @@ import { writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { parseArgs } from 'node:util';
 import { soakMock, type SectionResult, type SoakOptions } from './soak/mock';
+import { soakProxy } from './soak/proxy';
 
 const SECTIONS: Record<string, (options: SoakOptions) => Promise<SectionResult>> = {
   mock: soakMock,
+  proxy: soakProxy,
 };
 
 const { values } = parseArgs({
