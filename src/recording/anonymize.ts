@@ -1,6 +1,6 @@
 import { Faker, base, en } from '@faker-js/faker';
 import { chatLine } from '../seed';
-import type { WorldData } from '../store/world';
+import type { StoredMessage, WorldData } from '../store/world';
 import type { Contact, Reaction } from '../types';
 import { extensionOf, lastSegment } from './fields';
 
@@ -14,8 +14,43 @@ import { extensionOf, lastSegment } from './fields';
  * fixture and seed give the same result.
  */
 export function anonymize(data: WorldData, seed: number): WorldData {
-  const fake = new Pseudonyms(new Faker({ locale: [en, base], seed }), originals(data));
-  const contacts = data.contacts.map((contact): Contact => {
+  const originals = new Set<string>();
+  for (const contact of data.contacts) personalValues(contact, originals);
+  for (const message of data.messages) personalValues(message, originals);
+  const anonymizer = new Anonymizer(seed, originals);
+  return {
+    contacts: data.contacts.map((contact) => anonymizer.contact(contact)),
+    messages: data.messages.map((message) => anonymizer.message(message)),
+  };
+}
+
+/** Adds a record's personal values to `into`: every original, that no fake may be. */
+export function personalValues(record: Contact | StoredMessage, into: Set<string>): void {
+  if ('username' in record) {
+    for (const value of [record.username, record.phone_number, record.avatar_url, record.display_name])
+      if (value !== null) into.add(value);
+    return;
+  }
+  into.add(record.message);
+  for (const reaction of record.reactions)
+    for (const list of Object.values(reaction)) for (const u of list) into.add(u);
+  for (const a of record.attachments) into.add(a.filename).add(a.file_url);
+}
+
+/**
+ * anonymize, a record at a time, in the fixture's order (every contact, then every message): the
+ * same fakes, drawn in the same order. It needs every original first (`personalValues`), and
+ * keeps the fake of each original it met, for the next time it meets it.
+ */
+export class Anonymizer {
+  readonly #fake: Pseudonyms;
+
+  constructor(seed: number, originals: Set<string>) {
+    this.#fake = new Pseudonyms(new Faker({ locale: [en, base], seed }), originals);
+  }
+
+  contact(contact: Contact): Contact {
+    const fake = this.#fake;
     const person = fake.person();
     const username = fake.username(contact.username, person);
     return {
@@ -35,55 +70,42 @@ export function anonymize(data: WorldData, seed: number): WorldData {
                 /\s/.test(contact.display_name!.trim()) ? `${person.first} ${person.last}` : person.first,
               ),
     };
-  });
-  const messages = data.messages.map((message) => ({
-    ...message,
-    message: fake.value('text', message.message, (f) => chatLine(f)),
-    reactions: message.reactions.map((reaction): Reaction =>
-      Object.fromEntries(
-        Object.entries(reaction).map(([name, usernames]) => [
-          name,
-          usernames.map((username) => fake.username(username)),
-        ]),
-      ),
-    ),
-    attachments: message.attachments.map((attachment) => {
-      const filename = fake.value(
-        'file',
-        attachment.filename,
-        (f) => `${f.system.fileName({ extensionCount: 0 })}${extensionOf(attachment.filename)}`,
-      );
-      // A URL that ends in the file's name ends in the fake one; any other keeps its extension.
-      const ending =
-        lastSegment(attachment.file_url) === attachment.filename
-          ? filename
-          : `${fake.faker.string.alphanumeric(12)}${extensionOf(lastSegment(attachment.file_url))}`;
-      const file_url = fake.value(
-        'url',
-        attachment.file_url,
-        (f) =>
-          `https://files.${f.internet.domainName()}/${f.string.alphanumeric(10)}/${encodeURIComponent(ending)}`,
-      );
-      return { ...attachment, filename, file_url };
-    }),
-  }));
-  return { contacts, messages };
-}
+  }
 
-/** Every personal value of the fixture: no fake may be one of them. */
-function originals(data: WorldData): Set<string> {
-  const values = new Set<string>();
-  for (const c of data.contacts) {
-    for (const value of [c.username, c.phone_number, c.avatar_url, c.display_name])
-      if (value !== null) values.add(value);
+  message(message: StoredMessage): StoredMessage {
+    const fake = this.#fake;
+    return {
+      ...message,
+      message: fake.value('text', message.message, (f) => chatLine(f)),
+      reactions: message.reactions.map((reaction): Reaction =>
+        Object.fromEntries(
+          Object.entries(reaction).map(([name, usernames]) => [
+            name,
+            usernames.map((username) => fake.username(username)),
+          ]),
+        ),
+      ),
+      attachments: message.attachments.map((attachment) => {
+        const filename = fake.value(
+          'file',
+          attachment.filename,
+          (f) => `${f.system.fileName({ extensionCount: 0 })}${extensionOf(attachment.filename)}`,
+        );
+        // A URL that ends in the file's name ends in the fake one; any other keeps its extension.
+        const ending =
+          lastSegment(attachment.file_url) === attachment.filename
+            ? filename
+            : `${fake.faker.string.alphanumeric(12)}${extensionOf(lastSegment(attachment.file_url))}`;
+        const file_url = fake.value(
+          'url',
+          attachment.file_url,
+          (f) =>
+            `https://files.${f.internet.domainName()}/${f.string.alphanumeric(10)}/${encodeURIComponent(ending)}`,
+        );
+        return { ...attachment, filename, file_url };
+      }),
+    };
   }
-  for (const m of data.messages) {
-    values.add(m.message);
-    for (const reaction of m.reactions)
-      for (const list of Object.values(reaction)) for (const u of list) values.add(u);
-    for (const a of m.attachments) values.add(a.filename).add(a.file_url);
-  }
-  return values;
 }
 
 type Kind = 'username' | 'phone' | 'avatar' | 'name' | 'text' | 'file' | 'url';
