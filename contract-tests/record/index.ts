@@ -8,9 +8,10 @@ import { asPage, mechanismOf, walkPages, type PageStep, type WalkEnd } from '../
  * contact's conversation, and the order of the list of all messages, walked with the paging
  * mechanism the kit detects on the server. Only GET requests: it changes nothing there.
  *
- * What it gives back is the server's own records, unconverted. Turning them into the mock's
- * fixture format is the mock's business (`messaging-fixtures --from`, src/recording/), which loads
- * this module at run time: the two sides are compiled apart and meet at these shapes.
+ * What it hands over, a page at a time, is the server's own records, unconverted. Keeping them
+ * and turning them into the mock's fixture format is the mock's business (`messaging-fixtures
+ * --from`, src/recording/), which loads this module at run time: the two sides are compiled
+ * apart and meet at these shapes.
  */
 
 export interface RecordOptions {
@@ -62,30 +63,6 @@ export interface AccountWalk {
   requests: number;
 }
 
-export interface RecordedConversation {
-  /** As the contact gives it. */
-  conversation_id: string;
-  /** As GET /v1/messages?conversation_id=… lists them, in its order. */
-  messages: unknown[];
-}
-
-/** A whole account in memory: `walkAccount`'s pages gathered. */
-export interface RecordedAccount {
-  /** The server's root, as the requests went to it. */
-  baseUrl: string;
-  /** As GET /v1/contacts lists them, in its order. */
-  contacts: unknown[];
-  /** One for each contact that has a conversation_id, in the order of the contacts. */
-  conversations: RecordedConversation[];
-  /** The ids of GET /v1/messages (every conversation), in its order; absent when it could not be listed. */
-  order?: string[];
-  /** The next-page mechanism found, when a list had more than one page. */
-  paging?: string;
-  /** Things the recording met that the records do not show (items listed twice, a list it could not walk). */
-  notes: string[];
-  requests: number;
-}
-
 /** A recording that failed. `option` names the option at fault when the cause is the input. */
 export class RecordError extends Error {
   override name = 'RecordError';
@@ -98,28 +75,6 @@ export class RecordError extends Error {
 }
 
 const LIMIT = 100;
-
-/** The whole account in memory, for a small one; `walkAccount` hands it over as it comes. */
-export async function recordAccount(options: RecordOptions): Promise<RecordedAccount> {
-  const contacts: unknown[] = [];
-  const conversations: RecordedConversation[] = [];
-  const order: string[] = [];
-  const walked = await walkAccount(options, {
-    contacts: (items) => void contacts.push(...items),
-    conversation: (conversation_id) => void conversations.push({ conversation_id, messages: [] }),
-    messages: (items) => void conversations.at(-1)!.messages.push(...items),
-    order: (ids) => void order.push(...ids),
-  });
-  return {
-    baseUrl: walked.baseUrl,
-    contacts,
-    conversations,
-    order: walked.ordered ? order : undefined,
-    paging: walked.paging,
-    notes: walked.notes,
-    requests: walked.requests,
-  };
-}
 
 /**
  * Walks the account and hands every page to `sink` as it comes: what the recording keeps is the
