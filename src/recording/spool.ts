@@ -71,7 +71,11 @@ export class Spool {
   #removed = false;
   #buffer = Buffer.alloc(1 << 16);
 
-  constructor(parent = os.tmpdir()) {
+  /** `blockBytes`: how much a scan reads at once (tests make it small, to cross many blocks). */
+  constructor(
+    parent = os.tmpdir(),
+    private readonly blockBytes = 4 << 20,
+  ) {
     this.dir = mkdtempSync(path.join(parent, 'messaging-fixtures-'));
     this.#fd = openSync(path.join(this.dir, 'records.ndjson'), 'w+');
     this.#offsets.push(0);
@@ -131,14 +135,16 @@ export class Spool {
         // Read in blocks of a few megabytes; a line longer than a block is read on its own.
         let block = Buffer.alloc(0);
         let blockStart = 0;
+        let blockEnd = 0;
         for (let i = 0; i < counts[part]; i++) {
           const [start, end] = line(part, i);
-          if (start < blockStart || end > blockStart + block.length) {
+          if (start < blockStart || end > blockEnd) {
             const last = first[part] + counts[part];
-            const want = Math.max(end - start, Math.min(4 << 20, this.#offsets.at(last) - start));
+            const want = Math.max(end - start, Math.min(this.blockBytes, this.#offsets.at(last) - start));
             if (block.length < want) block = Buffer.alloc(want);
-            blockStart = start;
             this.#readInto(block, want, start);
+            blockStart = start;
+            blockEnd = start + want;
           }
           visit(JSON.parse(block.toString('utf8', start - blockStart, end - blockStart)), i);
           await pause();
