@@ -20,6 +20,8 @@ export interface RecordOptions {
   token: string;
   /** How long to wait for one answer. */
   timeoutMs?: number;
+  /** The page size asked for (`limit`), 100 when not given; the largest the server takes, down to its default. */
+  pageSize?: number;
   onProgress?(progress: RecordProgress): void;
 }
 
@@ -114,9 +116,14 @@ export async function walkAccount(options: RecordOptions, sink: AccountSink): Pr
     onPage: (step: PageStep) => void | Promise<void>,
   ): Promise<WalkEnd> => {
     try {
-      return await walkPages(path, query, { limit: LIMIT, maxPages: Infinity }, async (step) => {
-        await onPage(step);
-      });
+      return await walkPages(
+        path,
+        query,
+        { limit: options.pageSize ?? LIMIT, maxPages: Infinity },
+        async (step) => {
+          await onPage(step);
+        },
+      );
     } catch (error) {
       if (error instanceof InfraError)
         throw new RecordError(`the server stopped answering: ${error.message}`);

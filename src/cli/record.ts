@@ -74,17 +74,22 @@ export async function recordFixture(
     rmSync(temporary, { force: true });
     spool.remove();
   };
+  const stage = { copying: false };
   // Signals are handled between two steps of the event loop (the long passes leave a step now and
   // then): never between the last write and the rename.
   const interrupted = () => {
     progress?.clear();
     cleanUp();
-    say('interrupted: nothing was written');
+    say(
+      stage.copying
+        ? 'interrupted: standard output holds only part of the fixture'
+        : 'interrupted: nothing was written',
+    );
     process.exit(130);
   };
   process.once('SIGINT', interrupted);
   try {
-    return await record(options, io, say, started, progress, spool, temporary);
+    return await record(options, io, say, started, progress, spool, temporary, stage);
   } finally {
     process.off('SIGINT', interrupted);
     cleanUp();
@@ -99,6 +104,7 @@ async function record(
   progress: ReturnType<typeof progressLine> | undefined,
   spool: Spool,
   temporary: string,
+  stage: { copying: boolean },
 ): Promise<number> {
   let walk: AccountWalk;
   try {
@@ -162,8 +168,10 @@ async function record(
     closeSync(fd);
   }
   for (const line of summary(walk, conversion, seconds, options)) say(line);
-  if (options.out === '-') await copyTo(temporary, io.stdout);
-  else {
+  if (options.out === '-') {
+    stage.copying = true;
+    await copyTo(temporary, io.stdout);
+  } else {
     try {
       renameSync(temporary, options.out);
     } catch (error) {

@@ -38,6 +38,8 @@ interface AccountSink {
 interface RecordOptions {
   baseUrl: string;
   token: string;
+  /** The page size asked for; the kit's own (100) when not given. */
+  pageSize?: number;
   onProgress?(progress: RecordProgress): void;
 }
 
