@@ -95,6 +95,7 @@ class Ids {
    * can name one id twice.
    */
   define(kind: Kind, handle: number, raw: unknown, path: string): void {
+    if (this.#drawn) throw new Error('an id was defined after the new ones were drawn');
     if (raw === undefined || raw === null || raw === '') {
       if (kind !== 'attachment') fail(path, 'is missing.');
       this.report.convert('an attachment without an id → a new id');
@@ -131,7 +132,11 @@ class Ids {
         this.#taken.add(id);
         this.#fresh.get(pendingKind)!.set(pendingHandle, id);
       }
+      // Every id is given now: what was taken matters no more, and holds a string a record.
       this.#pending.length = 0;
+      this.#taken.clear();
+      this.#defined.contact.clear();
+      this.#defined.conversation.clear();
     }
     return this.#fresh.get(kind)!.get(handle) ?? text;
   }
@@ -204,30 +209,22 @@ interface ContactKeys {
 }
 
 /**
- * What the conversion keeps of the messages it keeps (a message listed twice is kept once): a
- * few numbers each, in columns, and the id map.
+ * What the conversion keeps of the messages it keeps (a message listed twice is kept once) once
+ * they are in creation order: a few numbers each, in columns, and the server's id. What only the
+ * order needed (times, ranks, the map of ids) is let go before the fixture is written.
  */
 interface MessageKeys {
   count: number;
-  /** Precise seconds. */
-  created: Float64Array;
-  /** Ties: the position in the list of every message, the contact's place in creation order, then in the conversation's list. */
-  rank: Float64Array;
   /** The index of its contact. */
   owner: Int32Array;
-  position: Int32Array;
   /** Its place among the listed messages of the recording. */
   listed: Int32Array;
   /** 0: the id is text, 1: a number, 2: something else (an error when ids are given). */
   idKind: Uint8Array;
   /** The number of its attachments; once ids are given, the occurrence of its first attachment. */
   attachments: Uint32Array;
-  /** Its server id as text, and the slot of each server id met (a message listed twice has one). */
+  /** Its server id as text. */
   id: string[];
-  slots: Map<string, number>;
-  /** The message kept for a slot (-1: none), and the time of the slot's last listed message (NaN: none). */
-  slotMessage: Int32Array;
-  slotTime: Float64Array;
   /** Their indexes in creation order. */
   order: Uint32Array;
 }
@@ -410,19 +407,23 @@ async function readMessages(
   const listedCount = source.messages;
   const keys: MessageKeys = {
     count: 0,
-    created: new Float64Array(listedCount),
-    rank: new Float64Array(listedCount).fill(Infinity),
     owner: new Int32Array(listedCount),
-    position: new Int32Array(listedCount),
     listed: new Int32Array(listedCount),
     idKind: new Uint8Array(listedCount),
     attachments: new Uint32Array(listedCount),
     id: [],
-    slots: new Map(),
-    slotMessage: new Int32Array(listedCount).fill(-1),
-    slotTime: new Float64Array(listedCount).fill(NaN),
     order: new Uint32Array(0),
   };
+  // For the order only. Precise seconds; ties: the position in the list of every message, the
+  // contact's place in creation order, then the position in the conversation's list.
+  const created = new Float64Array(listedCount);
+  const rank = new Float64Array(listedCount).fill(Infinity);
+  const position = new Int32Array(listedCount);
+  // The slot of each server id met (a message listed twice has one), the message kept for a slot
+  // (-1: none), and the time of the slot's last listed message (NaN: none).
+  const slots = new Map<string, number>();
+  const slotMessage = new Int32Array(listedCount).fill(-1);
+  const slotTime = new Float64Array(listedCount).fill(NaN);
   const scratch = new Report();
   // Each conversation's list, as steps in time from one kept message to the next (by its contact).
   const last = new Float64Array(contacts.count);
@@ -436,10 +437,10 @@ async function readMessages(
     const where = whereOf(raw.id);
     if (raw.id === undefined || raw.id === null) fail(`${where}.id`, 'is missing.');
     const id = String(raw.id);
-    let slot = keys.slots.get(id);
-    if (slot === undefined) keys.slots.set(id, (slot = keys.slots.size));
+    let slot = slots.get(id);
+    if (slot === undefined) slots.set(id, (slot = slots.size));
     // For the order of the list of every message: the time of the last message listed with this id.
-    keys.slotTime[slot] = orderTime(raw.created_at, id, clock, scratch);
+    slotTime[slot] = orderTime(raw.created_at, id, clock, scratch);
 
     const own = raw.conversation_id;
     let conversation = listedUnder;
@@ -449,7 +450,7 @@ async function readMessages(
       report.warn('a message listed under another conversation than its own (kept in its own)', where);
       conversation = String(own);
     }
-    const earlier = keys.slotMessage[slot]!;
+    const earlier = slotMessage[slot]!;
     if (earlier >= 0) {
       if (contacts.conversation[keys.owner[earlier]!] !== conversation)
         report.warn('a message listed in two conversations (kept once)', where);
@@ -463,10 +464,10 @@ async function readMessages(
     checkSender(raw.contact, contacts.id[owner]!, where, report);
     const draft = messageDraft(raw, where, id, clock, source.baseUrl, report);
     const m = keys.count++;
-    keys.slotMessage[slot] = m;
-    keys.created[m] = draft.created;
+    slotMessage[slot] = m;
+    created[m] = draft.created;
     keys.owner[m] = owner;
-    keys.position[m] = index;
+    position[m] = index;
     keys.listed[m] = listed;
     keys.idKind[m] = typeof raw.id === 'string' ? 0 : typeof raw.id === 'number' ? 1 : 2;
     keys.attachments[m] = draft.attachments.length;
@@ -485,8 +486,8 @@ async function readMessages(
     const steps = { down: 0, up: 0 };
     let previous = NaN;
     await source.scan('order', (id) => {
-      const slot = keys.slots.get(id as string);
-      const time = slot === undefined ? NaN : keys.slotTime[slot]!;
+      const slot = slots.get(id as string);
+      const time = slot === undefined ? NaN : slotTime[slot]!;
       if (Number.isNaN(time)) return;
       if (time < previous) steps.down += 1;
       else if (time > previous) steps.up += 1;
@@ -494,9 +495,9 @@ async function readMessages(
     });
     const newestFirst = steps.down >= steps.up;
     await source.scan('order', (id, i) => {
-      const slot = keys.slots.get(id as string);
-      const m = slot === undefined ? -1 : keys.slotMessage[slot]!;
-      if (m >= 0) keys.rank[m] = newestFirst ? -i : i;
+      const slot = slots.get(id as string);
+      const m = slot === undefined ? -1 : slotMessage[slot]!;
+      if (m >= 0) rank[m] = newestFirst ? -i : i;
       else unlisted += 1;
     });
   }
@@ -520,7 +521,7 @@ async function readMessages(
   const sign = newestFirstLists * 2 > lists ? -1 : 1;
   const order = new Uint32Array(keys.count);
   for (let m = 0; m < keys.count; m++) order[m] = m;
-  const { created, rank, owner, position } = keys;
+  const { owner } = keys;
   const contactRank = contacts.rank;
   order.sort(
     (a, b) =>
