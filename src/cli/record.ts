@@ -141,7 +141,8 @@ async function record(
   let writeError: unknown;
   try {
     conversion = await convertRecording(spool.source(walk.baseUrl, walk.ordered), options.seed);
-    // In pieces of a megabyte: one write per record would be a system call per record.
+    // In pieces of 64 kB: one write per record would be a system call each, and pieces of a
+    // megabyte live long enough to be promoted to the old generation, where they pile up as garbage.
     let pending = '';
     const flush = () => {
       try {
@@ -154,7 +155,7 @@ async function record(
     };
     await writeFixture(conversion, options, (text) => {
       pending += text;
-      if (pending.length >= 1 << 20) flush();
+      if (pending.length >= 1 << 16) flush();
     });
     flush();
   } catch (error) {
