@@ -14,9 +14,9 @@ import { extensionOf, lastSegment } from './fields';
  * fixture and seed give the same result.
  */
 export function anonymize(data: WorldData, seed: number): WorldData {
-  const originals = new Set<string>();
-  for (const contact of data.contacts) personalValues(contact, originals);
-  for (const message of data.messages) personalValues(message, originals);
+  const originals = new Originals();
+  for (const contact of data.contacts) originals.add(contact);
+  for (const message of data.messages) originals.add(message);
   const anonymizer = new Anonymizer(seed, originals);
   return {
     contacts: data.contacts.map((contact) => anonymizer.contact(contact)),
@@ -24,28 +24,61 @@ export function anonymize(data: WorldData, seed: number): WorldData {
   };
 }
 
-/** Adds a record's personal values to `into`: every original, that no fake may be. */
-export function personalValues(record: Contact | StoredMessage, into: Set<string>): void {
-  if ('username' in record) {
-    for (const value of [record.username, record.phone_number, record.avatar_url, record.display_name])
-      if (value !== null) into.add(value);
-    return;
+/**
+ * Every personal value of a fixture: no fake may be one. A message's text also keeps its fake
+ * here once it has one. Texts are most of the personal values of an account, and each one is
+ * then one entry and one copy of the text, not two.
+ */
+export class Originals {
+  /** Each original, and for a text, its fake once drawn. */
+  readonly #values = new Map<string, string | undefined>();
+
+  /** Adds a record's personal values. */
+  add(record: Contact | StoredMessage): void {
+    if ('username' in record) {
+      for (const value of [record.username, record.phone_number, record.avatar_url, record.display_name])
+        if (value !== null) this.#add(value);
+      return;
+    }
+    this.#add(record.message);
+    for (const reaction of record.reactions)
+      for (const list of Object.values(reaction)) for (const u of list) this.#add(u);
+    for (const a of record.attachments) {
+      this.#add(a.filename);
+      this.#add(a.file_url);
+    }
   }
-  into.add(record.message);
-  for (const reaction of record.reactions)
-    for (const list of Object.values(reaction)) for (const u of list) into.add(u);
-  for (const a of record.attachments) into.add(a.filename).add(a.file_url);
+
+  #add(value: string): void {
+    if (!this.#values.has(value)) this.#values.set(value, undefined);
+  }
+
+  has(value: string): boolean {
+    return this.#values.has(value);
+  }
+
+  /** The fake of a text that is an original; undefined when it has none yet. */
+  textFake(text: string): string | undefined {
+    return this.#values.get(text);
+  }
+
+  /** Keeps the fake of a text; false when the text is no original (then it is kept elsewhere). */
+  keepTextFake(text: string, fake: string): boolean {
+    if (!this.#values.has(text)) return false;
+    this.#values.set(text, fake);
+    return true;
+  }
 }
 
 /**
  * anonymize, a record at a time, in the fixture's order (every contact, then every message): the
- * same fakes, drawn in the same order. It needs every original first (`personalValues`), and
- * keeps the fake of each original it met, for the next time it meets it.
+ * same fakes, drawn in the same order. It needs every original first (`Originals`), and keeps
+ * the fake of each original it met, for the next time it meets it.
  */
 export class Anonymizer {
   readonly #fake: Pseudonyms;
 
-  constructor(seed: number, originals: Set<string>) {
+  constructor(seed: number, originals: Originals) {
     this.#fake = new Pseudonyms(new Faker({ locale: [en, base], seed }), originals);
   }
 
@@ -111,7 +144,7 @@ export class Anonymizer {
 type Kind = 'username' | 'phone' | 'avatar' | 'name' | 'text' | 'file' | 'url';
 type Varied = Exclude<Kind, 'text'>;
 
-/** The fakes handed out so far, one map a kind, and the draws that make new ones. */
+/** The fakes handed out so far, one map a kind (a text's with its original), and the draws that make new ones. */
 class Pseudonyms {
   readonly #given = new Map<Kind, Map<string, string>>();
   /** Fakes already handed out, of any kind: two originals never share one. */
@@ -119,7 +152,7 @@ class Pseudonyms {
 
   constructor(
     readonly faker: Faker,
-    private readonly avoid: Set<string>,
+    private readonly originals: Originals,
   ) {}
 
   person(): { first: string; last: string } {
@@ -138,18 +171,19 @@ class Pseudonyms {
   value(kind: Kind, original: string, draw: (faker: Faker) => string): string {
     let given = this.#given.get(kind);
     if (!given) this.#given.set(kind, (given = new Map()));
-    const earlier = given.get(original);
+    const earlier =
+      kind === 'text' ? (this.originals.textFake(original) ?? given.get(original)) : given.get(original);
     if (earlier !== undefined) return earlier;
     let fake = draw(this.faker);
     // A few more draws, then a number to tell it apart (faker's pools are finite).
-    for (let attempt = 1; this.avoid.has(fake) || this.#used.has(fake); attempt++)
+    for (let attempt = 1; this.originals.has(fake) || this.#used.has(fake); attempt++)
       fake =
         attempt < 20
           ? draw(this.faker)
           : kind === 'text'
             ? `${draw(this.faker)} ${draw(this.faker)}`
             : vary(kind, draw(this.faker), attempt);
-    given.set(original, fake);
+    if (kind !== 'text' || !this.originals.keepTextFake(original, fake)) given.set(original, fake);
     this.#used.add(fake);
     return fake;
   }

@@ -1,5 +1,5 @@
 import { FixtureChecker, FixtureJsonWriter } from '../fixtures';
-import { Anonymizer, personalValues } from './anonymize';
+import { Anonymizer, Originals } from './anonymize';
 import type { Conversion } from './convert';
 
 /**
@@ -16,9 +16,11 @@ export async function writeFixture(
   let anonymizer: Anonymizer | undefined;
   if (options.anonymize) {
     // No fake may be an original: every one is known before the first fake is drawn.
-    const originals = new Set<string>();
-    const add = (record: Parameters<typeof personalValues>[0]) => personalValues(record, originals);
-    await conversion.records({ contact: add, message: add }, 'walked');
+    const originals = new Originals();
+    await conversion.records(
+      { contact: (contact) => originals.add(contact), message: (message) => originals.add(message) },
+      'walked',
+    );
     anonymizer = new Anonymizer(options.seed, originals);
   }
   const check = new FixtureChecker();
