@@ -10,7 +10,9 @@
  * world with every message's text made distinct, the anonymizer's worst case (it keeps a fake
  * for each distinct original). For each it samples the recorder's peak resident set
  * size (VmHWM in /proc/<pid>/status, Linux) every 20 ms, and prints the messages, the seconds,
- * messages/s, the peak RSS and the bytes per message: (peak − baseline) / messages. The plain
+ * messages/s, the peak RSS and the bytes per message: (peak − baseline) / messages; and the
+ * heap held, the largest heap a full collection left (V8's --trace-gc: what the process holds,
+ * without the garbage RSS also counts, and without typed arrays), per message likewise. The plain
  * file must be the mock's own `GET /__mock/state`, byte for byte but for the indenting (both
  * hashed as they stream); the anonymized one must be a fixture the mock starts with and serves
  * back the same. It exits 1
@@ -57,6 +59,10 @@ export interface RecorderSoakRow {
   peakRssMb: number;
   /** (peak − baseline) / messages; undefined for the baseline itself. */
   bytesPerMessage?: number;
+  /** The largest heap a full collection left (V8's --trace-gc), typed arrays not included. */
+  heldMb: number;
+  /** (held − baseline's) / messages; undefined for the baseline itself. */
+  heldPerMessage?: number;
   /** Whether the file is what it must be. */
   same: boolean;
 }
@@ -172,25 +178,37 @@ function peakKb(pid: number): number {
 /** The built recorder as a process, its peak RSS sampled until it ends. */
 function runRecorder(
   args: string[],
-): Promise<{ code: number | null; seconds: number; peakMb: number; stderr: string }> {
+): Promise<{ code: number | null; seconds: number; peakMb: number; heldMb: number; stderr: string }> {
   return new Promise((resolve) => {
     const began = process.hrtime.bigint();
-    const child = spawn(process.execPath, [RECORDER, ...args], {
+    // V8 says after each full collection how large the heap still is: what the process holds,
+    // unlike RSS, which also counts the garbage V8 lets pile up before it collects.
+    const child = spawn(process.execPath, ['--trace-gc', RECORDER, ...args], {
       cwd: ROOT,
-      stdio: ['ignore', 'ignore', 'pipe'],
+      stdio: ['ignore', 'pipe', 'pipe'],
     });
     let stderr = '';
     child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    let held = 0;
+    let partial = '';
+    child.stdout.on('data', (chunk: Buffer) => {
+      const lines = (partial + chunk.toString()).split('\n');
+      partial = lines.pop()!;
+      for (const line of lines) {
+        const after = / Mark-Compact [\d.]+ \([\d.]+\) -> ([\d.]+) \(/.exec(line);
+        if (after) held = Math.max(held, Number(after[1]));
+      }
+    });
     let peak = 0;
     const sample = () => {
       const kb = peakKb(child.pid!);
       if (kb > peak) peak = kb;
     };
     const timer = setInterval(sample, 20);
-    child.once('exit', (code) => {
+    child.once('close', (code) => {
       clearInterval(timer);
       const seconds = Number(process.hrtime.bigint() - began) / 1e9;
-      resolve({ code, seconds, peakMb: peak / 1024, stderr });
+      resolve({ code, seconds, peakMb: peak / 1024, heldMb: held, stderr });
     });
   });
 }
@@ -267,6 +285,7 @@ export async function recorderSoak(
     );
     if (empty.status !== 200) throw new Error(`PUT /__mock/state: ${empty.status} ${empty.text}`);
     let baseline = 0;
+    let baselineHeld = 0;
     const record = async (what: string, url: string, token: string, extra: string[]) => {
       const out = path.join(dir, 'recorded.json');
       rmSync(out, { force: true });
@@ -301,9 +320,19 @@ export async function recorderSoak(
           await served.stop();
         }
       }
-      const row: RecorderSoakRow = { what, messages, seconds: run.seconds, peakRssMb: run.peakMb, same };
-      if (messages === 0) baseline = run.peakMb;
-      else row.bytesPerMessage = ((run.peakMb - baseline) * 2 ** 20) / messages;
+      const row: RecorderSoakRow = {
+        what,
+        messages,
+        seconds: run.seconds,
+        peakRssMb: run.peakMb,
+        heldMb: run.heldMb,
+        same,
+      };
+      if (messages === 0) [baseline, baselineHeld] = [run.peakMb, run.heldMb];
+      else {
+        row.bytesPerMessage = ((run.peakMb - baseline) * 2 ** 20) / messages;
+        row.heldPerMessage = ((run.heldMb - baselineHeld) * 2 ** 20) / messages;
+      }
       say(
         `  ${messages.toLocaleString('en')} messages in ${run.seconds.toFixed(1)} s, peak RSS ${run.peakMb.toFixed(0)} MB, file ${(statSync(out).size / 2 ** 20).toFixed(0)} MB`,
       );
@@ -337,12 +366,12 @@ export async function recorderSoak(
 export function recorderSoakTable(rows: RecorderSoakRow[], maxRssMb: number): string[] {
   const fmt = (n: number) => Math.round(n).toLocaleString('en');
   const lines = [
-    '| recording | messages | seconds | messages/s | peak RSS | bytes per message | the file |',
-    '|---|---:|---:|---:|---:|---:|---|',
+    '| recording | messages | seconds | messages/s | peak RSS | RSS per message | heap held | held per message | the file |',
+    '|---|---:|---:|---:|---:|---:|---:|---:|---|',
   ];
   for (const row of rows)
     lines.push(
-      `| ${row.what} | ${fmt(row.messages)} | ${row.seconds.toFixed(1)} | ${row.messages > 0 ? fmt(row.messages / row.seconds) : '–'} | ${fmt(row.peakRssMb)} MB | ${row.bytesPerMessage === undefined ? '(baseline)' : fmt(row.bytesPerMessage)} | ${row.same ? 'as the mock serves it' : '**differs**'} |`,
+      `| ${row.what} | ${fmt(row.messages)} | ${row.seconds.toFixed(1)} | ${row.messages > 0 ? fmt(row.messages / row.seconds) : '–'} | ${fmt(row.peakRssMb)} MB | ${row.bytesPerMessage === undefined ? '(baseline)' : `${fmt(row.bytesPerMessage)} B`} | ${fmt(row.heldMb)} MB | ${row.heldPerMessage === undefined ? '(baseline)' : `${fmt(row.heldPerMessage)} B`} | ${row.same ? 'as the mock serves it' : '**differs**'} |`,
     );
   const over = rows.filter((row) => row.peakRssMb > maxRssMb);
   lines.push(
