@@ -19,7 +19,7 @@ import { foreignConventions } from './record-servers';
  * The recorder's way through a temporary file (spool.ts): pages written as they are walked,
  * records read back in any order, the fixture written a record at a time, the file whole or
  * absent, and nothing left behind. What the recorder's memory per message comes to is measured by
- * scripts/soak-recorder.ts, not here; these tests prove the structure that keeps it small.
+ * `npm run soak -- --only recorder`, not here; these tests prove the structure that keeps it small.
  */
 const ROOT = path.join(__dirname, '..', '..');
 const FIXTURES_CLI = path.join(ROOT, 'dist', 'cli', 'fixtures-cli.js');

@@ -1,8 +1,7 @@
 /**
- * Soak of the recorder: `messaging-fixtures --from` on a large account, its memory measured.
- *
- *   npx tsx scripts/soak-recorder.ts [--messages 1000000] [--contacts 10000] [--max-rss-mb 1024]
- *     [--skip-distinct] [--out file.md]
+ * Soak of the recorder: `messaging-fixtures --from` on a large account, its memory measured
+ * (`npm run soak -- --only recorder [--messages 1000000] [--contacts 10000] [--max-rss-mb 1024]
+ * [--skip-distinct]`).
  *
  * Starts the mock as a process with a world of that size (the account to record), then runs the
  * built recorder as a process of its own: once on an empty account (its baseline), then on the
@@ -15,7 +14,7 @@
  * without the garbage RSS also counts, and without typed arrays), per message likewise. The plain
  * file must be the mock's own `GET /__mock/state`, byte for byte but for the indenting (both
  * hashed as they stream); the anonymized one must be a fixture the mock starts with and serves
- * back the same. It exits 1
+ * back the same. The section fails
  * when a file is not what it must be, or a recording's peak passes --max-rss-mb.
  *
  * Only loopback traffic. Needs `npm run build` (it runs dist/cli/bin.js and dist/cli/fixtures-cli.js).
@@ -31,19 +30,18 @@ import {
   readFileSync,
   rmSync,
   statSync,
-  writeFileSync,
 } from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
-import { parseArgs } from 'node:util';
+import type { SectionResult, SoakOptions } from './mock';
 
-const ROOT = path.join(__dirname, '..');
+const ROOT = path.join(__dirname, '..', '..');
 const MOCK = path.join(ROOT, 'dist', 'cli', 'bin.js');
 const RECORDER = path.join(ROOT, 'dist', 'cli', 'fixtures-cli.js');
 
-export interface RecorderSoakOptions {
+interface RecorderSoakOptions {
   contacts: number;
   messages: number;
   /** The bound a recording's peak RSS must stay within, in MB. */
@@ -52,7 +50,7 @@ export interface RecorderSoakOptions {
   distinctTexts: boolean;
 }
 
-export interface RecorderSoakRow {
+interface RecorderSoakRow {
   what: string;
   messages: number;
   seconds: number;
@@ -257,7 +255,7 @@ async function distinctTextFixture(dir: string, options: RecorderSoakOptions): P
   return file;
 }
 
-export async function recorderSoak(
+async function recorderSoak(
   options: RecorderSoakOptions,
   say: (line: string) => void = console.log,
 ): Promise<RecorderSoakRow[]> {
@@ -363,7 +361,7 @@ export async function recorderSoak(
 }
 
 /** The rows as a Markdown table, with the verdict. */
-export function recorderSoakTable(rows: RecorderSoakRow[], maxRssMb: number): string[] {
+function recorderSoakTable(rows: RecorderSoakRow[], maxRssMb: number): string[] {
   const fmt = (n: number) => Math.round(n).toLocaleString('en');
   const lines = [
     '| recording | messages | seconds | messages/s | peak RSS | RSS per message | heap held | held per message | the file |',
@@ -383,41 +381,21 @@ export function recorderSoakTable(rows: RecorderSoakRow[], maxRssMb: number): st
   return lines;
 }
 
-async function main(): Promise<void> {
-  const { values } = parseArgs({
-    options: {
-      messages: { type: 'string', default: '1000000' },
-      contacts: { type: 'string', default: '10000' },
-      'max-rss-mb': { type: 'string', default: '1024' },
-      'skip-distinct': { type: 'boolean', default: false },
-      out: { type: 'string' },
-    },
-  });
-  const number = (name: 'messages' | 'contacts' | 'max-rss-mb') => {
-    const n = Number(values[name]);
-    if (!Number.isInteger(n) || n < 1) throw new Error(`--${name} must be a whole number ≥ 1`);
-    return n;
+/** The section of `npm run soak`: `--messages`, `--contacts`, `--max-rss-mb`, `--skip-distinct`. */
+export async function soakRecorder(options: SoakOptions): Promise<SectionResult> {
+  const recorder = {
+    messages: options.messages,
+    contacts: options.contacts,
+    maxRssMb: options.recorderMaxRssMb,
+    distinctTexts: options.distinctTexts,
   };
-  const options = {
-    messages: number('messages'),
-    contacts: number('contacts'),
-    maxRssMb: number('max-rss-mb'),
-    distinctTexts: !values['skip-distinct'],
-  };
-  const rows = await recorderSoak(options, (line) => console.error(line));
+  const rows = await recorderSoak(recorder, (line) => console.error(line));
   const cpu = os.cpus()[0]?.model ?? 'unknown CPU';
   const lines = [
-    `## Recorder soak, ${new Date().toISOString().slice(0, 10)}: ${os.cpus().length} × ${cpu}, ${Math.round(os.totalmem() / 2 ** 30)} GiB, Node ${process.version}`,
+    `recorder: ${os.cpus().length} × ${cpu}, ${Math.round(os.totalmem() / 2 ** 30)} GiB, Node ${process.version}`,
     '',
-    ...recorderSoakTable(rows, options.maxRssMb),
+    ...recorderSoakTable(rows, recorder.maxRssMb),
   ];
-  console.log(lines.join('\n'));
-  if (values.out) writeFileSync(values.out, `${lines.join('\n')}\n`);
-  if (rows.some((row) => !row.same || row.peakRssMb > options.maxRssMb)) process.exitCode = 1;
+  for (const line of lines) console.log(line);
+  return { ok: rows.every((row) => row.same && row.peakRssMb <= recorder.maxRssMb), lines };
 }
-
-if (require.main === module)
-  main().catch((error: Error) => {
-    console.error(error.stack);
-    process.exit(1);
-  });
