@@ -28,9 +28,12 @@
     worldTimer: 0,
   };
 
-  /** A call to a control route of this token; the answer's JSON (or null for 204), or throws an Error with the mock's message. */
+  /**
+   * A call to a control route of this token; the answer's JSON (or null for 204), or throws an Error
+   * with the mock's message. X-Mock-Dashboard keeps the page's calls out of the mock's request log.
+   */
   async function call(method, route, body) {
-    const headers = { Authorization: `Bearer ${state.token}` };
+    const headers = { Authorization: `Bearer ${state.token}`, 'X-Mock-Dashboard': '1' };
     let payload;
     if (body !== undefined) {
       headers['Content-Type'] = 'application/json';
