@@ -41,7 +41,7 @@ export function contacts(): Part {
         delete: {
           summary: 'Delete a contact, its conversation and every message in it.',
           description:
-            'The contact, its conversation and all of the conversation’s messages go in this one request (C18), for good: the next retrieve of any of them is 404 `not_found`.',
+            'The contact, its conversation and all of the conversation’s messages go in this one request (C18), for good: the contact and its messages are 404 `not_found` from then on, and so is its `conversation_id` in the list of messages.',
         },
       }),
     },

@@ -42,7 +42,7 @@ function reset(): Schema {
     summary:
       "Put the token's world back to the seeded (or fixture) world; `all=true` for every token (admin token only).",
     description:
-      "Forgets what this token's requests changed: its world is the one the mock started with again, the generated world or the fixture of --fixtures. `all=true` does so for every token, and takes the admin token (--admin-token).",
+      "Forgets what this token's requests changed: its world is the one the mock started with again, the generated world or the fixture of --fixtures, and its switches are off. `all=true` does so for every token, and takes the admin token (--admin-token).",
     parameters: [queryParameter('all', booleanQuery())],
     responses: {
       '204': { description: 'Reset.' },
