@@ -153,6 +153,8 @@ describe('npm pack', () => {
           'dashboard/index.html',
           'dashboard/dashboard.js',
           'dashboard/dashboard.css',
+          'dashboard/favicon.svg',
+          'dashboard/favicon.ico',
           'docs/api.md',
           'fixtures/demo.json',
           'fixtures/empty.json',
