@@ -117,32 +117,53 @@ export function createForwarder(options: ForwardOptions): http.Server {
     let timedOut = false;
     let answered = false;
     let clientGone = false;
-    const outgoing = (secure ? https : http).request({
-      protocol: target.protocol,
-      hostname: target.hostname,
-      port: target.port,
-      method,
-      path: `${prefix}${url}`,
-      headers,
-      agent,
-      // Host is among the headers already: the target's.
-      setHost: false,
-    });
-    outgoing.setTimeout(options.timeoutMs, () => {
-      timedOut = true;
-      outgoing.destroy(new Error(`no answer within ${options.timeoutMs} ms`));
-    });
-    outgoing.on('error', (error: NodeJS.ErrnoException) => {
-      if (answered || clientGone) return;
-      const status = timedOut ? 504 : 502;
-      const message = timedOut
-        ? `The target ${target.origin} did not answer within ${options.timeoutMs} ms.`
-        : `The proxy could not reach the target ${target.origin}: ${error.code ?? error.message}.`;
-      options.onTargetProblem({ kind: timedOut ? 'timeout' : 'unreachable', method, url, message, status });
-      if (!res.headersSent) gatewayError(res, status, message);
-      else res.destroy();
-    });
-    outgoing.on('response', (answer) => {
+    let requestEnded = false;
+    const send = (body?: Buffer): http.ClientRequest => {
+      const request = (secure ? https : http).request({
+        protocol: target.protocol,
+        hostname: target.hostname,
+        port: target.port,
+        method,
+        path: `${prefix}${url}`,
+        headers,
+        agent: body === undefined ? agent : false,
+        // Host is among the headers already: the target's.
+        setHost: false,
+      });
+      request.setTimeout(options.timeoutMs, () => {
+        timedOut = true;
+        request.destroy(new Error(`no answer within ${options.timeoutMs} ms`));
+      });
+      request.on('error', (error: NodeJS.ErrnoException) => {
+        if (answered || clientGone) return;
+        // A kept-alive connection the target closed while this request was on its way: the
+        // target never saw it, so it goes again once on a connection of its own (as browsers
+        // do), when its whole body is at hand.
+        const whole = requestEnded ? requestTee.bytes : undefined;
+        if (
+          body === undefined &&
+          request.reusedSocket &&
+          !timedOut &&
+          (error.code === 'ECONNRESET' || error.code === 'EPIPE') &&
+          whole !== undefined
+        ) {
+          outgoing = send(whole);
+          return;
+        }
+        const status = timedOut ? 504 : 502;
+        const message = timedOut
+          ? `The target ${target.origin} did not answer within ${options.timeoutMs} ms.`
+          : `The proxy could not reach the target ${target.origin}: ${error.code ?? error.message}.`;
+        options.onTargetProblem({ kind: timedOut ? 'timeout' : 'unreachable', method, url, message, status });
+        if (!res.headersSent) gatewayError(res, status, message);
+        else res.destroy();
+      });
+      request.on('response', (answer) => onAnswer(answer));
+      if (body !== undefined) request.end(body);
+      return request;
+    };
+    let outgoing = send();
+    const onAnswer = (answer: http.IncomingMessage) => {
       answered = true;
       let complete = false;
       try {
@@ -190,7 +211,7 @@ export function createForwarder(options: ForwardOptions): http.Server {
         // The answer is out: the checks run after this turn of the event loop.
         setImmediate(() => options.onExchange(exchange));
       });
-    });
+    };
     // A client that goes away takes its request to the target with it.
     res.on('close', () => {
       if (res.writableFinished) return;
@@ -198,6 +219,7 @@ export function createForwarder(options: ForwardOptions): http.Server {
       outgoing.destroy();
     });
     req.on('data', requestTee.add);
+    req.on('end', () => (requestEnded = true));
     req.pipe(outgoing);
   });
   server.on('close', () => agent.destroy());

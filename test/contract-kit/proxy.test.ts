@@ -318,6 +318,41 @@ describe('forwarding', () => {
     expect(result.exitCode).toBe(0);
   });
 
+  it('sends a request again, once and on a connection of its own, when the target closed the kept-alive connection it went on', async () => {
+    // The target drops a connection when a second request arrives on it, as a server whose idle
+    // kept-alive connections time out drops one that a request was already on its way over.
+    const answered = new WeakSet<object>();
+    const bodies: string[] = [];
+    let alwaysDrop = false;
+    const { url, server } = await listen((req, res) => {
+      if (alwaysDrop || answered.has(req.socket)) return void req.socket.destroy();
+      answered.add(req.socket);
+      const chunks: Buffer[] = [];
+      req.on('data', (chunk: Buffer) => chunks.push(chunk));
+      req.on('end', () => {
+        bodies.push(`${req.method} ${Buffer.concat(chunks).toString()}`);
+        res.writeHead(200, { 'Content-Type': 'application/json' }).end('{"has_more":false,"data":[]}');
+      });
+    });
+    const proxy = await startProxy({ target: url, profile: 'documented', print: () => undefined });
+    const statuses: number[] = [];
+    try {
+      const auth = { Authorization: 'Bearer again' };
+      statuses.push((await raw(proxy.url, 'GET', '/v1/contacts', auth)).status);
+      const json = { ...auth, 'Content-Type': 'application/json' };
+      statuses.push((await raw(proxy.url, 'POST', '/v1/contacts/search', json, '{"q":"x"}')).status);
+      // Once only: a target that drops the fresh connection too gets the client a 502.
+      alwaysDrop = true;
+      statuses.push((await raw(proxy.url, 'GET', '/v1/contacts?limit=2', auth)).status);
+    } finally {
+      const result = await proxy.close();
+      await close(server);
+      expect(result.targetProblems.map((p) => p.kind)).toEqual(['unreachable']);
+    }
+    expect(statuses).toEqual([200, 200, 502]);
+    expect(bodies).toEqual(['GET ', 'POST {"q":"x"}']);
+  });
+
   it('answers 502 in the API error shape when the target is down, and 504 when it does not answer', async () => {
     const { url: down, server: closed } = await listen(() => {});
     await close(closed);
