@@ -7,7 +7,7 @@
  *   typecheck  tsc --noEmit over src/, test/, contract-tests/ and scripts/, then over demo/ with the
  *              DOM's types (demo/tsconfig.json), which the rest must not see
  *   knip       no unused file, export, type or dependency (knip.json)
- *   build      npm run build: dist/, the package's contents
+ *   build      npm run build: dist/, the package's contents (nothing to do when it is up to date)
  *   jest       the unit, integration, browser and contract-kit tests (jest.config.js)
  *   contract   the kit against the mock started as a process, both profiles
  *   contract-msw  the kit against the MSW adapter in Node (setupServer), both profiles
