@@ -8,11 +8,12 @@
  *   3. start-up time, memory, and the cost of a new token's world;
  *   4. the contract kit's wall time, both profiles;
  *   5. what `messaging-contract proxy` adds to each request, in front of the mock;
- *   6. how long `messaging-fixtures --from` takes to record an account, and that it records it whole.
+ *   6. how long `messaging-fixtures --from` takes to record an account, and that it records it whole;
+ *   7. what `messaging-api-mock/msw` adds to a browser bundle with MSW's setupWorker (bench/bundle.ts).
  *
  * Options: --seconds N (per throughput run, default 5), --rounds N (of the side-by-side
  * comparison, default 5), --skip-large, --skip-contract, --skip-proxy, --skip-record,
- * --only proxy|record (that section alone), --proxy-requests N (default 2000),
+ * --only proxy|record|bundle (that section alone), --proxy-requests N (default 2000),
  * --profile (CPU-profile the mock under the GET /v1/contacts load and print where time goes).
  * Only loopback addresses are used; every load is bounded in time.
  */
@@ -26,6 +27,7 @@ import { parseArgs } from 'node:util';
 import v8 from 'node:v8';
 import vm from 'node:vm';
 import { generateWorld } from '../src/seed';
+import { bundleCost, holding, total } from './bench/bundle';
 import { World } from '../src/store/world';
 
 const root = path.resolve(__dirname, '..');
@@ -633,6 +635,46 @@ async function recordCost(): Promise<void> {
   say();
 }
 
+const kB = (bytes: number) => `${(bytes / 1024).toFixed(1)} kB`;
+
+async function bundleSection(): Promise<void> {
+  const cost = await bundleCost();
+  say('## The browser bundle (`messaging-api-mock/msw` with `setupWorker`, esbuild, split, minified)');
+  say();
+  say('| app | first chunk, gzipped | minified | loaded later, gzipped |');
+  say('|---|---:|---:|---|');
+  const later = (chunks: typeof cost.mswAlone.later) =>
+    chunks
+      .map((c) => {
+        const what = holding([c], '@faker-js').length
+          ? 'the generator with faker'
+          : holding([c], 'default-world-').length
+            ? 'the default world'
+            : holding([c], 'chunks/seed-').length
+              ? "the generator's entry"
+              : holding([c], 'chunks/simulate-').length
+                ? 'the simulator'
+                : holding([c], 'graphql').length
+                  ? 'graphql (MSW)'
+                  : c.file;
+        return `${what} ${kB(c.gzipBytes)}`;
+      })
+      .join(', ') || 'none';
+  for (const [label, bundle] of [
+    ['MSW alone', cost.mswAlone],
+    ['MSW and the mock (ES modules)', cost.withMock],
+    ['MSW and the mock through `require` (CommonJS)', cost.withMockCommonJs],
+  ] as const)
+    say(
+      `| ${label} | ${kB(total(bundle.first))} | ${kB(total(bundle.first, 'bytes'))} | ${later(bundle.later)} |`,
+    );
+  say();
+  say(
+    `The mock adds ${kB(total(cost.withMock.first) - total(cost.mswAlone.first))} gzipped to the first chunk (budget 60 kB).`,
+  );
+  say();
+}
+
 async function main(): Promise<void> {
   const build = spawnSync('npm', ['run', '--silent', 'build'], { cwd: root, stdio: 'inherit' });
   if (build.status !== 0) process.exit(build.status ?? 1);
@@ -644,8 +686,13 @@ async function main(): Promise<void> {
       .join(' ')}`,
   );
   say();
-  if (args.only !== undefined && args.only !== 'proxy' && args.only !== 'record')
-    throw new Error('--only takes one section: proxy or record');
+  if (args.only !== undefined && !['proxy', 'record', 'bundle'].includes(args.only))
+    throw new Error('--only takes one section: proxy, record or bundle');
+  if (args.only === 'bundle') {
+    await bundleSection();
+    agent.destroy();
+    return;
+  }
   if (args.only === undefined) {
     await throughput();
     await scale();
@@ -653,6 +700,7 @@ async function main(): Promise<void> {
   }
   if (!args['skip-proxy'] && args.only !== 'record') await proxyCost();
   if (!args['skip-record'] && args.only !== 'proxy') await recordCost();
+  if (args.only === undefined) await bundleSection();
   agent.destroy();
 }
 

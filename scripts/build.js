@@ -8,6 +8,14 @@
  * - a build writes into a folder of its own beside dist/, then moves each file into dist/ with
  *   rename(2), which replaces a file in one step: a process that starts or loads a module meanwhile
  *   finds the old file or the new one, never none. Files the new build no longer has go last.
+ *
+ * What it builds: tsc compiles src/ to CommonJS with its declarations (dist/), and the kit
+ * (dist/contract-tests/); esbuild writes the ES modules (dist/esm/). The MSW adapter, which runs
+ * in browsers, is bundled as ES modules with code splitting: the seeded world's generator (and
+ * faker), the shipped default world and the simulator are chunks of their own, which a browser
+ * loads only when it needs them. The main entry is for Node only (the server reads the dashboard's
+ * files from disk): its ES module re-exports the CommonJS build, so that one copy of the server
+ * runs however it is loaded.
  */
 const { spawnSync } = require('node:child_process');
 const crypto = require('node:crypto');
@@ -86,7 +94,44 @@ function swapIn(from) {
   for (const file of filesUnder(dist)) if (!kept.has(file)) fs.rmSync(path.join(dist, file), { force: true });
 }
 
-function build() {
+/** Entries of the package (package.json `exports`) with their sources and their CommonJS builds. */
+const ENTRIES = {
+  index: { source: 'src/index.ts', commonjs: 'index.js', bundled: false },
+  msw: { source: 'src/msw/index.ts', commonjs: 'msw/index.js', bundled: true },
+};
+
+async function buildModules(out) {
+  const esbuild = require('esbuild');
+  const esm = path.join(out, 'esm');
+  const bundled = Object.entries(ENTRIES).filter(([, entry]) => entry.bundled);
+  await esbuild.build({
+    absWorkingDir: root,
+    entryPoints: Object.fromEntries(bundled.map(([name, entry]) => [name, entry.source])),
+    outdir: esm,
+    outExtension: { '.js': '.mjs' },
+    chunkNames: 'chunks/[name]-[hash]',
+    bundle: true,
+    splitting: true,
+    format: 'esm',
+    platform: 'neutral',
+    mainFields: ['module', 'main'],
+    target: 'es2022',
+    // The dependencies stay the user's to install and bundle, but sorted-btree: its CommonJS
+    // default export is not one to Node's ES modules.
+    external: ['msw', 'qs', '@faker-js/faker'],
+    logLevel: 'warning',
+  });
+  for (const [name, entry] of Object.entries(ENTRIES)) {
+    const commonjs = `../${entry.commonjs}`;
+    if (!entry.bundled) {
+      const names = Object.keys(require(path.join(out, entry.commonjs))).filter((n) => n !== '__esModule');
+      fs.writeFileSync(path.join(esm, `${name}.mjs`), `export { ${names.join(', ')} } from '${commonjs}';\n`);
+    }
+    fs.writeFileSync(path.join(esm, `${name}.d.mts`), `export * from '${commonjs}';\n`);
+  }
+}
+
+async function build() {
   const stamp = stampOfInputs();
   if (!process.argv.includes('--force') && readStamp() === stamp) {
     console.log('dist/ is up to date (built from these sources): nothing to build');
@@ -97,6 +142,7 @@ function build() {
   try {
     run(process.execPath, [tsc, '-p', 'tsconfig.build.json', '--outDir', out]);
     run(process.execPath, [tsc, '-p', 'tsconfig.kit.json', '--outDir', path.join(out, 'contract-tests')]);
+    await buildModules(out);
     fs.writeFileSync(path.join(out, STAMP), stamp);
     swapIn(out);
   } finally {
@@ -107,10 +153,8 @@ function build() {
 module.exports = { INPUTS };
 
 if (require.main === module) {
-  try {
-    build();
-  } catch (error) {
+  build().catch((error) => {
     console.error(`build: ${error.message}`);
     process.exit(1);
-  }
+  });
 }
