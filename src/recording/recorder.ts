@@ -47,17 +47,29 @@ export const isRecordFailure = (error: unknown): error is RecordFailure =>
   error instanceof Error && error.name === 'RecordError';
 
 /**
- * The compiled kit beside the compiled mock (dist/recording/ → dist/contract-tests/record/), or,
- * when this file runs from the sources (tsx, jest), the kit's sources beside src/.
+ * Where the recorder is: in a clone, the kit's sources beside src/ (when this file runs from the
+ * sources: tsx, jest) or the kit compiled beside the mock (dist/recording/ → dist/contract-tests/);
+ * where the packages are installed, in messaging-contract-kit (an optional peer dependency).
  */
-const PLACE = __filename.endsWith('.ts')
-  ? path.join(__dirname, '..', '..', 'contract-tests', 'record', 'index.ts')
-  : path.join(__dirname, '..', 'contract-tests', 'record', 'index.js');
+function place(): string | undefined {
+  const inClone = __filename.endsWith('.ts')
+    ? path.join(__dirname, '..', '..', 'contract-tests', 'record', 'index.ts')
+    : path.join(__dirname, '..', 'contract-tests', 'record', 'index.js');
+  if (existsSync(inClone)) return inClone;
+  try {
+    const kit = path.dirname(require.resolve('messaging-contract-kit/package.json'));
+    return path.join(kit, 'dist', 'record', 'index.js');
+  } catch {
+    return undefined;
+  }
+}
 
 export function loadRecorder(): Recorder {
-  const file = PLACE;
-  if (!existsSync(file))
-    throw new Error(`the contract kit's recorder is not installed beside the mock (looked for ${file})`);
+  const file = place();
+  if (file === undefined || !existsSync(file))
+    throw new Error(
+      "recording an account walks the server with the contract kit's recorder, in the package messaging-contract-kit: install it beside the mock (npm install --save-dev messaging-contract-kit)",
+    );
   const loaded = require(file) as Partial<Recorder>;
   if (typeof loaded.recordAccount !== 'function') throw new Error(`${file} has no recordAccount()`);
   return loaded as Recorder;
