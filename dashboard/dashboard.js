@@ -28,9 +28,12 @@
     worldTimer: 0,
   };
 
-  /** A call to a control route of this token; the answer's JSON (or null for 204), or throws an Error with the mock's message. */
+  /**
+   * A call to a control route of this token; the answer's JSON (or null for 204), or throws an Error
+   * with the mock's message. X-Mock-Dashboard keeps the page's calls out of the mock's request log.
+   */
   async function call(method, route, body) {
-    const headers = { Authorization: `Bearer ${state.token}` };
+    const headers = { Authorization: `Bearer ${state.token}`, 'X-Mock-Dashboard': '1' };
     let payload;
     if (body !== undefined) {
       headers['Content-Type'] = 'application/json';
@@ -130,9 +133,12 @@
           void refreshWorld(generation);
         }
       }
-      // The error switch turned off by itself: its last forced answer was given.
-      if (state.switches.errors !== null && switches.errors === null)
+      // The error switch turned off by itself: its last forced answer was given, so its fields
+      // go back to how a new switch starts.
+      if (state.switches.errors !== null && switches.errors === null) {
         state.usedUp = state.switches.errors.status;
+        resetErrorFields();
+      }
       state.switches = switches;
       renderSwitches();
       if ($('status').classList.contains('error')) setStatus(`Showing the world of token "${state.token}".`);
@@ -346,7 +352,12 @@
                     'active',
                   )
                 : null,
-              el('span', { className: 'count' }, byConversation.get(contact.conversation_id) || 0),
+              el(
+                'span',
+                { className: 'count' },
+                byConversation.get(contact.conversation_id) || 0,
+                el('span', { className: 'visually-hidden' }, ' messages'),
+              ),
             ),
           ),
         ),
@@ -407,7 +418,8 @@
                   el(
                     'li',
                     { title: a.file_url },
-                    `📎 ${a.filename}`,
+                    el('span', { className: 'label' }, 'File'),
+                    el('span', { className: 'filename' }, a.filename),
                     el('span', { className: 'muted' }, `${a.file_type}${sizeOf(a.file_size)}`),
                   ),
                 ),
@@ -477,13 +489,18 @@
     }
   });
 
+  function resetErrorFields() {
+    $('error-count').value = '';
+    $('error-status').value = $('error-status').defaultValue;
+  }
+
   $('switches-clear').addEventListener('click', async () => {
     try {
       await call('DELETE', 'switches');
       state.switches = { latency_ms: null, errors: null };
       state.usedUp = null;
       $('latency').value = '';
-      $('error-count').value = '';
+      resetErrorFields();
       renderSwitches();
     } catch (error) {
       worldMessage(error.message, true);

@@ -1,5 +1,16 @@
 import { RequestError, type Api, type Contact, type Message } from './api';
-import { ago, clock, dayKey, dayLabel, emoji, fileSize, fullDate, hue, initials, nameOf } from './format';
+import {
+  ago,
+  clock,
+  dayKey,
+  dayLabel,
+  fileSize,
+  fullDate,
+  hue,
+  initials,
+  nameOf,
+  reactionLabel,
+} from './format';
 
 /** Who the demo's user is when it reacts: the API knows users only by their usernames. */
 const ME = 'me';
@@ -30,6 +41,30 @@ function h<K extends keyof HTMLElementTagNameMap>(
   element.append(...children.filter((child): child is Node | string => child != null && child !== false));
   return element;
 }
+
+/**
+ * Whether this browser draws emoji in colour. Where no emoji font is installed an emoji is an empty
+ * box (or a box with its code in it), drawn in the text's colour: only a real emoji has other colours.
+ */
+function canDrawEmoji(): boolean {
+  const canvas = document.createElement('canvas');
+  canvas.width = canvas.height = 24;
+  const context = canvas.getContext('2d', { willReadFrequently: true });
+  if (!context) return false;
+  context.font = '20px sans-serif';
+  context.textBaseline = 'top';
+  context.fillStyle = '#000';
+  context.fillText('\u{1F44D}', 0, 0);
+  const pixels = context.getImageData(0, 0, 24, 24).data;
+  for (let i = 0; i < pixels.length; i += 4) {
+    if (pixels[i] !== pixels[i + 1] || pixels[i + 1] !== pixels[i + 2]) return true;
+  }
+  return false;
+}
+
+const EMOJI_DRAWN = canDrawEmoji();
+document.documentElement.classList.toggle('no-emoji', !EMOJI_DRAWN);
+const reaction = (name: string) => reactionLabel(name, EMOJI_DRAWN);
 
 function byId<T extends HTMLElement>(id: string): T {
   const element = document.getElementById(id);
@@ -523,7 +558,7 @@ export class ChatApp {
               h(
                 'a',
                 { href: attachment.file_url, target: '_blank', rel: 'noopener noreferrer' },
-                h('span', { 'aria-hidden': 'true' }, '📎 '),
+                h('span', { class: 'label' }, 'File'),
                 attachment.filename,
                 attachment.file_size !== null &&
                   h('span', { class: 'size' }, ` · ${fileSize(attachment.file_size)}`),
@@ -548,12 +583,12 @@ export class ChatApp {
       {
         type: 'button',
         class: `react${pending ? ' pending' : ''}`,
-        'aria-label': `React with ${emoji(QUICK_REACTION)}`,
-        title: `React with ${emoji(QUICK_REACTION)}`,
+        'aria-label': `React with ${QUICK_REACTION}`,
+        title: `React with ${reaction(QUICK_REACTION)}`,
         disabled: pending,
         onclick: () => void this.#react(message, QUICK_REACTION),
       },
-      pending ? h('span', { class: 'spinner small', 'aria-hidden': 'true' }) : `${emoji(QUICK_REACTION)}+`,
+      pending ? h('span', { class: 'spinner small', 'aria-hidden': 'true' }) : `${reaction(QUICK_REACTION)}+`,
     );
     return h(
       'li',
@@ -574,7 +609,7 @@ export class ChatApp {
                 disabled: pending,
                 onclick: () => void this.#react(message, name),
               },
-              h('span', { class: 'emoji' }, emoji(name)),
+              h('span', { class: 'emoji' }, reaction(name)),
               h('span', { class: 'n' }, String(users.length)),
             ),
           ),

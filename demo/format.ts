@@ -1,6 +1,9 @@
 import type { Contact } from './api';
 
-/** Emoji for the reaction names that the seeded world uses; others show as `:name:`. */
+/**
+ * Emoji for the reaction names that the seeded world uses. A reaction shows as its emoji where the
+ * browser can draw it (a machine without an emoji font draws an empty box), else as `:name:`.
+ */
 const EMOJI: Record<string, string> = {
   thumbs_up: '👍',
   '+1': '👍',
@@ -12,8 +15,9 @@ const EMOJI: Record<string, string> = {
   pray: '🙏',
 };
 
-export function emoji(reaction: string): string {
-  return EMOJI[reaction] ?? `:${reaction}:`;
+export function reactionLabel(reaction: string, canDrawEmoji: boolean): string {
+  const emoji = EMOJI[reaction];
+  return emoji !== undefined && canDrawEmoji ? emoji : `:${reaction}:`;
 }
 
 export function nameOf(contact: Pick<Contact, 'display_name' | 'username'>): string {

@@ -4,9 +4,15 @@
  *   mock   the mock with its default options under a 1 GB machine's heap limit, ≥ 200,000
  *          requests from 5,000 tokens (pages of 100 and writes): no 5xx, alive, RSS within the
  *          budget plus its idle baseline
+ *   proxy  the contract proxy with its default options in front of the mock, under the same
+ *          traffic: no 5xx, no rule broken, RSS flat after the first minute
+ *   recorder  messaging-fixtures --from on an account of 1,000,000 messages, plain, anonymized
+ *          and anonymized with every text distinct: each file as the mock serves it, each
+ *          recording's peak RSS within --max-rss-mb
  *
- *   npm run soak [-- --only mock] [--requests 200000] [--tokens 5000] [--connections 16]
- *                [--interval 10] [--heap-mb 256] [--out soak.md]
+ *   npm run soak [-- --only mock,proxy,recorder] [--requests 200000] [--tokens 5000]
+ *                [--connections 16] [--interval 10] [--heap-mb 256] [--messages 1000000]
+ *                [--contacts 10000] [--max-rss-mb 1024] [--skip-distinct] [--out soak.md]
  *
  * It measures; nothing here is a test's timed assertion. The exit code is 1 when a section's
  * verdict fails. Needs `npm run build` (npm run soak builds first). Loopback traffic only.
@@ -15,9 +21,13 @@ import { writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { parseArgs } from 'node:util';
 import { soakMock, type SectionResult, type SoakOptions } from './soak/mock';
+import { soakProxy } from './soak/proxy';
+import { soakRecorder } from './soak/recorder';
 
 const SECTIONS: Record<string, (options: SoakOptions) => Promise<SectionResult>> = {
   mock: soakMock,
+  proxy: soakProxy,
+  recorder: soakRecorder,
 };
 
 const { values } = parseArgs({
@@ -28,11 +38,15 @@ const { values } = parseArgs({
     connections: { type: 'string', default: '16' },
     interval: { type: 'string', default: '10' },
     'heap-mb': { type: 'string', default: '256' },
+    messages: { type: 'string', default: '1000000' },
+    contacts: { type: 'string', default: '10000' },
+    'max-rss-mb': { type: 'string', default: '1024' },
+    'skip-distinct': { type: 'boolean', default: false },
     out: { type: 'string' },
   },
 });
 
-function whole(name: keyof typeof values): number {
+function whole(name: Exclude<keyof typeof values, 'only' | 'out' | 'skip-distinct'>): number {
   const n = Number(values[name]);
   if (!Number.isInteger(n) || n < 1) {
     console.error(`--${name} must be a whole number of 1 or more, got ${values[name]}`);
@@ -48,6 +62,10 @@ async function main(): Promise<void> {
     connections: whole('connections'),
     intervalSeconds: whole('interval'),
     heapMb: whole('heap-mb'),
+    messages: whole('messages'),
+    contacts: whole('contacts'),
+    recorderMaxRssMb: whole('max-rss-mb'),
+    distinctTexts: !values['skip-distinct'],
   };
   const names = values.only!.split(',').filter(Boolean);
   for (const name of names) {

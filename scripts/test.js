@@ -7,6 +7,8 @@
  *   typecheck  tsc --noEmit over src/, test/, contract-tests/ and scripts/, then over demo/ with the
  *              DOM's types (demo/tsconfig.json), which the rest must not see
  *   knip       no unused file, export, type or dependency (knip.json)
+ *   openapi-lint  the OpenAPI document under Redocly's recommended and Spectral's oas rules, no
+ *              error and no warning (scripts/lint-openapi.ts)
  *   build      npm run build: dist/, the package's contents (nothing to do when it is up to date)
  *   jest       the unit, integration, browser and contract-kit tests (jest.config.js)
  *   contract   the kit against the mock started as a process, both profiles
@@ -41,14 +43,18 @@ function jestCounts(file) {
   }
 }
 
-/** Counts from the plain closing line of scripts/contract-against-mock.ts (or -msw.ts, labelled `contract (MSW)`). */
-function contractCounts(output, label = 'contract') {
+/**
+ * Counts from the plain closing line of a script: `contract: N passed, N failed, N skipped` from
+ * scripts/contract-against-mock.ts (or -msw.ts, labelled `contract (MSW)`), `openapi lint: N passed,
+ * N failed` from scripts/lint-openapi.ts.
+ */
+function closingCounts(output, label, what) {
   const match = new RegExp(
-    `^${label.replace(/[()]/g, '\\$&')}: (\\d+) passed, (\\d+) failed, (\\d+) skipped$`,
+    `^${label.replace(/[()]/g, '\\$&')}: (\\d+) passed, (\\d+) failed(?:, (\\d+) skipped)?$`,
     'm',
   ).exec(output);
   return match
-    ? { passed: Number(match[1]), failed: Number(match[2]), notRun: Number(match[3]), what: 'rules' }
+    ? { passed: Number(match[1]), failed: Number(match[2]), notRun: Number(match[3] ?? 0), what }
     : undefined;
 }
 
@@ -62,6 +68,12 @@ const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'messaging-api-mock-test-'));
 const PARTS = [
   { name: 'typecheck', command: ['npm', 'run', '--silent', 'typecheck'] },
   { name: 'knip', command: [bin('knip'), '--no-progress'] },
+  {
+    name: 'openapi-lint',
+    command: [bin('tsx'), 'scripts/lint-openapi.ts'],
+    counts: (output) => closingCounts(output, 'openapi lint', 'linters'),
+    capture: true,
+  },
   { name: 'build', command: ['npm', 'run', '--silent', 'build'] },
   {
     name: 'jest',
@@ -71,13 +83,13 @@ const PARTS = [
   {
     name: 'contract',
     command: [bin('tsx'), 'scripts/contract-against-mock.ts', '--quiet', '--no-build'],
-    counts: (output) => contractCounts(output),
+    counts: (output) => closingCounts(output, 'contract', 'rules'),
     capture: true,
   },
   {
     name: 'contract-msw',
     command: [bin('tsx'), 'scripts/contract-against-msw.ts', '--quiet'],
-    counts: (output) => contractCounts(output, 'contract (MSW)'),
+    counts: (output) => closingCounts(output, 'contract (MSW)', 'rules'),
     capture: true,
   },
   {

@@ -73,6 +73,78 @@ export class ApiError extends Error {
   }
 }
 
+/** How a request sent its parameters: a hint shows a parameter as that request would send it. */
+export type Encoding = 'form' | 'json' | 'multipart';
+
+/** Parameters named as a form names them (`attachments[0][filename]`), each with a value to show. */
+export type Example = readonly (readonly [name: string, value: string | number])[];
+
+/**
+ * A required parameter that was not sent. Its hint shows how to send it in the request's encoding:
+ * the store, which knows no encoding, gives the form's; the core, which read the body, asks for
+ * the request's with `in`.
+ */
+export class MissingParameter extends ApiError {
+  readonly example: Example;
+
+  constructor(param: string, example: Example, encoding: Encoding = 'form') {
+    super(
+      'parameter_missing',
+      `Missing required parameter: ${param}. Send it as ${shown(example, encoding)}.`,
+      param,
+    );
+    this.example = example;
+  }
+
+  in(encoding: Encoding): MissingParameter {
+    return new MissingParameter(this.param!, this.example, encoding);
+  }
+}
+
+/**
+ * An example in an encoding: `errors[status]=503&errors[count]=2` (a form, or a query),
+ * `{"errors": {"status": 503, "count": 2}}` (JSON), or the multipart fields by name.
+ */
+function shown(example: Example, encoding: Encoding): string {
+  if (encoding === 'form') {
+    // What a form value must escape; the rest stays readable.
+    const escaped = (value: string | number) =>
+      String(value).replace(/[%&+=#]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
+    return example.map(([name, value]) => `${name}=${escaped(value)}`).join('&');
+  }
+  if (encoding === 'multipart') {
+    const [names, values] = [example.map(([name]) => name), example.map(([, value]) => String(value))];
+    return example.length === 1
+      ? `a field named ${names[0]}, with a value such as ${values[0]}`
+      : `fields named ${names.join(' and ')}, with values such as ${values.join(' and ')}`;
+  }
+  const body: JsonShape = new Map();
+  for (const [name, value] of example) {
+    const keys = name.split(/\]?\[|\]$/).filter((key) => key !== '');
+    let node = body;
+    for (const key of keys.slice(0, -1)) {
+      if (!(node.get(key) instanceof Map)) node.set(key, new Map());
+      node = node.get(key) as JsonShape;
+    }
+    node.set(keys.at(-1)!, value);
+  }
+  return jsonText(body);
+}
+
+/** A JSON body as the hint builds it: a key of digits is an index in a list. */
+type JsonShape = Map<string, JsonShape | string | number>;
+
+/** JSON with a space after each colon and comma, as people write it; a list item's earlier items are `…`. */
+function jsonText(value: JsonShape | string | number): string {
+  if (!(value instanceof Map)) return JSON.stringify(value);
+  const entries = [...value];
+  if (entries.length > 0 && entries.every(([key]) => /^[0-9]+$/.test(key))) {
+    const items = entries.map(([, item]) => jsonText(item));
+    return `[${Number(entries[0]![0]) > 0 ? '…, ' : ''}${items.join(', ')}]`;
+  }
+  return `{${entries.map(([key, item]) => `${JSON.stringify(key)}: ${jsonText(item)}`).join(', ')}}`;
+}
+
 /** An id as a message quotes it: whole when it is id-sized, cut short when a client sent a novel. */
 export function quoteId(id: string): string {
   return id.length <= 64 ? `'${id}'` : `'${id.slice(0, 64)}…' (${id.length} characters)`;
@@ -114,8 +186,7 @@ export const errors = {
     ),
   notFound: (resource: 'contact' | 'message' | 'conversation', id: string, param?: string) =>
     new ApiError('not_found', `No such ${resource}: ${quoteId(id)}.`, param),
-  missing: (param: string, hint: string) =>
-    new ApiError('parameter_missing', `Missing required parameter: ${param}. ${hint}`, param),
+  missing: (param: string, example: Example) => new MissingParameter(param, example),
   invalid: (param: string, rule: string) =>
     new ApiError('parameter_invalid', `Invalid ${param}: ${rule}`, param),
   unknown: (param: string, allowed: readonly string[]) =>

@@ -47,19 +47,35 @@ export function validateFixture(doc: unknown): WorldData {
   exactKeys(doc, ['contacts', 'messages'], '(root)');
   if (!Array.isArray(doc.contacts)) throw new FixtureError('contacts', 'must be a list of contacts.');
   if (!Array.isArray(doc.messages)) throw new FixtureError('messages', 'must be a list of messages.');
+  const check = new FixtureChecker();
+  const contacts = doc.contacts.map((raw: unknown) => check.contact(raw));
+  const messages = doc.messages.map((raw: unknown) => check.message(raw));
+  return { contacts, messages };
+}
 
-  const ids = new Set<string>();
-  const unique = (id: string, path: string) => {
-    if (ids.has(id))
+/**
+ * The checks of validateFixture one record at a time, every contact before the first message, so
+ * that a fixture too large to hold is checked as it is written. It keeps the ids met so far (they
+ * must all differ) and the conversations.
+ */
+export class FixtureChecker {
+  readonly #ids = new Set<string>();
+  readonly #conversations = new Set<string>();
+  #contacts = 0;
+  #messages = 0;
+
+  #unique(id: string, path: string): void {
+    if (this.#ids.has(id))
       throw new FixtureError(
         path,
         `'${id}' is used twice; contact, conversation and message ids must all differ.`,
       );
-    ids.add(id);
-  };
-  const conversations = new Set<string>();
-  const contacts = doc.contacts.map((raw: unknown, i: number): Contact => {
-    const at = `contacts[${i}]`;
+    this.#ids.add(id);
+  }
+
+  contact(raw: unknown): Contact {
+    if (this.#messages > 0) throw new Error('every contact of a fixture is checked before its messages');
+    const at = `contacts[${this.#contacts++}]`;
     return guard(at, () => {
       if (!isPlainRecord(raw)) throw new FixtureError(at, `must be a contact object, got ${describe(raw)}.`);
       exactKeys(raw, CONTACT_FIELDS, at);
@@ -76,22 +92,22 @@ export function validateFixture(doc: unknown): WorldData {
         last_active_at: nullableTime(raw.last_active_at, `${at}.last_active_at`),
         created_at: time(raw.created_at, `${at}.created_at`),
       };
-      unique(contact.id, `${at}.id`);
-      unique(contact.conversation_id, `${at}.conversation_id`);
-      conversations.add(contact.conversation_id);
+      this.#unique(contact.id, `${at}.id`);
+      this.#unique(contact.conversation_id, `${at}.conversation_id`);
+      this.#conversations.add(contact.conversation_id);
       return contact;
     });
-  });
+  }
 
-  const messages = doc.messages.map((raw: unknown, i: number): StoredMessage => {
-    const at = `messages[${i}]`;
+  message(raw: unknown): StoredMessage {
+    const at = `messages[${this.#messages++}]`;
     return guard(at, () => {
       if (!isPlainRecord(raw)) throw new FixtureError(at, `must be a message object, got ${describe(raw)}.`);
       exactKeys(raw, STORED_MESSAGE_FIELDS, at);
       const messageId = id(raw.id, `${at}.id`);
-      unique(messageId, `${at}.id`);
+      this.#unique(messageId, `${at}.id`);
       const conversation = id(raw.conversation_id, `${at}.conversation_id`);
-      if (!conversations.has(conversation)) {
+      if (!this.#conversations.has(conversation)) {
         throw new FixtureError(
           `${at}.conversation_id`,
           `'${conversation}' is not the conversation_id of any contact.`,
@@ -107,20 +123,72 @@ export function validateFixture(doc: unknown): WorldData {
         message: checkString(raw.message, `${at}.message`, MESSAGE_TEXT),
         reactions: raw.reactions.map((r: unknown, j: number) => reaction(r, `${at}.reactions[${j}]`)),
         attachments: raw.attachments.map((a: unknown, j: number) =>
-          attachment(a, `${at}.attachments[${j}]`, messageId, unique),
+          attachment(a, `${at}.attachments[${j}]`, messageId, (i, path) => this.#unique(i, path)),
         ),
         read_at: nullableTime(raw.read_at, `${at}.read_at`),
         created_at: time(raw.created_at, `${at}.created_at`),
         updated_at: nullableTime(raw.updated_at, `${at}.updated_at`),
       };
     });
-  });
-  return { contacts, messages };
+  }
 }
 
 /** The bytes of a fixture file: stable key order, two-space indent, final newline. */
 export function fixtureJson(data: WorldData): string {
   return `${JSON.stringify(data, null, 2)}\n`;
+}
+
+/**
+ * The bytes of fixtureJson, written a record at a time (every contact before the first message),
+ * for a fixture too large to be one string.
+ */
+export class FixtureJsonWriter {
+  #list: 'contacts' | 'messages' | 'ended' | undefined;
+  #count = 0;
+
+  constructor(private readonly write: (text: string) => void) {}
+
+  contact(contact: Contact): void {
+    this.#record('contacts', contact);
+  }
+
+  message(message: StoredMessage): void {
+    this.#record('messages', message);
+  }
+
+  end(): void {
+    this.#open('messages');
+    this.#close();
+    this.write('\n}\n');
+    this.#list = 'ended';
+  }
+
+  #record(list: 'contacts' | 'messages', record: Contact | StoredMessage): void {
+    this.#open(list);
+    // One element of a list in a list: JSON.stringify(data, null, 2) indents it by four spaces.
+    const text = JSON.stringify(record, null, 2).replace(/\n/g, '\n    ');
+    this.write(`${this.#count++ === 0 ? '\n' : ',\n'}    ${text}`);
+  }
+
+  #open(list: 'contacts' | 'messages'): void {
+    if (this.#list === list) return;
+    if (this.#list === 'ended' || (this.#list === 'messages' && list === 'contacts'))
+      throw new Error(`a fixture's ${list} are written before its end, and contacts before messages`);
+    if (this.#list === undefined) {
+      this.write('{\n  "contacts": [');
+      this.#list = 'contacts';
+      this.#count = 0;
+      if (list === 'contacts') return;
+    }
+    this.#close();
+    this.write(',\n  "messages": [');
+    this.#list = 'messages';
+    this.#count = 0;
+  }
+
+  #close(): void {
+    this.write(this.#count === 0 ? ']' : '\n  ]');
+  }
 }
 
 /** The field checks of the API throw ApiErrors naming the full path; turn them into FixtureErrors. */

@@ -70,20 +70,35 @@ describe('messaging-mock (the CLI)', () => {
     expect(await stopped(child)).toBe(0);
   });
 
-  it('logs one line per request unless --quiet', async () => {
-    const { child, banner, output } = start(['--port', '0', '--contacts', '2', '--messages', '0']);
-    try {
-      const url = /listening on (\S+)/.exec(await banner)![1]!;
-      await fetch(`${url}/v1/contacts?limit=1`, { headers: { Authorization: 'Bearer x' } });
-      await fetch(`${url}/nowhere`);
-      await new Promise((r) => setTimeout(r, 200));
-    } finally {
-      child.kill('SIGTERM');
-    }
-    await stopped(child);
-    expect(output()).toMatch(/^GET \/v1\/contacts\?limit=1 200 \d+\.\d ms$/m);
-    expect(output()).toMatch(/^GET \/nowhere 404 \d+\.\d ms$/m);
-  });
+  it.each([[[]], [['--log-dashboard']]])(
+    "logs one line per request unless --quiet, the dashboard's own only with --log-dashboard (%j)",
+    async (options) => {
+      const { child, banner, output } = start([
+        '--port',
+        '0',
+        '--contacts',
+        '2',
+        '--messages',
+        '0',
+        ...options,
+      ]);
+      try {
+        const url = /listening on (\S+)/.exec(await banner)![1]!;
+        await fetch(`${url}/v1/contacts?limit=1`, { headers: { Authorization: 'Bearer x' } });
+        await fetch(`${url}/nowhere`);
+        await fetch(`${url}/__mock/switches`, {
+          headers: { Authorization: 'Bearer x', 'X-Mock-Dashboard': '1' },
+        });
+        await new Promise((r) => setTimeout(r, 200));
+      } finally {
+        child.kill('SIGTERM');
+      }
+      await stopped(child);
+      expect(output()).toMatch(/^GET \/v1\/contacts\?limit=1 200 \d+\.\d ms$/m);
+      expect(output()).toMatch(/^GET \/nowhere 404 \d+\.\d ms$/m);
+      expect(/^GET \/__mock\/switches 200 /m.test(output())).toBe(options.length > 0);
+    },
+  );
 
   it('lists every option with its default in --help', () => {
     const result = spawnSync(process.execPath, [BIN, '--help'], { encoding: 'utf8' });
@@ -99,7 +114,7 @@ describe('messaging-mock (the CLI)', () => {
       '--token',
       '--latency',
     ];
-    for (const option of [...options, '--simulate', '--max-worlds', '--quiet', '--help']) {
+    for (const option of [...options, '--simulate', '--max-worlds', '--quiet', '--log-dashboard', '--help']) {
       const line = lines.find((l) => l.includes(option));
       expect(line).toBeDefined();
       if (!['--fixtures', '--help'].includes(option)) expect(`${option}: ${line}`).toMatch(/\(default: /);

@@ -23,13 +23,22 @@ export function asPage(exchange: Exchange): Page | undefined {
 
 export const idOf = (item: Json): string => String(item.id);
 
+/** Where a walk stands: all a next-page mechanism reads, so that a walk need not keep its pages. */
+interface Trail {
+  last: Page;
+  /** Pages so far, the last one included. */
+  pages: number;
+  /** Items of those pages, repeated ones included. */
+  listed: number;
+}
+
 type Mechanism = {
   name: string;
-  /** The query (or whole path) of the page after `page`, given the pages so far. */
+  /** The query (or whole path) of the page after the trail's last one. */
   next(
     path: string,
     query: Record<string, string>,
-    pages: Page[],
+    trail: Trail,
   ): { path: string; query?: Record<string, string> } | undefined;
 };
 
@@ -86,16 +95,16 @@ function mechanisms(): Mechanism[] {
   const list: Mechanism[] = [];
   list.push({
     name: 'a `Link: <…>; rel="next"` header',
-    next: (_path, _query, pages) => {
-      const target = linkHeader(pages[pages.length - 1]!, 'next');
+    next: (_path, _query, { last }) => {
+      const target = linkHeader(last, 'next');
       return target ? { path: target } : undefined;
     },
   });
   // A next-page token or URL in the body.
   list.push({
     name: 'a next-page URL in the body',
-    next: (_path, _query, pages) => {
-      const token = bodyToken(pages[pages.length - 1]!);
+    next: (_path, _query, { last }) => {
+      const token = bodyToken(last);
       if (typeof token !== 'string' || !looksLikeUrl(token)) return undefined;
       const target = toPath(token);
       return target ? { path: target } : undefined;
@@ -104,8 +113,8 @@ function mechanisms(): Mechanism[] {
   for (const param of TOKEN_PARAMS) {
     list.push({
       name: `\`${param}=<next token from the body>\``,
-      next: (path, query, pages) => {
-        const token = bodyToken(pages[pages.length - 1]!);
+      next: (path, query, { last }) => {
+        const token = bodyToken(last);
         if (typeof token !== 'string' && typeof token !== 'number') return undefined;
         if (typeof token === 'string' && looksLikeUrl(token)) return undefined;
         return { path, query: { ...query, [param]: String(token) } };
@@ -115,22 +124,19 @@ function mechanisms(): Mechanism[] {
   for (const param of ['starting_after', 'after', 'cursor', 'since_id']) {
     list.push({
       name: `\`${param}=<last id>\``,
-      next: (path, query, pages) => {
-        const last = pages[pages.length - 1]!.data.at(-1);
+      next: (path, query, trail) => {
+        const last = trail.last.data.at(-1);
         return last ? { path, query: { ...query, [param]: idOf(last) } } : undefined;
       },
     });
   }
   list.push({
     name: '`page=<n>`',
-    next: (path, query, pages) => ({ path, query: { ...query, page: String(pages.length + 1) } }),
+    next: (path, query, { pages }) => ({ path, query: { ...query, page: String(pages + 1) } }),
   });
   list.push({
     name: '`offset=<items so far>`',
-    next: (path, query, pages) => ({
-      path,
-      query: { ...query, offset: String(pages.reduce((n, p) => n + p.data.length, 0)) },
-    }),
+    next: (path, query, { listed }) => ({ path, query: { ...query, offset: String(listed) } }),
   });
   return list;
 }
@@ -153,7 +159,7 @@ async function discover(
 ): Promise<{ mechanism: Mechanism; page: Page } | undefined> {
   const seen = new Set(first.data.map(idOf));
   for (const mechanism of mechanisms()) {
-    const target = mechanism.next(path, query, [first]);
+    const target = mechanism.next(path, query, { last: first, pages: 1, listed: first.data.length });
     if (!target) continue;
     const page = await fetchPage(target.path, target.query);
     if (!page || page.data.length === 0) continue;
@@ -187,6 +193,50 @@ export interface WalkOptions {
  * itself: a list that does not answer pages, or cannot be paged, ends the walk with a reason.
  */
 export async function walk(path: string, baseQuery: Query = {}, options: WalkOptions = {}): Promise<Walk> {
+  const pages: Page[] = [];
+  const items: Json[] = [];
+  const repeated: Json[] = [];
+  const end = await walkPages(path, baseQuery, options, (step) => {
+    pages.push(step.page);
+    items.push(...step.items);
+    repeated.push(...step.repeated);
+    return options.until?.(items) === true;
+  });
+  const { complete, reason } = end;
+  return reason === undefined
+    ? { pages, items, repeated, complete }
+    : { pages, items, repeated, complete, reason };
+}
+
+/** One page of a walk, as it comes. */
+export interface PageStep {
+  page: Page;
+  /** The page's items that no earlier page of the walk showed (by id), in its order. */
+  items: Json[];
+  /** The page's items that an earlier page showed. */
+  repeated: Json[];
+}
+
+/** How a walk of pages ended: its counts, not its items. */
+export interface WalkEnd {
+  pages: number;
+  items: number;
+  repeated: number;
+  complete: boolean;
+  reason?: string;
+}
+
+/**
+ * The walk of `walk`, page by page: each page goes to `onPage` as it comes and is not kept, so
+ * that a list of any length costs the ids met so far (to tell a repeated item) and one page.
+ * `onPage` returns true to stop there.
+ */
+export async function walkPages(
+  path: string,
+  baseQuery: Query,
+  options: Pick<WalkOptions, 'maxPages' | 'limit'>,
+  onPage: (step: PageStep) => boolean | void | Promise<boolean | void>,
+): Promise<WalkEnd> {
   const maxPages = options.maxPages ?? 60;
   let query = Object.fromEntries(
     Object.entries(baseQuery as Record<string, unknown>).map(([k, v]) => [k, String(v)]),
@@ -203,62 +253,58 @@ export async function walk(path: string, baseQuery: Query = {}, options: WalkOpt
   first ??= await fetchPage(path, query);
   if (!first)
     return {
-      pages: [],
-      items: [],
-      repeated: [],
+      pages: 0,
+      items: 0,
+      repeated: 0,
       complete: false,
       reason: `GET ${path} did not answer a page of results`,
     };
-  const pages = [first];
-  const items = [...first.data];
-  const repeated: Json[] = [];
-  const seen = new Set(items.map(idOf));
-  const done = () => options.until?.(items) === true;
+  const trail: Trail = { last: first, pages: 1, listed: first.data.length };
+  const seen = new Set(first.data.map(idOf));
+  let items = first.data.length;
+  let repeated = 0;
+  const end = (complete: boolean, reason?: string): WalkEnd =>
+    reason === undefined
+      ? { pages: trail.pages, items, repeated, complete }
+      : { pages: trail.pages, items, repeated, complete, reason };
+  let stop = (await onPage({ page: first, items: first.data, repeated: [] })) === true;
   let mechanism = found.get(foundKey(path));
-  while (pages[pages.length - 1]!.has_more && !done()) {
-    if (pages.length >= maxPages)
-      return { pages, items, repeated, complete: false, reason: `stopped after ${maxPages} pages` };
+  while (trail.last.has_more && !stop) {
+    if (trail.pages >= maxPages) return end(false, `stopped after ${maxPages} pages`);
     let page: Page | undefined;
     if (mechanism === undefined) {
-      const discovered = await discover(path, query, pages[pages.length - 1]!);
+      const discovered = await discover(path, query, trail.last);
       mechanism = discovered?.mechanism ?? null;
       found.set(foundKey(path), mechanism);
       observe('paging parameter', mechanism ? mechanism.name : 'none found');
       page = discovered?.page;
     } else if (mechanism !== null) {
-      const target = mechanism.next(path, query, pages);
+      const target = mechanism.next(path, query, trail);
       page = target && (await fetchPage(target.path, target.query));
     }
-    if (mechanism === null) {
-      return {
-        pages,
-        items,
-        repeated,
-        complete: false,
-        reason:
-          'the server offers no next-page mechanism the kit knows (tried a Link header, a next token or URL in the body, starting_after/after/cursor/since_id=<last id>, page=<n>, offset=<n>)',
-      };
-    }
-    if (!page)
-      return {
-        pages,
-        items,
-        repeated,
-        complete: false,
-        reason: `the next page (${mechanism.name}) did not answer a page of results`,
-      };
+    if (mechanism === null)
+      return end(
+        false,
+        'the server offers no next-page mechanism the kit knows (tried a Link header, a next token or URL in the body, starting_after/after/cursor/since_id=<last id>, page=<n>, offset=<n>)',
+      );
+    if (!page) return end(false, `the next page (${mechanism.name}) did not answer a page of results`);
     if (page.data.length === 0) break;
-    pages.push(page);
+    trail.last = page;
+    trail.pages += 1;
+    trail.listed += page.data.length;
+    const step: PageStep = { page, items: [], repeated: [] };
     for (const item of page.data) {
-      if (seen.has(idOf(item))) repeated.push(item);
+      if (seen.has(idOf(item))) step.repeated.push(item);
       else {
         seen.add(idOf(item));
-        items.push(item);
+        step.items.push(item);
       }
     }
+    items += step.items.length;
+    repeated += step.repeated.length;
+    stop = (await onPage(step)) === true;
   }
-  const last = pages[pages.length - 1]!;
-  return { pages, items, repeated, complete: !last.has_more || last.data.length === 0 };
+  return end(!trail.last.has_more || trail.last.data.length === 0);
 }
 
 /** `limit` values to try for a large page, largest first: the maximum is not shown. */

@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import type { Profile } from '../rules';
+import { DEFAULT_LIMITS } from './memory';
 import { DEFAULT_TIMEOUT_MS, parseTarget, startProxy, type RunningProxy } from './proxy';
 import { buildProxyJunit, buildProxyMarkdown, formatSummary, proxyJson } from './report';
 
@@ -12,6 +13,11 @@ import { buildProxyJunit, buildProxyMarkdown, formatSummary, proxyJson } from '.
  * broken; 2: it could not start (a bad target URL, a port in use).
  */
 const DEFAULT_PROXY_PORT = 4011;
+
+const whole = (value: string) => {
+  if (!/^[1-9][0-9]*$/.test(value)) throw new InvalidArgumentError('must be a whole number above 0.');
+  return Number(value);
+};
 
 const port = (value: string) => {
   if (!/^[0-9]+$/.test(value) || Number(value) > 65535)
@@ -40,10 +46,31 @@ function program(): Command {
     .addOption(
       new Option('--timeout-ms <ms>', 'how long the target may stay silent before the client gets a 504')
         .default(DEFAULT_TIMEOUT_MS)
-        .argParser((value) => {
-          if (!/^[1-9][0-9]*$/.test(value)) throw new InvalidArgumentError('must be a whole number above 0.');
-          return Number(value);
-        }),
+        .argParser(whole),
+    )
+    .addOption(
+      new Option(
+        '--max-tokens <n>',
+        'tokens whose world it remembers (what it learnt of each from the traffic); the least recently used is forgotten, and learnt again from later traffic',
+      )
+        .default(DEFAULT_LIMITS.maxTokens)
+        .argParser(whole),
+    )
+    .addOption(
+      new Option(
+        '--max-records <n>',
+        'contacts and messages it remembers of each token (and as many deletions); the least recently seen are forgotten',
+      )
+        .default(DEFAULT_LIMITS.maxRecords)
+        .argParser(whole),
+    )
+    .addOption(
+      new Option(
+        '--max-total-mb <n>',
+        'what it remembers of all tokens together, in MB of heap (what it counts is at least what is held): past it, the least recently used tokens are forgotten. The process itself: about 70 MB idle, and under heavy traffic about 3 MB of RSS more for each MB of this (V8 keeps garbage in proportion), plus the bodies of the exchanges under way (8 MiB each at most)',
+      )
+        .default(DEFAULT_LIMITS.maxBytes / 2 ** 20)
+        .argParser(whole),
     )
     .option('--report <file>', 'on exit, write a Markdown report')
     .option('--junit <file>', 'on exit, write JUnit XML, one test case per rule checked')
@@ -58,6 +85,9 @@ interface ProxyCliOptions {
   host: string;
   profile: Profile;
   timeoutMs: number;
+  maxTokens: number;
+  maxRecords: number;
+  maxTotalMb: number;
   report?: string;
   junit?: string;
   json?: string;
@@ -81,7 +111,11 @@ export async function proxyMain(argv: string[]): Promise<number> {
   }
   let proxy: RunningProxy;
   try {
-    proxy = await startProxy(options);
+    const { maxTokens, maxRecords, maxTotalMb } = options;
+    proxy = await startProxy({
+      ...options,
+      limits: { maxTokens, maxRecords, maxBytes: maxTotalMb * 2 ** 20 },
+    });
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     const why = code === 'EADDRINUSE' ? `the port ${options.port} is in use` : (error as Error).message;

@@ -4,6 +4,7 @@ import { rulesOf, type Profile, type Rule } from '../rules';
 import { read, type ProxyExchange } from './exchange';
 import { createForwarder, type TargetProblem } from './forward';
 import { judge, JUDGED, type Violation } from './judge';
+import { copy, DEFAULT_LIMITS, type Limits } from './memory';
 import { learn, newSession } from './session';
 
 /**
@@ -17,6 +18,8 @@ export interface ProxyOptions {
   profile: Profile;
   timeoutMs?: number;
   keepBytes?: number;
+  /** What it may remember of the tokens' worlds (memory.ts); the defaults otherwise. */
+  limits?: Partial<Limits>;
   /** Where the lines go (the console by default). */
   print?: (line: string) => void;
 }
@@ -41,7 +44,20 @@ export interface ProxyResult {
   targetProblems: TargetProblem[];
   /** Every rule this profile lets the proxy judge, in the catalogue's order. */
   rules: RuleTally[];
+  /** What it remembered, within which bounds, and what it forgot to stay within them. */
+  memory: MemorySummary;
   exitCode: 0 | 1;
+}
+
+interface MemorySummary {
+  limits: Limits;
+  /** Tokens whose world it keeps now, and the bytes it counts for them: now, and at most. */
+  tokens: number;
+  bytes: number;
+  peakBytes: number;
+  /** Tokens forgotten whole (least recently used), and records forgotten from tokens kept. */
+  forgottenTokens: number;
+  forgottenRecords: number;
 }
 
 export interface RunningProxy {
@@ -74,6 +90,21 @@ export function parseTarget(target: string): URL {
   return url;
 }
 
+/**
+ * A violation as the tally keeps it for the whole session: its strings copied, for they are cut
+ * from the answer, and V8 would keep the whole answer alive behind each cut.
+ */
+const keptViolation = (violation: Violation): Violation => ({
+  ...violation,
+  message: copy(violation.message),
+  exchange: {
+    ...violation.exchange,
+    url: copy(violation.exchange.url),
+    authorization: copy(violation.exchange.authorization),
+    body: copy(violation.exchange.body),
+  },
+});
+
 function violationLine(violation: Violation): string {
   const e = violation.exchange;
   return `VIOLATION ${violation.rule} (§${violation.section}): ${violation.message} — #${e.seq} ${e.method} ${e.url} → ${e.status} [${e.authorization}]`;
@@ -83,7 +114,8 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
   const target = parseTarget(options.target);
   const print = options.print ?? ((line: string) => console.log(line));
   const started = Date.now();
-  const state = newSession();
+  const limits = { ...DEFAULT_LIMITS, ...options.limits };
+  const state = newSession(limits);
   const tallies = new Map<string, RuleTally>(
     rulesOf(options.profile)
       .filter((rule) => JUDGED.includes(rule.id))
@@ -114,7 +146,7 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
         const tally = tallies.get(violation.rule)!;
         tally.violations += 1;
         if (tally.first.length < KEPT) {
-          tally.first.push(violation);
+          tally.first.push(keptViolation(violation));
           print(violationLine(violation));
           if (tally.first.length === KEPT)
             print(`(further violations of ${violation.rule} are counted, and no longer printed)`);
@@ -147,6 +179,14 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
       exchanges: seq,
       targetProblems: [...targetProblems],
       rules,
+      memory: {
+        limits,
+        tokens: state.worlds.size,
+        bytes: state.memory.bytes,
+        peakBytes: state.memory.peakBytes,
+        forgottenTokens: state.memory.forgotten.tokens,
+        forgottenRecords: state.memory.forgotten.records,
+      },
       exitCode: rules.some((t) => t.violations > 0) ? 1 : 0,
     };
   };

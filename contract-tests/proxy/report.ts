@@ -14,6 +14,18 @@ const broken = (result: ProxyResult) => result.rules.filter((t) => t.violations 
 const unseeable = (result: ProxyResult) =>
   rulesOf(result.profile).filter((rule) => !JUDGED.includes(rule.id));
 
+const mb = (bytes: number) => `${(bytes / 2 ** 20).toFixed(1)} MB`;
+
+/** What the proxy remembered, and what it forgot to stay within its bounds. */
+function memoryLine(result: ProxyResult): string {
+  const m = result.memory;
+  const forgot =
+    m.forgottenTokens + m.forgottenRecords === 0
+      ? 'it forgot nothing'
+      : `it forgot ${m.forgottenTokens} token(s) whole (least recently used) and ${m.forgottenRecords} record(s) of tokens it kept, each learnt again from later traffic`;
+  return `Memory: ${m.tokens} token(s) remembered, ${mb(m.bytes)} (at most ${mb(m.peakBytes)}) of --max-total-mb ${m.limits.maxBytes / 2 ** 20}, --max-tokens ${m.limits.maxTokens}, --max-records ${m.limits.maxRecords}; ${forgot}`;
+}
+
 function verdictLine(result: ProxyResult): string {
   return result.exitCode === 1
     ? `${broken(result).length} rule(s) broken (exit 1)`
@@ -35,7 +47,7 @@ export function formatSummary(result: ProxyResult): string {
   }
   const unseen = result.rules.filter((t) => t.checks === 0).map((t) => t.rule.id);
   if (unseen.length > 0) lines.push(`Not exercised by this session: ${unseen.join(', ')}`);
-  lines.push(verdictLine(result));
+  lines.push(memoryLine(result), verdictLine(result));
   return lines.join('\n');
 }
 
@@ -76,7 +88,12 @@ function asKitResult(result: ProxyResult): KitResult {
 }
 
 export function buildProxyJunit(result: ProxyResult): string {
-  return buildJunit(asKitResult(result));
+  const m = result.memory;
+  return buildJunit(asKitResult(result), {
+    'forgotten-tokens': String(m.forgottenTokens),
+    'forgotten-records': String(m.forgottenRecords),
+    memory: memoryLine(result),
+  });
 }
 
 function violationBlock(tally: RuleTally): string[] {
@@ -115,6 +132,7 @@ export function buildProxyMarkdown(result: ProxyResult): string {
     `- Profile: **${result.profile}**`,
     `- Rules: as stated in ${REFERENCE.title} (${code(REFERENCE.path)}), by section`,
     `- Session: started ${result.startedAt}, ${(result.durationMs / 1000).toFixed(1)} s, ${result.exchanges} exchanges judged`,
+    `- ${memoryLine(result)}`,
     `- Verdict: **${verdictLine(result)}**: ${checked(result).length} rules checked, ${broken(result).length} broken`,
     '',
     '## Rules checked',
@@ -166,6 +184,7 @@ export function proxyJson(result: ProxyResult): unknown {
     durationMs: result.durationMs,
     exchanges: result.exchanges,
     exitCode: result.exitCode,
+    memory: result.memory,
     targetProblems: result.targetProblems,
     rules: result.rules.map((t) => ({
       rule: t.rule.id,

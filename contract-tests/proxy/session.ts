@@ -1,10 +1,31 @@
 import { reactionsOf } from '../lib/model';
 import { isObject, type Json, type Reading } from './exchange';
+import {
+  copy,
+  DEFAULT_LIMITS,
+  dropRecord,
+  dropWorld,
+  enforce,
+  keepRecord,
+  kept,
+  newLedger,
+  newMemory,
+  noteCreated,
+  noteGone,
+  noteKind,
+  notePage,
+  teaches,
+  type Kind,
+  type Ledger,
+  type Limits,
+  type Memory,
+} from './memory';
 
 /**
  * What the proxy has learnt of each token's world from the exchanges it saw, and nothing else:
  * the judge reads it, `learn` adds each exchange to it once the exchange is judged. A world is
- * known by its whole Authorization header, in memory only.
+ * known by its whole Authorization header, in memory only, and within the bounds of memory.ts:
+ * what is forgotten is learnt again from later traffic.
  *
  * Times are those of the exchanges (ms): a record deleted by an answer finished at T counts as
  * gone for a request that arrived at T or later, never for one that was already on its way.
@@ -47,16 +68,22 @@ export interface World {
   goneConversations: Map<string, number>;
   /** Conversation id → its contact's id. */
   owners: Map<string, string>;
-  /** Pages that said has_more=true, by `<list>|<last id>`: when the answer ended, and its items. */
+  /**
+   * Pages that said has_more=true, by `<list>|<last id>`: when the request arrived (a delete that
+   * ended after it may have changed the list), and its items.
+   */
   openPages: Map<string, { at: number; ids: string[] }>;
+  ledger: Ledger;
 }
 
 export interface SessionState {
+  /** The least recently used first. */
   worlds: Map<string, World>;
   /** Ids created through the proxy → the Authorization that created them (token isolation). */
   creators: Map<string, string>;
-  /** Every id seen, and of which kind (ids of different kinds never collide, C6). */
-  kinds: Map<string, 'contact' | 'conversation' | 'message'>;
+  /** The ids the worlds kept have seen, and of which kind (ids of different kinds never collide, C6). */
+  kinds: Map<string, Kind>;
+  memory: Memory;
 }
 
 export const CONTACT_STABLE = [
@@ -66,19 +93,20 @@ export const CONTACT_STABLE = [
   'conversation_id',
   'created_at',
 ] as const;
-const OPEN_PAGES_KEPT = 2000;
 
-export function newSession(): SessionState {
-  return { worlds: new Map(), creators: new Map(), kinds: new Map() };
+export function newSession(limits: Limits = DEFAULT_LIMITS): SessionState {
+  return { worlds: new Map(), creators: new Map(), kinds: new Map(), memory: newMemory(limits) };
 }
 
 export function worldOf(state: SessionState, authorization: string | undefined): World | undefined {
   return authorization === undefined ? undefined : state.worlds.get(authorization);
 }
 
+/** The token's world, made if need be, and now the most recently used. */
 function ensureWorld(state: SessionState, authorization: string): World {
   let world = state.worlds.get(authorization);
-  if (!world) {
+  if (world) state.worlds.delete(authorization);
+  else
     world = {
       contacts: new Map(),
       messages: new Map(),
@@ -87,9 +115,9 @@ function ensureWorld(state: SessionState, authorization: string): World {
       goneConversations: new Map(),
       owners: new Map(),
       openPages: new Map(),
+      ledger: newLedger(state, authorization),
     };
-    state.worlds.set(authorization, world);
-  }
+  state.worlds.set(authorization, world);
   return world;
 }
 
@@ -152,37 +180,44 @@ export function sentAttachments(params: Json | undefined): number {
 
 const sent = (params: Json | undefined, key: string): boolean => params !== undefined && key in params;
 
-function learnContact(world: World, item: Json, at: number): void {
+function learnContact(state: SessionState, world: World, item: Json, at: number): void {
   const id = idOf(item);
   if (world.goneContacts.has(id)) return;
   const known = world.contacts.get(id);
   const conversationId =
     typeof item.conversation_id === 'string' ? item.conversation_id : known?.conversationId;
   const stable = { ...known?.stable };
-  for (const field of CONTACT_STABLE) if (field in item) stable[field] = item[field];
+  for (const field of CONTACT_STABLE) if (field in item) stable[field] = kept(item[field]);
+  if (known?.conversationId !== undefined && world.owners.get(known.conversationId) === id)
+    world.owners.delete(known.conversationId);
   world.contacts.set(id, {
     seenAt: known?.seenAt ?? at,
     ...(conversationId !== undefined ? { conversationId } : {}),
     stable,
-    displayName: 'display_name' in item ? item.display_name : known?.displayName,
+    displayName: 'display_name' in item ? kept(item.display_name) : known?.displayName,
     formerNames: known?.formerNames ?? [],
     ...(known?.renamedAt !== undefined ? { renamedAt: known.renamedAt } : {}),
   });
   if (conversationId !== undefined) world.owners.set(conversationId, id);
+  keepRecord(state, world, 'c', id);
 }
 
-function learnMessage(world: World, item: Json, at: number): void {
+/** No reactions: one map for every message that has none (a Map of its own holds ~200 bytes). */
+const NO_REACTIONS: Map<string, Set<string>> = new Map();
+
+function learnMessage(state: SessionState, world: World, item: Json, at: number): void {
   const id = idOf(item);
   if (world.goneMessages.has(id)) return;
   if (typeof item.conversation_id === 'string' && world.goneConversations.has(item.conversation_id)) return;
   const shown = {
     learntAt: at,
-    conversationId: item.conversation_id,
-    createdAt: item.created_at,
-    senderId: isObject(item.contact) ? item.contact.id : undefined,
-    text: item.message,
+    conversationId: kept(item.conversation_id),
+    createdAt: kept(item.created_at),
+    senderId: isObject(item.contact) ? kept(item.contact.id) : undefined,
+    text: kept(item.message),
   };
-  const reactions = reactionsOf(item.reactions);
+  const found = reactionsOf(item.reactions);
+  const reactions = found && (found.size > 0 ? found : NO_REACTIONS);
   const attachments = Array.isArray(item.attachments) ? item.attachments.length : undefined;
   const known = world.messages.get(id);
   if (known) {
@@ -190,26 +225,27 @@ function learnMessage(world: World, item: Json, at: number): void {
     Object.assign(known, shown);
     if (reactions) known.reactions = reactions;
     if (attachments !== undefined) known.attachments = attachments;
-    return;
-  }
-  world.messages.set(id, {
-    ...shown,
-    seenAt: at,
-    formerTexts: [],
-    reactions: reactions ?? new Map<string, Set<string>>(),
-    attachments: attachments ?? 0,
-  });
+  } else
+    world.messages.set(id, {
+      ...shown,
+      seenAt: at,
+      formerTexts: [],
+      reactions: reactions ?? NO_REACTIONS,
+      attachments: attachments ?? 0,
+    });
+  keepRecord(state, world, 'm', id);
 }
 
-function noteKinds(state: SessionState, contacts: Json[], messages: Json[]): void {
-  for (const contact of contacts) {
-    state.kinds.set(idOf(contact), 'contact');
-    if (typeof contact.conversation_id === 'string') state.kinds.set(contact.conversation_id, 'conversation');
-  }
-  for (const message of messages) {
-    state.kinds.set(idOf(message), 'message');
-    if (typeof message.conversation_id === 'string') state.kinds.set(message.conversation_id, 'conversation');
-  }
+function noteKinds(state: SessionState, world: World, contacts: Json[], messages: Json[]): void {
+  for (const [items, kind] of [
+    [contacts, 'contact'],
+    [messages, 'message'],
+  ] as const)
+    for (const item of items) {
+      noteKind(state, world, idOf(item), kind);
+      if (typeof item.conversation_id === 'string')
+        noteKind(state, world, item.conversation_id, 'conversation');
+    }
 }
 
 /** Adds what one exchange shows to the session. Call it after the exchange was judged. */
@@ -221,30 +257,53 @@ export function learn(state: SessionState, reading: Reading): void {
   if (route.kind === 'outside' || route.kind === 'unknown-api') {
     // A write the proxy cannot read (the mock's reset, a fixture loaded): the world may be
     // anything now, so what was learnt of it no longer holds.
-    if (!['GET', 'HEAD', 'OPTIONS'].includes(method)) state.worlds.delete(authorization);
+    if (!['GET', 'HEAD', 'OPTIONS'].includes(method)) dropWorld(state, authorization, at);
     return;
   }
   const world = ensureWorld(state, authorization);
-  if (method === 'DELETE') {
-    if (route.kind === 'contact') {
-      const conversationId = world.contacts.get(route.id)?.conversationId;
-      world.contacts.delete(route.id);
-      world.goneContacts.set(route.id, at);
-      if (conversationId !== undefined) {
-        world.goneConversations.set(conversationId, at);
-        for (const [id, message] of world.messages)
-          if (message.conversationId === conversationId) world.messages.delete(id);
-      }
-    } else if (route.kind === 'message') {
-      world.messages.delete(route.id);
-      world.goneMessages.set(route.id, at);
+  if (method === 'DELETE') forget(state, world, reading);
+  else learnAnswer(state, world, reading);
+  enforce(state, authorization);
+}
+
+/** A delete: the record is gone, and a contact's conversation with its messages. */
+function forget(state: SessionState, world: World, reading: Reading): void {
+  const { route } = reading;
+  const at = reading.exchange.finishedAt;
+  if (route.kind === 'contact') {
+    const id = copy(route.id);
+    const conversationId = world.contacts.get(id)?.conversationId;
+    dropRecord(state, world, 'c', id);
+    noteGone(state, world, world.goneContacts, id, at);
+    if (conversationId !== undefined) {
+      noteGone(state, world, world.goneConversations, conversationId, at);
+      for (const [messageId, message] of world.messages)
+        if (message.conversationId === conversationId) dropRecord(state, world, 'm', messageId);
+    } else {
+      // Its conversation is not known (never seen, or forgotten): any message whose conversation
+      // has no known contact may have been in it, and a late answer may still show them.
+      for (const [messageId, message] of world.messages)
+        if (!world.owners.has(String(message.conversationId))) dropRecord(state, world, 'm', messageId);
+      world.ledger.forgotAt = Math.max(world.ledger.forgotAt, at);
     }
-    return;
+  } else if (route.kind === 'message') {
+    const id = copy(route.id);
+    dropRecord(state, world, 'm', id);
+    noteGone(state, world, world.goneMessages, id, at);
   }
+}
+
+/** What an answer (a page, a record) shows, and what a write did. */
+function learnAnswer(state: SessionState, world: World, reading: Reading): void {
+  const { exchange, route, authorization } = reading;
+  const at = exchange.finishedAt;
+  const method = exchange.method;
   const { contacts, messages } = itemsOf(reading);
-  noteKinds(state, contacts, messages);
+  noteKinds(state, world, contacts, messages);
   if (method === 'POST' && contacts.length + messages.length === 1)
-    state.creators.set(idOf([...contacts, ...messages][0]!), authorization);
+    noteCreated(state, world, idOf([...contacts, ...messages][0]!), authorization!);
+  // A late answer, sent before a deletion this world forgot, could show a deleted record alive.
+  if (!teaches(world, exchange.startedAt)) return;
   if (method === 'PUT' && route.kind === 'contact' && sent(reading.params, 'display_name')) {
     const known = world.contacts.get(route.id);
     if (known && contacts[0] && known.displayName !== contacts[0].display_name) {
@@ -266,13 +325,16 @@ export function learn(state: SessionState, reading: Reading): void {
       };
     }
   }
-  for (const contact of contacts) learnContact(world, contact, at);
-  for (const message of messages) learnMessage(world, message, at);
+  for (const contact of contacts) learnContact(state, world, contact, at);
+  for (const message of messages) learnMessage(state, world, message, at);
   const page = pageOf(reading);
   const last = page?.data.at(-1);
-  if (page?.has_more && last) {
-    world.openPages.set(`${listKey(reading)}|${idOf(last)}`, { at, ids: page.data.map(idOf) });
-    if (world.openPages.size > OPEN_PAGES_KEPT)
-      world.openPages.delete(world.openPages.keys().next().value as string);
-  }
+  if (page?.has_more && last)
+    notePage(
+      state,
+      world,
+      copy(`${listKey(reading)}|${idOf(last)}`),
+      exchange.startedAt,
+      page.data.map(idOf),
+    );
 }

@@ -1,16 +1,17 @@
 import { config, DEFAULT_TIMEOUT_MS } from '../lib/config';
 import type { Json } from '../lib/data';
 import { describeExchange, InfraError, onExchange, send, type Exchange } from '../lib/http';
-import { asPage, mechanismOf, walk, type Walk } from '../lib/paging';
+import { asPage, mechanismOf, walkPages, type PageStep, type WalkEnd } from '../lib/paging';
 
 /**
  * Records a Messaging API account as its server lists it: every contact, every message of each
  * contact's conversation, and the order of the list of all messages, walked with the paging
  * mechanism the kit detects on the server. Only GET requests: it changes nothing there.
  *
- * What it gives back is the server's own records, unconverted. Turning them into the mock's
- * fixture format is the mock's business (`messaging-fixtures --from`, src/recording/), which loads
- * this module at run time: the two sides are compiled apart and meet at these shapes.
+ * What it hands over, a page at a time, is the server's own records, unconverted. Keeping them
+ * and turning them into the mock's fixture format is the mock's business (`messaging-fixtures
+ * --from`, src/recording/), which loads this module at run time: the two sides are compiled
+ * apart and meet at these shapes.
  */
 
 export interface RecordOptions {
@@ -19,6 +20,8 @@ export interface RecordOptions {
   token: string;
   /** How long to wait for one answer. */
   timeoutMs?: number;
+  /** The page size asked for (`limit`), 100 when not given; the largest the server takes, down to its default. */
+  pageSize?: number;
   onProgress?(progress: RecordProgress): void;
 }
 
@@ -32,22 +35,29 @@ export interface RecordProgress {
   requests: number;
 }
 
-export interface RecordedConversation {
-  /** As the contact gives it. */
-  conversation_id: string;
-  /** As GET /v1/messages?conversation_id=… lists them, in its order. */
-  messages: unknown[];
+/**
+ * Where `walkAccount` hands the records, a page at a time, as they come; nothing is kept here.
+ * The calls come in this order: every page of contacts; then, for each contact that has a
+ * conversation_id, `conversation` and the pages of its messages; then the pages of the list of
+ * every message, as ids.
+ */
+export interface AccountSink {
+  /** Contacts, as GET /v1/contacts lists them, in its order (a repeated one only once). */
+  contacts(items: unknown[]): void | Promise<void>;
+  /** The conversation whose messages the next `messages` calls hold, as its contact gives it. */
+  conversation(conversationId: string): void | Promise<void>;
+  /** Messages, as GET /v1/messages?conversation_id=… lists them, in its order. */
+  messages(items: unknown[]): void | Promise<void>;
+  /** Ids of GET /v1/messages (every conversation), in its order; void when `ordered` is false at the end. */
+  order(ids: string[]): void | Promise<void>;
 }
 
-export interface RecordedAccount {
+/** What a walk of an account says besides its records. */
+export interface AccountWalk {
   /** The server's root, as the requests went to it. */
   baseUrl: string;
-  /** As GET /v1/contacts lists them, in its order. */
-  contacts: unknown[];
-  /** One for each contact that has a conversation_id, in the order of the contacts. */
-  conversations: RecordedConversation[];
-  /** The ids of GET /v1/messages (every conversation), in its order; absent when it could not be listed. */
-  order?: string[];
+  /** Whether the list of every message was walked whole, so that the `order` pages count. */
+  ordered: boolean;
   /** The next-page mechanism found, when a list had more than one page. */
   paging?: string;
   /** Things the recording met that the records do not show (items listed twice, a list it could not walk). */
@@ -68,7 +78,12 @@ export class RecordError extends Error {
 
 const LIMIT = 100;
 
-export async function recordAccount(options: RecordOptions): Promise<RecordedAccount> {
+/**
+ * Walks the account and hands every page to `sink` as it comes: what the recording keeps is the
+ * sink's business, so that an account of any size costs one page here (and, per list, the ids met
+ * so far, to tell an item listed twice).
+ */
+export async function walkAccount(options: RecordOptions, sink: AccountSink): Promise<AccountWalk> {
   const baseUrl = serverRoot(options.baseUrl);
   // The kit's requests read their target from its config; a recording owns it while it runs.
   Object.assign(config, {
@@ -95,51 +110,79 @@ export async function recordAccount(options: RecordOptions): Promise<RecordedAcc
   });
   const lastAnswer = () => (last ? ` (last answer: ${describeExchange(last, 200)})` : '');
   /** A whole list, or the end of the recording when the server stops answering. */
-  const walkAll = async (path: string, query: Record<string, string>): Promise<Walk> => {
+  const walkAll = async (
+    path: string,
+    query: Record<string, string>,
+    onPage: (step: PageStep) => void | Promise<void>,
+  ): Promise<WalkEnd> => {
     try {
-      return await walk(path, query, { limit: LIMIT, maxPages: Infinity });
+      return await walkPages(
+        path,
+        query,
+        { limit: options.pageSize ?? LIMIT, maxPages: Infinity },
+        async (step) => {
+          await onPage(step);
+        },
+      );
     } catch (error) {
       if (error instanceof InfraError)
         throw new RecordError(`the server stopped answering: ${error.message}`);
       throw error;
     }
   };
-  const listAll = async (path: string, query: Record<string, string>, what: string): Promise<Walk> => {
-    const result = await walkAll(path, query);
+  const listAll = async (
+    path: string,
+    query: Record<string, string>,
+    what: string,
+    onPage: (step: PageStep) => void | Promise<void>,
+  ): Promise<WalkEnd> => {
+    const result = await walkAll(path, query, onPage);
     if (!result.complete && result.reason)
       throw new RecordError(`cannot list ${what}: ${result.reason}${lastAnswer()}`);
     return result;
   };
   const notes: string[] = [];
-  const noteWalk = (result: Walk, what: string) => {
-    if (result.repeated.length > 0)
-      notes.push(`${what}: ${result.repeated.length} item(s) that a later page listed again, kept once`);
+  const noteWalk = (result: WalkEnd, what: string) => {
+    if (result.repeated > 0)
+      notes.push(`${what}: ${result.repeated} item(s) that a later page listed again, kept once`);
     if (!result.complete)
       notes.push(`${what}: has_more was true but the next page was empty; recorded what it listed`);
   };
 
   try {
     await probe(baseUrl);
-    const contacts = await listAll('/v1/contacts', {}, 'the contacts (GET /v1/contacts)');
+    // Of each contact, only what its conversation's walk needs.
+    const conversations: (string | undefined)[] = [];
+    const contacts = await listAll(
+      '/v1/contacts',
+      {},
+      'the contacts (GET /v1/contacts)',
+      async ({ items }) => {
+        for (const contact of items) {
+          const id = contact.conversation_id;
+          conversations.push(typeof id === 'string' || typeof id === 'number' ? String(id) : undefined);
+        }
+        await sink.contacts(items);
+      },
+    );
     noteWalk(contacts, 'GET /v1/contacts');
-    progress.contacts = contacts.items.length;
+    progress.contacts = contacts.items;
     progress.phase = 'conversations';
     options.onProgress?.({ ...progress });
 
-    const conversations: RecordedConversation[] = [];
     let listed = 0;
-    for (const contact of contacts.items) {
-      const id = contact.conversation_id;
-      if (typeof id === 'string' || typeof id === 'number') {
-        const what = `GET /v1/messages?conversation_id=${String(id)}`;
+    for (const id of conversations) {
+      if (id !== undefined) {
+        const what = `GET /v1/messages?conversation_id=${id}`;
+        await sink.conversation(id);
         const walked = await listAll(
           '/v1/messages',
-          { conversation_id: String(id) },
-          `the messages of conversation ${String(id)} (${what})`,
+          { conversation_id: id },
+          `the messages of conversation ${id} (${what})`,
+          ({ items }) => sink.messages(items),
         );
         noteWalk(walked, what);
-        conversations.push({ conversation_id: String(id), messages: walked.items });
-        listed += walked.items.length;
+        listed += walked.items;
       }
       progress.conversationsWalked += 1;
       // The running count also saw pages that paging discovery fetched and did not keep.
@@ -149,12 +192,10 @@ export async function recordAccount(options: RecordOptions): Promise<RecordedAcc
 
     progress.phase = 'order';
     progress.messages = 0;
-    const order = await listOrder(notes);
+    const ordered = await listOrder(notes);
     return {
       baseUrl,
-      contacts: contacts.items,
-      conversations,
-      order,
+      ordered,
       paging: mechanismOf('/v1/contacts') ?? mechanismOf('/v1/messages'),
       notes,
       requests: progress.requests,
@@ -168,8 +209,10 @@ export async function recordAccount(options: RecordOptions): Promise<RecordedAcc
    * conversations within one second. A server that does not list it, or not in pages, leaves
    * the order to the timestamps.
    */
-  async function listOrder(into: string[]): Promise<string[] | undefined> {
-    const result = await walkAll('/v1/messages', {});
+  async function listOrder(into: string[]): Promise<boolean> {
+    const result = await walkAll('/v1/messages', {}, ({ items }) =>
+      sink.order(items.map((item: Json) => String(item.id))),
+    );
     if (!result.complete && result.reason) {
       if (last && last.status >= 500)
         throw new RecordError(
@@ -178,10 +221,10 @@ export async function recordAccount(options: RecordOptions): Promise<RecordedAcc
       into.push(
         `GET /v1/messages (every conversation) could not be walked (${result.reason}): messages of one second are in the order of their conversations`,
       );
-      return undefined;
+      return false;
     }
     noteWalk(result, 'GET /v1/messages');
-    return result.items.map((item: Json) => String(item.id));
+    return true;
   }
 }
 

@@ -6,8 +6,9 @@ import { exchangeLine } from './console';
 /**
  * One test case per rule (not per jest test): pass, failure with the exchange that showed it,
  * or skipped with the reason it was not run. Problems that kept the run from judging are errors.
+ * `properties` go on the suite beside the reference.
  */
-export function buildJunit(result: KitResult): string {
+export function buildJunit(result: KitResult, properties: Record<string, string> = {}): string {
   const report = builder.newBuilder();
   const suite = report
     .testSuite()
@@ -15,6 +16,7 @@ export function buildJunit(result: KitResult): string {
     .timestamp(new Date(result.startedAt))
     .time(result.durationMs / 1000)
     .property('reference', `${REFERENCE.title}: ${REFERENCE.path}`);
+  for (const [name, value] of Object.entries(properties)) suite.property(name, value);
   for (const verdict of result.verdicts) {
     const test = suite
       .testCase()

@@ -11,6 +11,11 @@ export interface SoakOptions {
   intervalSeconds: number;
   /** V8's old-space limit for the process under test, as on a machine of that much memory. */
   heapMb: number;
+  /** The recorder section: the account's size, the bound of a recording's RSS, the worst case. */
+  messages: number;
+  contacts: number;
+  recorderMaxRssMb: number;
+  distinctTexts: boolean;
 }
 
 export interface SectionResult {

@@ -9,7 +9,7 @@ export interface Started {
   lines: string[];
   /** Why it ended before it was asked to, if it did. */
   died(): string | undefined;
-  stop(): Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  stop(signal?: NodeJS.Signals): Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
   child: ChildProcess;
 }
 
@@ -58,13 +58,13 @@ export async function startListening(
     lines,
     child,
     died: () => died,
-    stop: () =>
+    stop: (signal = 'SIGTERM') =>
       new Promise((resolve) => {
         stopping = true;
         if (child.exitCode !== null || child.signalCode !== null)
           return resolve({ code: child.exitCode, signal: child.signalCode });
         child.once('exit', (code, signal) => resolve({ code, signal }));
-        child.kill('SIGTERM');
+        child.kill(signal);
       }),
   };
 }

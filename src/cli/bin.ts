@@ -81,6 +81,12 @@ const program = new Command()
       .argParser(integer(1, 10_000_000)),
   )
   .addOption(new Option('-q, --quiet', 'no log line per request').default(false))
+  .addOption(
+    new Option(
+      '--log-dashboard',
+      "log the dashboard's own requests too (files, calls with X-Mock-Dashboard: 1)",
+    ).default(false),
+  )
   .configureHelp({ helpWidth: 120 })
   .showHelpAfterError();
 
@@ -99,6 +105,7 @@ interface CliOptions {
   maxWorldMb: number;
   maxTotalMb: number;
   quiet: boolean;
+  logDashboard: boolean;
 }
 
 /** A mistake in the options that commander cannot see: the message alone, without the whole help. */
@@ -141,6 +148,7 @@ async function main(): Promise<void> {
     maxTotalBytes: options.maxTotalMb * 2 ** 20,
     log,
     logRequests: !options.quiet,
+    logDashboard: options.logDashboard,
     color: process.stdout.isTTY === true && !process.env.NO_COLOR,
     onProgress: (done, total) => {
       if (total < 100_000) return;

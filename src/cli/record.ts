@@ -1,25 +1,22 @@
 import {
   accessSync,
+  closeSync,
   constants,
   existsSync,
   mkdirSync,
+  openSync,
+  readSync,
   renameSync,
   rmSync,
   statSync,
-  writeFileSync,
+  writeSync,
 } from 'node:fs';
 import path from 'node:path';
-import { FixtureError, fixtureJson, validateFixture } from '../fixtures';
-import { anonymize } from '../recording/anonymize';
-import { toFixture, type Converted } from '../recording/convert';
-import {
-  checkRecorded,
-  isRecordFailure,
-  loadRecorder,
-  type RecordedAccount,
-  type RecordProgress,
-} from '../recording/recorder';
-import { World } from '../store/world';
+import { FixtureError } from '../fixtures';
+import { convertRecording, type Conversion } from '../recording/convert';
+import { writeFixture } from '../recording/output';
+import { isRecordFailure, spoolAccount, type AccountWalk, type RecordProgress } from '../recording/recorder';
+import { Spool } from '../recording/spool';
 
 /** `messaging-fixtures --from <url> --token T`: a real account, recorded as a fixture of the mock. */
 export interface RecordCliOptions {
@@ -34,10 +31,19 @@ export interface RecordCliOptions {
 }
 
 interface Output {
-  write(text: string): unknown;
+  write(chunk: string | Uint8Array): unknown;
+  once?(event: 'drain', listener: () => void): unknown;
 }
 
-/** Exit codes: 0 written, 1 the recording failed, 2 the options are at fault. */
+/**
+ * Exit codes: 0 written, 1 the recording failed, 2 the options are at fault.
+ *
+ * The account is walked into a spool (a temporary file, see spool.ts), converted from it, and
+ * written beside its destination under a temporary name, renamed over it at the end: the file is
+ * whole or absent, and an existing file stays as it was until the new one is complete. With
+ * `--out -` the fixture goes to standard output only once all of it converted. The spool and the
+ * temporary file are removed on success, on failure and on an interruption.
+ */
 export async function recordFixture(
   options: RecordCliOptions,
   io: { stdout: Output; stderr: Output } = process,
@@ -50,17 +56,43 @@ export async function recordFixture(
   }
   const started = Date.now();
   const progress = options.progress ? progressLine(io.stderr, started) : undefined;
-  // Signals are handled between two steps of the event loop: never between the write and the rename.
+  let spool: Spool;
+  try {
+    spool = new Spool();
+  } catch (error) {
+    say(`error: no temporary folder to record into: ${(error as Error).message}`);
+    return 1;
+  }
+  const temporary =
+    options.out === '-'
+      ? spool.file('fixture.json')
+      : path.join(
+          path.dirname(path.resolve(options.out)),
+          `.${path.basename(options.out)}.${process.pid}.tmp`,
+        );
+  const cleanUp = () => {
+    rmSync(temporary, { force: true });
+    spool.remove();
+  };
+  const stage = { copying: false };
+  // Signals are handled between two steps of the event loop (the long passes leave a step now and
+  // then): never between the last write and the rename.
   const interrupted = () => {
     progress?.clear();
-    say('interrupted: nothing was written');
+    cleanUp();
+    say(
+      stage.copying
+        ? 'interrupted: standard output holds only part of the fixture'
+        : 'interrupted: nothing was written',
+    );
     process.exit(130);
   };
   process.once('SIGINT', interrupted);
   try {
-    return await record(options, io, say, started, progress);
+    return await record(options, io, say, started, progress, spool, temporary, stage);
   } finally {
     process.off('SIGINT', interrupted);
+    cleanUp();
   }
 }
 
@@ -70,15 +102,15 @@ async function record(
   say: (line: string) => void,
   started: number,
   progress: ReturnType<typeof progressLine> | undefined,
+  spool: Spool,
+  temporary: string,
+  stage: { copying: boolean },
 ): Promise<number> {
-  let account: RecordedAccount;
+  let walk: AccountWalk;
   try {
-    account = checkRecorded(
-      await loadRecorder().recordAccount({
-        baseUrl: options.from,
-        token: options.token,
-        onProgress: progress?.update,
-      }),
+    walk = await spoolAccount(
+      { baseUrl: options.from, token: options.token, onProgress: progress?.update },
+      spool,
     );
   } catch (error) {
     progress?.clear();
@@ -92,34 +124,79 @@ async function record(
   progress?.clear();
   const seconds = (Date.now() - started) / 1000;
 
-  let converted: Converted;
-  let text: string;
+  const cannotWrite = (error: unknown) => {
+    say(
+      `error: --out ${options.out}: cannot be written (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`,
+    );
+    return 1;
+  };
+  let fd: number;
   try {
-    converted = toFixture(account, options.seed);
-    const data = options.anonymize ? anonymize(converted.data, options.seed) : converted.data;
-    // The checks of --fixtures, then in the order GET /__mock/state lists a world: oldest first.
-    text = fixtureJson(World.fromData(validateFixture(data)).toData());
+    mkdirSync(path.dirname(temporary), { recursive: true });
+    fd = openSync(temporary, 'w');
   } catch (error) {
+    return cannotWrite(error);
+  }
+  let conversion: Conversion;
+  let writeError: unknown;
+  try {
+    conversion = await convertRecording(spool.source(walk.baseUrl, walk.ordered), options.seed);
+    // In pieces of 64 kB: one write per record would be a system call each, and pieces of a
+    // megabyte live long enough to be promoted to the old generation, where they pile up as garbage.
+    let pending = '';
+    const flush = () => {
+      try {
+        writeSync(fd, pending);
+      } catch (error) {
+        writeError = error;
+        throw error;
+      }
+      pending = '';
+    };
+    await writeFixture(conversion, options, (text) => {
+      pending += text;
+      if (pending.length >= 1 << 16) flush();
+    });
+    flush();
+  } catch (error) {
+    if (writeError !== undefined) return cannotWrite(writeError);
     if (!(error instanceof FixtureError)) throw error;
     say(
       `error: the server's answers cannot be made into a fixture, and nothing was written: ${error.path}: ${error.message}`,
     );
     return 1;
+  } finally {
+    closeSync(fd);
   }
-  for (const line of summary(account, converted, seconds, options)) say(line);
-  if (options.out === '-') io.stdout.write(text);
-  else {
+  for (const line of summary(walk, conversion, seconds, options)) say(line);
+  if (options.out === '-') {
+    stage.copying = true;
+    await copyTo(temporary, io.stdout);
+  } else {
     try {
-      writeAtomically(options.out, text);
+      renameSync(temporary, options.out);
     } catch (error) {
-      say(
-        `error: --out ${options.out}: cannot be written (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`,
-      );
-      return 1;
+      return cannotWrite(error);
     }
     say(`wrote ${options.out}`);
   }
   return 0;
+}
+
+/** A file to an output stream, a megabyte at a time, waiting when the stream asks to. */
+async function copyTo(file: string, out: Output): Promise<void> {
+  const fd = openSync(file, 'r');
+  try {
+    for (;;) {
+      const chunk = Buffer.alloc(1 << 20);
+      const n = readSync(fd, chunk, 0, chunk.length, null);
+      if (n === 0) return;
+      if (out.write(chunk.subarray(0, n)) === false && out.once)
+        await new Promise<void>((resolve) => out.once!('drain', resolve));
+    }
+  } finally {
+    closeSync(fd);
+  }
 }
 
 /** Why the output file cannot be written, said before a long recording rather than after it. */
@@ -137,31 +214,13 @@ function outProblem(out: string): string | undefined {
   return undefined;
 }
 
-/**
- * The whole file or nothing: written beside its destination under a temporary name, then renamed
- * over it, so that a failure (or an interruption) never leaves half a fixture, and an existing
- * file stays as it was until the new one is complete.
- */
-function writeAtomically(file: string, text: string): void {
-  const dir = path.dirname(path.resolve(file));
-  mkdirSync(dir, { recursive: true });
-  const temporary = path.join(dir, `.${path.basename(file)}.${process.pid}.tmp`);
-  try {
-    writeFileSync(temporary, text);
-    renameSync(temporary, file);
-  } catch (error) {
-    rmSync(temporary, { force: true });
-    throw error;
-  }
-}
-
 const count = (n: number) => n.toLocaleString('en');
 
-function summary(account: RecordedAccount, converted: Converted, seconds: number, options: RecordCliOptions) {
-  const { contacts, messages } = converted.data;
-  const rate = seconds > 0 ? `, ${count(Math.round(messages.length / seconds))} messages/s` : '';
+function summary(walk: AccountWalk, converted: Conversion, seconds: number, options: RecordCliOptions) {
+  const { contacts, messages } = converted;
+  const rate = seconds > 0 ? `, ${count(Math.round(messages / seconds))} messages/s` : '';
   const lines = [
-    `recorded ${account.baseUrl}: ${count(contacts.length)} contacts, ${count(messages.length)} messages in ${seconds.toFixed(1)} s (${count(account.requests)} requests${rate}${account.paging ? `; next pages by ${account.paging}` : ''})`,
+    `recorded ${walk.baseUrl}: ${count(contacts)} contacts, ${count(messages)} messages in ${seconds.toFixed(1)} s (${count(walk.requests)} requests${rate}${walk.paging ? `; next pages by ${walk.paging}` : ''})`,
   ];
   if (converted.conversions.length === 0)
     lines.push("nothing to convert: the answers follow the mock's conventions");
@@ -174,7 +233,7 @@ function summary(account: RecordedAccount, converted: Converted, seconds: number
     for (const { what, count: n, example } of converted.warnings)
       lines.push(`  ${what} (${count(n)}; first: ${example})`);
   }
-  const notes = [...account.notes, ...converted.notes];
+  const notes = [...walk.notes, ...converted.notes];
   if (notes.length > 0) {
     lines.push('notes:');
     for (const note of notes) lines.push(`  ${note}`);

@@ -1,5 +1,5 @@
 import qs from 'qs';
-import { ApiError, errors } from '../errors';
+import { ApiError, errors, type Encoding } from '../errors';
 import { paramsFrom, type Params } from '../store/params';
 
 /** Convention C12: bounds that no body, query or multipart form can exceed. */
@@ -140,6 +140,12 @@ export async function readBody(
     return parseJsonParams(decode(bytes, charset ?? 'utf-8'));
   }
   throw errors.unsupportedMediaType(contentType ?? '(none)');
+}
+
+/** How a request sent its parameters, for the hints of its refusals: its body's type (a query is a form's). */
+export function encodingOf(headers: RequestHeaders): Encoding {
+  const { type } = mediaType(header(headers, 'content-type') ?? '');
+  return type === JSON_TYPE ? 'json' : type === MULTIPART ? 'multipart' : 'form';
 }
 
 /** One header's value; several of the same name are joined with commas, as HTTP joins them. */

@@ -177,7 +177,10 @@ function errorSwitch(value: unknown): TokenSwitches['errors'] {
   }
   for (const key of ERROR_SWITCH_PARAMS) {
     if (value[key] === undefined)
-      throw errors.missing(`errors[${key}]`, 'Send it as errors[status]=503&errors[count]=2.');
+      throw errors.missing(`errors[${key}]`, [
+        ['errors[status]', 503],
+        ['errors[count]', 2],
+      ]);
   }
   const { status, count } = SWITCH_LIMITS;
   return {

@@ -1,4 +1,4 @@
-import { ApiError, errors, size } from '../errors';
+import { ApiError, MissingParameter, errors, size } from '../errors';
 import { openApiDocument } from '../openapi';
 import { SEED_DEFAULTS, seedOf, seededWorld } from '../seeded-world';
 import type { Simulator } from '../simulate';
@@ -16,7 +16,7 @@ import {
   type CoreRequest,
 } from './answer';
 import { authenticator } from './auth';
-import { BODY_LIMITS, header, readBody, requestParams, queryParams } from './body';
+import { BODY_LIMITS, encodingOf, header, readBody, requestParams, queryParams } from './body';
 import { STATE_BODY_LIMIT, controlRoutes, type ControlExchange } from './control';
 import { allowed, apiRoutes, findRoute, type Route } from './routes';
 import { KeptWorlds, type WorldStorage } from './storage';
@@ -204,7 +204,7 @@ export function createCore(options: CoreOptions = {}): Core {
     try {
       answer = await switched(request, token, segments, entry);
     } catch (error) {
-      answer = errorAnswer(logged(error));
+      answer = refusal(error, request);
     }
     entry.time = new Date().toISOString();
     entry.status = answer.status;
@@ -256,7 +256,7 @@ export function createCore(options: CoreOptions = {}): Core {
           ? errorAnswer(errors.simulated(forced))
           : await routed(request, token, segments, entry);
     } catch (error) {
-      answer = errorAnswer(logged(error));
+      answer = refusal(error, request);
     }
     if (applied !== undefined) answer.headers['Preference-Applied'] = applied;
     return answer;
@@ -317,6 +317,13 @@ export function createCore(options: CoreOptions = {}): Core {
     return { handler, id: found.id };
   }
 
+  /** The answer to what was thrown; a missing parameter's hint shows it as the request sends its others. */
+  function refusal(error: unknown, request: CoreRequest): CoreAnswer {
+    return errorAnswer(
+      logged(error instanceof MissingParameter ? error.in(encodingOf(request.headers)) : error),
+    );
+  }
+
   function logged(error: unknown): ApiError {
     const apiError = toApiError(error);
     if (apiError.code === 'internal')
@@ -336,7 +343,7 @@ export function createCore(options: CoreOptions = {}): Core {
       else if (area === '__mock') answer = await answerControl(request, segments);
       else answer = await route(openApi, request, segments).handler(undefined);
     } catch (error) {
-      answer = errorAnswer(logged(error));
+      answer = refusal(error, request);
     }
     return withCommonHeaders(answer);
   }

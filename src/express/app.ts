@@ -14,6 +14,11 @@ import { requestLog } from './log';
 export interface AppOptions extends CoreOptions {
   /** One line per answered request: method, path, status, milliseconds. Off by default. */
   logRequests?: boolean;
+  /**
+   * With `logRequests`, the dashboard's own requests too (see `fromDashboard`). Off by default:
+   * while a dashboard is open it polls the mock twice a second.
+   */
+  logDashboard?: boolean;
   /** Colour the request lines (for a terminal). */
   color?: boolean;
 }
@@ -51,7 +56,10 @@ export function createApp(options: AppOptions = {}): Express {
     },
   };
   Object.defineProperties(app.locals, Object.getOwnPropertyDescriptors(locals));
-  if (options.logRequests) app.use(requestLog(options.log ?? (() => {}), options.color ?? false));
+  if (options.logRequests) {
+    const log = options.log ?? (() => {});
+    app.use(requestLog(log, options.color ?? false, options.logDashboard ? undefined : fromDashboard));
+  }
   app.use(dashboard());
   app.use(answerWith(core));
   return app;
@@ -62,12 +70,29 @@ export const DASHBOARD_FILES = {
   '/__mock/': { file: 'index.html', type: 'text/html; charset=utf-8' },
   '/__mock/dashboard.js': { file: 'dashboard.js', type: 'text/javascript; charset=utf-8' },
   '/__mock/dashboard.css': { file: 'dashboard.css', type: 'text/css; charset=utf-8' },
+  '/__mock/favicon.svg': { file: 'favicon.svg', type: 'image/svg+xml' },
+  // Browsers ask for it on their own, for a page that names no icon (an answer of the API, say).
+  '/favicon.ico': { file: 'favicon.ico', type: 'image/x-icon' },
 } as const;
 
+/** The header the dashboard's page sends with each of its calls, so that they can be told apart. */
+const DASHBOARD_HEADER = 'X-Mock-Dashboard';
+
 /**
- * The dashboard at `/__mock/`: a page, its script and its stylesheet, served without a token (the
- * page asks for one, and sends it with its calls to the control routes). Read once, here: they
- * are static. Only this adapter serves them: the MSW adapter answers a page's API calls inside
+ * A request of the dashboard's own: for one of its files (or `/__mock`, which leads to them), or a
+ * call to a control route that carries `X-Mock-Dashboard: 1`, as each call of its page does.
+ */
+function fromDashboard(req: Request): boolean {
+  if (req.path.startsWith('/__mock/') && req.get(DASHBOARD_HEADER) === '1') return true;
+  return (
+    (req.method === 'GET' || req.method === 'HEAD') && (req.path in DASHBOARD_FILES || req.path === '/__mock')
+  );
+}
+
+/**
+ * The dashboard at `/__mock/`: a page, its script, its stylesheet and its icon, served without a
+ * token (the page asks for one, and sends it with its calls to the control routes). Read once,
+ * here: they are static. Only this adapter serves them: the MSW adapter answers a page's API calls inside
  * that page, where a page of the mock's own has no place.
  */
 function dashboard(): RequestHandler {

@@ -13,6 +13,7 @@ import {
   storedMessage,
   type Part,
   type Schema,
+  type Texts,
 } from './schemas';
 
 /** The mock's own routes: `/__mock/*` (core/control.ts) and this document. */
@@ -34,12 +35,14 @@ export function control(): Part {
   };
 }
 
-const op = (operationId: string, fields: Schema) => operation('mock', operationId, fields);
+const op = (operationId: string, fields: Texts & Schema) => operation('mock', operationId, fields);
 
 function reset(): Schema {
   return op('resetWorld', {
     summary:
       "Put the token's world back to the seeded (or fixture) world; `all=true` for every token (admin token only).",
+    description:
+      "Forgets what this token's requests changed: its world is the one the mock started with again, the generated world or the fixture of --fixtures, and its switches are off. `all=true` does so for every token, and takes the admin token (--admin-token).",
     parameters: [queryParameter('all', booleanQuery())],
     responses: {
       '204': { description: 'Reset.' },
@@ -53,6 +56,8 @@ function reset(): Schema {
 function getState(): Schema {
   return op('getState', {
     summary: "The token's world as a fixture document.",
+    description:
+      "Every contact and message of the token's world as it now is, in the fixture format that `PUT /__mock/state` and --fixtures read: a snapshot to load again later.",
     responses: { '200': { description: 'The world.', content: json(ref('Fixture')) }, ...refusals() },
   });
 }
@@ -79,6 +84,8 @@ function putState(): Schema {
 function requests(): Schema {
   return op('listRequests', {
     summary: "The token's most recent API requests, newest first.",
+    description:
+      "The journal of the token's requests under /v1, newest first: each with its method, path, status and time, its query, body and answer (long ones cut short), and why an error answer was forced. Control routes are not journaled. `since` gives only the entries after the newest one a poller has seen.",
     // The least is core/control.ts's; the most is the app's journalSize option, which one
     // document, the same for every app, cannot know.
     parameters: [
@@ -106,6 +113,8 @@ function getSwitches(): Schema {
   return op('getSwitches', {
     summary:
       "The token's switches: the latency added to its API answers, and the error its next answers are.",
+    description:
+      '`latency_ms` is null when no latency is switched on; `errors` is null when no error is, and otherwise gives the status and how many answers remain to be forced. The error switch turns itself off after its last forced answer.',
     responses: { '200': { description: 'The switches.', content: json(ref('Switches')) }, ...refusals() },
   });
 }
@@ -126,6 +135,7 @@ function putSwitches(): Schema {
 function deleteSwitches(): Schema {
   return op('deleteSwitches', {
     summary: "Turn the token's switches off.",
+    description: "Both switches off at once: the token's API answers are real again, with no latency added.",
     responses: { '204': { description: 'Off.' }, ...refusals() },
   });
 }
@@ -190,6 +200,8 @@ function switchesInput(): Schema {
 function document(): Schema {
   return op('getOpenApiDocument', {
     summary: 'This document.',
+    description:
+      'The OpenAPI 3.1 description of the API and the control routes as this mock serves them, built from the same rules the mock checks. It needs no token.',
     security: [],
     responses: { '200': { description: 'The OpenAPI 3.1 document.', content: json({ type: 'object' }) } },
   });

@@ -18,8 +18,8 @@ export function openApiDocument(): Record<string, unknown> {
     servers: [{ url: '/' }],
     security: [{ bearer: [] }],
     tags: [
-      { name: 'contacts' },
-      { name: 'messages' },
+      { name: 'contacts', description: 'The user’s contacts, each with the one conversation held with it.' },
+      { name: 'messages', description: 'The messages of the conversations with the contacts.' },
       { name: 'mock', description: 'The mock’s own control routes.' },
     ],
     paths: merge(parts.map((part) => part.paths)),
@@ -41,6 +41,9 @@ function info(): Schema {
   return {
     title: 'Messaging API (mock)',
     version: '1.0.0',
+    // The mock's own, as the document is: the package's name and its license (package.json).
+    contact: { name: 'messaging-api-mock' },
+    license: { name: 'MIT', identifier: 'MIT' },
     description:
       'Contacts and the messages of the conversations with them, as the mock serves them. Every /v1 operation ' +
       'requires `Authorization: Bearer <token>`; each token is a user with its own world. The `Prefer` header ' +

@@ -30,6 +30,7 @@ import {
   worldFull,
   type Part,
   type Schema,
+  type Texts,
 } from './schemas';
 
 /** The five message operations of document 4.2, with the bodies rules.ts reads for them. */
@@ -38,8 +39,20 @@ export function messages(): Part {
     paths: {
       '/v1/messages': collection(),
       '/v1/messages/{id}': recordPath('messages', 'Message', {
-        update: 'Edit the text, add reactions, append attachments.',
-        delete: 'Delete a message permanently.',
+        retrieve: {
+          summary: 'Retrieve a message.',
+          description:
+            "The message with this id, its `contact` as that contact is now (C11). An id this token's world does not hold, or a deleted message's, is 404 `not_found`.",
+        },
+        update: {
+          summary: 'Edit the text, add reactions, append attachments.',
+          description:
+            '`message` replaces the text; `reactions` and `attachments` are added to those the message has, and none is ever taken away (C15, C16). Every update that succeeds sets `updated_at`.',
+        },
+        delete: {
+          summary: 'Delete a message permanently.',
+          description: 'The message is gone for good: the next retrieve of it is 404 `not_found`.',
+        },
       }),
     },
     parameters: {
@@ -49,13 +62,15 @@ export function messages(): Part {
   };
 }
 
-const op = (operationId: string, fields: Schema) => operation('messages', operationId, fields);
+const op = (operationId: string, fields: Texts & Schema) => operation('messages', operationId, fields);
 const noSuchConversation = () => refusal('not_found', 'No such conversation (param conversation_id).');
 
 function collection(): Schema {
   return {
     get: op('listMessages', {
       summary: 'List messages, newest first, of one conversation or of all.',
+      description:
+        'A page of messages, the most recently created first (C7), paged as contacts are (C8). With `conversation_id`, only that conversation’s messages; a conversation this token does not have (its contact deleted, say) is 404 `not_found` (C10).',
       parameters: [...paging(), parameterRef('conversation_id')],
       responses: {
         ...answer('200', 'A page of messages.', 'MessagePage'),
@@ -64,6 +79,9 @@ function collection(): Schema {
       },
     }),
     post: op('sendMessage', {
+      summary: 'Send a message into a conversation.',
+      description:
+        'Sends `message` into the conversation `conversation_id`, with the `attachments` given. Its `contact` is the contact the conversation is held with (C11); `read_at` and `updated_at` are null, and `reactions` is empty.',
       requestBody: body(ref('MessageSend')),
       responses: {
         ...answer('201', 'The sent message.', 'Message'),

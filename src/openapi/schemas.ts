@@ -144,7 +144,13 @@ export function paging(): Schema[] {
   return Object.keys(pagingParameters()).map(parameterRef);
 }
 
-export function operation(tag: string, operationId: string, fields: Schema): Schema {
+/** What every operation says of itself: a one-line summary (a title) and a description of what it does. */
+export interface Texts {
+  summary: string;
+  description: string;
+}
+
+export function operation(tag: string, operationId: string, fields: Texts & Schema): Schema {
   return { tags: [tag], operationId, ...fields };
 }
 
@@ -181,18 +187,19 @@ export function worldFull(): Record<string, Schema> {
 export function recordPath(
   tag: string,
   record: 'Contact' | 'Message',
-  summaries: { update: string; delete: string },
+  texts: { retrieve: Texts; update: Texts; delete: Texts },
 ): Schema {
   const name = record.toLowerCase();
-  const op = (verb: string, fields: Schema) => operation(tag, `${verb}${record}`, fields);
+  const op = (verb: string, fields: Texts & Schema) => operation(tag, `${verb}${record}`, fields);
   const unknown = () => refusal('not_found', `No such ${name}.`);
   return {
     parameters: [idParameter(name)],
     get: op('retrieve', {
+      ...texts.retrieve,
       responses: { ...answer('200', `The ${name}.`, record), ...unknown(), ...refusals() },
     }),
     put: op('update', {
-      summary: summaries.update,
+      ...texts.update,
       requestBody: body(ref(`${record}Update`), false),
       responses: {
         ...answer('200', `The updated ${name}.`, record),
@@ -202,7 +209,7 @@ export function recordPath(
       },
     }),
     delete: op('delete', {
-      summary: summaries.delete,
+      ...texts.delete,
       responses: { '204': { description: 'Deleted; no body.' }, ...unknown(), ...refusals() },
     }),
   };

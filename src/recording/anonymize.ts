@@ -1,6 +1,6 @@
 import { Faker, base, en } from '@faker-js/faker';
 import { chatLine } from '../seed';
-import type { WorldData } from '../store/world';
+import type { StoredMessage, WorldData } from '../store/world';
 import type { Contact, Reaction } from '../types';
 import { extensionOf, lastSegment } from './fields';
 
@@ -14,8 +14,76 @@ import { extensionOf, lastSegment } from './fields';
  * fixture and seed give the same result.
  */
 export function anonymize(data: WorldData, seed: number): WorldData {
-  const fake = new Pseudonyms(new Faker({ locale: [en, base], seed }), originals(data));
-  const contacts = data.contacts.map((contact): Contact => {
+  const originals = new Originals();
+  for (const contact of data.contacts) originals.add(contact);
+  for (const message of data.messages) originals.add(message);
+  const anonymizer = new Anonymizer(seed, originals);
+  return {
+    contacts: data.contacts.map((contact) => anonymizer.contact(contact)),
+    messages: data.messages.map((message) => anonymizer.message(message)),
+  };
+}
+
+/**
+ * Every personal value of a fixture: no fake may be one. A message's text also keeps its fake
+ * here once it has one. Texts are most of the personal values of an account, and each one is
+ * then one entry and one copy of the text, not two.
+ */
+export class Originals {
+  /** Each original, and for a text, its fake once drawn. */
+  readonly #values = new Map<string, string | undefined>();
+
+  /** Adds a record's personal values. */
+  add(record: Contact | StoredMessage): void {
+    if ('username' in record) {
+      for (const value of [record.username, record.phone_number, record.avatar_url, record.display_name])
+        if (value !== null) this.#add(value);
+      return;
+    }
+    this.#add(record.message);
+    for (const reaction of record.reactions)
+      for (const list of Object.values(reaction)) for (const u of list) this.#add(u);
+    for (const a of record.attachments) {
+      this.#add(a.filename);
+      this.#add(a.file_url);
+    }
+  }
+
+  #add(value: string): void {
+    if (!this.#values.has(value)) this.#values.set(value, undefined);
+  }
+
+  has(value: string): boolean {
+    return this.#values.has(value);
+  }
+
+  /** The fake of a text that is an original; undefined when it has none yet. */
+  textFake(text: string): string | undefined {
+    return this.#values.get(text);
+  }
+
+  /** Keeps the fake of a text; false when the text is no original (then it is kept elsewhere). */
+  keepTextFake(text: string, fake: string): boolean {
+    if (!this.#values.has(text)) return false;
+    this.#values.set(text, fake);
+    return true;
+  }
+}
+
+/**
+ * anonymize, a record at a time, in the fixture's order (every contact, then every message): the
+ * same fakes, drawn in the same order. It needs every original first (`Originals`), and keeps
+ * the fake of each original it met, for the next time it meets it.
+ */
+export class Anonymizer {
+  readonly #fake: Pseudonyms;
+
+  constructor(seed: number, originals: Originals) {
+    this.#fake = new Pseudonyms(new Faker({ locale: [en, base], seed }), originals);
+  }
+
+  contact(contact: Contact): Contact {
+    const fake = this.#fake;
     const person = fake.person();
     const username = fake.username(contact.username, person);
     return {
@@ -35,61 +103,48 @@ export function anonymize(data: WorldData, seed: number): WorldData {
                 /\s/.test(contact.display_name!.trim()) ? `${person.first} ${person.last}` : person.first,
               ),
     };
-  });
-  const messages = data.messages.map((message) => ({
-    ...message,
-    message: fake.value('text', message.message, (f) => chatLine(f)),
-    reactions: message.reactions.map((reaction): Reaction =>
-      Object.fromEntries(
-        Object.entries(reaction).map(([name, usernames]) => [
-          name,
-          usernames.map((username) => fake.username(username)),
-        ]),
-      ),
-    ),
-    attachments: message.attachments.map((attachment) => {
-      const filename = fake.value(
-        'file',
-        attachment.filename,
-        (f) => `${f.system.fileName({ extensionCount: 0 })}${extensionOf(attachment.filename)}`,
-      );
-      // A URL that ends in the file's name ends in the fake one; any other keeps its extension.
-      const ending =
-        lastSegment(attachment.file_url) === attachment.filename
-          ? filename
-          : `${fake.faker.string.alphanumeric(12)}${extensionOf(lastSegment(attachment.file_url))}`;
-      const file_url = fake.value(
-        'url',
-        attachment.file_url,
-        (f) =>
-          `https://files.${f.internet.domainName()}/${f.string.alphanumeric(10)}/${encodeURIComponent(ending)}`,
-      );
-      return { ...attachment, filename, file_url };
-    }),
-  }));
-  return { contacts, messages };
-}
+  }
 
-/** Every personal value of the fixture: no fake may be one of them. */
-function originals(data: WorldData): Set<string> {
-  const values = new Set<string>();
-  for (const c of data.contacts) {
-    for (const value of [c.username, c.phone_number, c.avatar_url, c.display_name])
-      if (value !== null) values.add(value);
+  message(message: StoredMessage): StoredMessage {
+    const fake = this.#fake;
+    return {
+      ...message,
+      message: fake.value('text', message.message, (f) => chatLine(f)),
+      reactions: message.reactions.map((reaction): Reaction =>
+        Object.fromEntries(
+          Object.entries(reaction).map(([name, usernames]) => [
+            name,
+            usernames.map((username) => fake.username(username)),
+          ]),
+        ),
+      ),
+      attachments: message.attachments.map((attachment) => {
+        const filename = fake.value(
+          'file',
+          attachment.filename,
+          (f) => `${f.system.fileName({ extensionCount: 0 })}${extensionOf(attachment.filename)}`,
+        );
+        // A URL that ends in the file's name ends in the fake one; any other keeps its extension.
+        const ending =
+          lastSegment(attachment.file_url) === attachment.filename
+            ? filename
+            : `${fake.faker.string.alphanumeric(12)}${extensionOf(lastSegment(attachment.file_url))}`;
+        const file_url = fake.value(
+          'url',
+          attachment.file_url,
+          (f) =>
+            `https://files.${f.internet.domainName()}/${f.string.alphanumeric(10)}/${encodeURIComponent(ending)}`,
+        );
+        return { ...attachment, filename, file_url };
+      }),
+    };
   }
-  for (const m of data.messages) {
-    values.add(m.message);
-    for (const reaction of m.reactions)
-      for (const list of Object.values(reaction)) for (const u of list) values.add(u);
-    for (const a of m.attachments) values.add(a.filename).add(a.file_url);
-  }
-  return values;
 }
 
 type Kind = 'username' | 'phone' | 'avatar' | 'name' | 'text' | 'file' | 'url';
 type Varied = Exclude<Kind, 'text'>;
 
-/** The fakes handed out so far, one map a kind, and the draws that make new ones. */
+/** The fakes handed out so far, one map a kind (a text's with its original), and the draws that make new ones. */
 class Pseudonyms {
   readonly #given = new Map<Kind, Map<string, string>>();
   /** Fakes already handed out, of any kind: two originals never share one. */
@@ -97,7 +152,7 @@ class Pseudonyms {
 
   constructor(
     readonly faker: Faker,
-    private readonly avoid: Set<string>,
+    private readonly originals: Originals,
   ) {}
 
   person(): { first: string; last: string } {
@@ -116,18 +171,19 @@ class Pseudonyms {
   value(kind: Kind, original: string, draw: (faker: Faker) => string): string {
     let given = this.#given.get(kind);
     if (!given) this.#given.set(kind, (given = new Map()));
-    const earlier = given.get(original);
+    const earlier =
+      kind === 'text' ? (this.originals.textFake(original) ?? given.get(original)) : given.get(original);
     if (earlier !== undefined) return earlier;
     let fake = draw(this.faker);
     // A few more draws, then a number to tell it apart (faker's pools are finite).
-    for (let attempt = 1; this.avoid.has(fake) || this.#used.has(fake); attempt++)
+    for (let attempt = 1; this.originals.has(fake) || this.#used.has(fake); attempt++)
       fake =
         attempt < 20
           ? draw(this.faker)
           : kind === 'text'
             ? `${draw(this.faker)} ${draw(this.faker)}`
             : vary(kind, draw(this.faker), attempt);
-    given.set(original, fake);
+    if (kind !== 'text' || !this.originals.keepTextFake(original, fake)) given.set(original, fake);
     this.#used.add(fake);
     return fake;
   }

@@ -7,12 +7,19 @@ import { Clock, timeOf, whole } from './clock';
 import { attachment, avatarUrl, displayName, dropExtra, phoneNumber, reactions } from './fields';
 import type { RecordedAccount } from './recorder';
 import { fail, fitsRule, place, Report, type Json, type Tally } from './report';
+import { breather, memorySource, type RecordSource } from './spool';
 
 /**
  * A recorded account (the server's own records) as a fixture of the mock: converted to the
- * mock's conventions where the server fills the document's gaps differently, each kind of
+ * mock's conventions where the server fills the document's gaps otherwise, each kind of
  * conversion counted for the summary. What cannot be converted is a FixtureError naming the
  * record and the field.
+ *
+ * A recording may be larger than memory holds as objects. The conversion reads its source in
+ * passes and keeps, per message, a few numbers in typed arrays (its time, its place in the lists,
+ * its contact) and its id in the id map; a record is read again, and converted again, when the
+ * fixture is written. Conversions are pure but for the counts of the summary, which only the
+ * first conversion of a record makes.
  */
 export interface Converted {
   data: WorldData;
@@ -24,17 +31,54 @@ export interface Converted {
   notes: string[];
 }
 
+/** A converted recording: what it says about itself, and its records on demand. */
+export interface Conversion extends Omit<Converted, 'data'> {
+  /** How many contacts and messages the fixture holds. */
+  contacts: number;
+  messages: number;
+  /**
+   * Every record of the fixture, read and converted again: every contact, then every message. In
+   * the fixture's order (oldest first), or, for a pass that does not care, in the order walked,
+   * which reads the recording from start to end.
+   */
+  records(visit: RecordVisitor, order?: 'fixture' | 'walked'): Promise<void>;
+}
+
+interface RecordVisitor {
+  contact(contact: Contact): void;
+  message(message: StoredMessage): void;
+}
+
+/** A whole recorded account in memory, converted: the fixture as data. */
+export async function toFixture(account: RecordedAccount, seed: number): Promise<Converted> {
+  const conversion = await convertRecording(memorySource(account), seed);
+  const data: WorldData = { contacts: [], messages: [] };
+  await conversion.records({
+    contact: (contact) => data.contacts.push(contact),
+    message: (message) => data.messages.push(message),
+  });
+  const { conversions, warnings, notes } = conversion;
+  return { data, conversions, warnings, notes };
+}
+
 // ---- ids ----
+
+type Kind = 'contact' | 'conversation' | 'message' | 'attachment';
+const KINDS: readonly Kind[] = ['contact', 'conversation', 'message', 'attachment'];
 
 /**
  * The fixture's ids: a server's id is kept when the mock can take it (RECORD_ID) and no record
  * of another kind holds it already (C6: ids never collide, across kinds too); otherwise it gets a
- * new one, the same wherever the old one is named. New ids are drawn from the seed.
+ * new one, the same wherever the old one is named. New ids are drawn from the seed. A record is
+ * named by its kind and a number (a contact's index, a message's, an attachment's occurrence),
+ * and only new ids are kept apart from the ids given: a kept id is the server's own.
  */
 class Ids {
   readonly #taken = new Set<string>();
-  readonly #map = new Map<string, string>();
-  readonly #pending: string[] = [];
+  /** The server ids of contacts and of conversations so far: two records of a kind must not share one. */
+  readonly #defined = { contact: new Set<string>(), conversation: new Set<string>() };
+  readonly #pending: [Kind, number][] = [];
+  readonly #fresh = new Map(KINDS.map((kind) => [kind, new Map<number, string>()]));
   #drawn = false;
   readonly #faker: Faker;
 
@@ -45,68 +89,62 @@ class Ids {
     this.#faker = new Faker({ locale: [en, base], seed });
   }
 
-  /** How a record of one kind is named: by its server id, or, for an attachment, by its place. */
-  static key(kind: 'contact' | 'conversation' | 'message', raw: unknown): string {
-    return `${kind} ${String(raw)}`;
-  }
-
-  /** Registers a record's own id (in creation order); returns its key for `id`. */
-  define(
-    kind: 'contact' | 'conversation' | 'message' | 'attachment',
-    raw: unknown,
-    path: string,
-    occurrence = 0,
-  ): string {
+  /**
+   * Registers a record's own id, in creation order. Messages are told apart by their ids when
+   * they are read, and attachments by their occurrence, so that only contacts and conversations
+   * can name one id twice.
+   */
+  define(kind: Kind, handle: number, raw: unknown, path: string): void {
+    if (this.#drawn) throw new Error('an id was defined after the new ones were drawn');
     if (raw === undefined || raw === null || raw === '') {
       if (kind !== 'attachment') fail(path, 'is missing.');
       this.report.convert('an attachment without an id → a new id');
     } else if (typeof raw !== 'string' && typeof raw !== 'number') {
       fail(path, `must be an id (text or a number), got ${describe(raw)}.`);
     }
-    // An attachment is never named elsewhere: each one is its own key.
-    const key = kind === 'attachment' ? `attachment #${occurrence}` : Ids.key(kind, raw);
-    if (this.#map.has(key)) fail(path, `'${String(raw)}' is the id of two ${kind}s.`);
     const text = raw === undefined || raw === null ? '' : String(raw);
+    if (kind === 'contact' || kind === 'conversation') {
+      if (this.#defined[kind].has(text)) fail(path, `'${text}' is the id of two ${kind}s.`);
+      this.#defined[kind].add(text);
+    }
     if (typeof raw === 'number') this.report.convert('numeric ids → the same digits as text');
     const takeable = text !== '' && fitsRule(text, RECORD_ID);
-    if (takeable && !this.#taken.has(text)) {
-      this.#taken.add(text);
-      this.#map.set(key, text);
-    } else {
+    if (takeable && !this.#taken.has(text)) this.#taken.add(text);
+    else {
       if (text !== '')
         this.report.convert(
           takeable
             ? 'ids that another record has already → new ids, consistently'
             : 'ids that the mock cannot take → new ids, consistently',
         );
-      this.#map.set(key, '');
-      this.#pending.push(key);
+      this.#pending.push([kind, handle]);
     }
-    return key;
   }
 
-  /** The fixture id of a defined record; new ids are drawn on the first call, after every define. */
-  id(key: string): string {
+  /** The fixture id of a defined record, given its server id as text; new ids are drawn on the first call. */
+  id(kind: Kind, handle: number, text: string): string {
     if (!this.#drawn) {
       this.#drawn = true;
-      for (const key of this.#pending) {
+      for (const [pendingKind, pendingHandle] of this.#pending) {
         let id: string;
         do id = this.#faker.string.alphanumeric({ length: 16, casing: 'mixed' });
         while (this.#taken.has(id));
         this.#taken.add(id);
-        this.#map.set(key, id);
+        this.#fresh.get(pendingKind)!.set(pendingHandle, id);
       }
+      // Every id is given now: what was taken matters no more, and holds a string a record.
+      this.#pending.length = 0;
+      this.#taken.clear();
+      this.#defined.contact.clear();
+      this.#defined.conversation.clear();
     }
-    const id = this.#map.get(key);
-    if (id === undefined) throw new Error(`no id was defined for ${key}`);
-    return id;
+    return this.#fresh.get(kind)!.get(handle) ?? text;
   }
 }
 
 // ---- records ----
 
 interface ContactDraft {
-  raw: Json;
   where: string;
   /** The server's ids, as text. */
   id: string;
@@ -116,22 +154,9 @@ interface ContactDraft {
 }
 
 interface MessageDraft {
-  raw: Json;
-  where: string;
-  id: string;
-  conversation: string;
   created: number;
-  /** Ties: the position in the list of every message, the contact's, then in the conversation's list. */
-  rank: number;
-  owner: number;
-  position: number;
   message: Omit<StoredMessage, 'id' | 'conversation_id' | 'attachments'>;
-  attachments: {
-    raw: Json;
-    where: string;
-    key?: string;
-    attachment: Omit<Attachment, 'id' | 'message_id'>;
-  }[];
+  attachments: { raw: Json; attachment: Omit<Attachment, 'id' | 'message_id'> }[];
 }
 
 const CONTACT_KEYS = new Set<string>(CONTACT_FIELDS);
@@ -140,92 +165,283 @@ const MESSAGE_KEYS = new Set<string>(MESSAGE_FIELDS);
 /** Fields a message's text may come under on servers that name it otherwise. */
 const TEXT_ALIASES = ['text', 'body', 'content'];
 
-export function toFixture(account: RecordedAccount, seed: number): Converted {
+/** Where each listed message was listed: its conversation and its index there, from its place in the recording. */
+class Listing {
+  readonly #starts: Float64Array;
+
+  constructor(private readonly conversations: RecordSource['conversations']) {
+    this.#starts = new Float64Array(conversations.length + 1);
+    conversations.forEach((c, i) => (this.#starts[i + 1] = this.#starts[i]! + c.messages));
+  }
+
+  at(listed: number): { conversation: string; index: number; where: (id: unknown) => string } {
+    // The last conversation that starts at or before it (an empty one starts where the next does).
+    let low = 0;
+    let high = this.conversations.length - 1;
+    while (low < high) {
+      const middle = (low + high + 1) >> 1;
+      if (this.#starts[middle]! <= listed) low = middle;
+      else high = middle - 1;
+    }
+    const conversation = this.conversations[low]!.id;
+    const index = listed - this.#starts[low]!;
+    return {
+      conversation,
+      index,
+      where: (id) => `conversation ${conversation} ${place('messages', index, id)}`,
+    };
+  }
+}
+
+/** What the conversion keeps of the contacts: a few values each. */
+interface ContactKeys {
+  count: number;
+  created: Float64Array;
+  /** Their ids and conversation_ids as the server gave them, and as text. */
+  rawId: unknown[];
+  rawConversation: unknown[];
+  id: string[];
+  conversation: string[];
+  byConversation: Map<string, number>;
+  /** Their indexes in creation order, and each one's place in it. */
+  order: number[];
+  rank: Int32Array;
+}
+
+/**
+ * What the conversion keeps of the messages it keeps (a message listed twice is kept once) once
+ * they are in creation order: a few numbers each, in columns, and the server's id. What only the
+ * order needed (times, ranks, the map of ids) is let go before the fixture is written.
+ */
+interface MessageKeys {
+  count: number;
+  /** The index of its contact. */
+  owner: Int32Array;
+  /** Its place among the listed messages of the recording. */
+  listed: Int32Array;
+  /** 0: the id is text, 1: a number, 2: something else (an error when ids are given). */
+  idKind: Uint8Array;
+  /** The number of its attachments; once ids are given, the occurrence of its first attachment. */
+  attachments: Uint32Array;
+  /** Its server id as text. */
+  id: string[];
+  /** Their indexes in creation order. */
+  order: Uint32Array;
+}
+
+/** Converts a recording, reading it in passes; its records are converted again when asked for. */
+export async function convertRecording(source: RecordSource, seed: number): Promise<Conversion> {
   const report = new Report();
   const clock = new Clock();
+  const origin = source.baseUrl;
+  const listing = new Listing(source.conversations);
 
-  const contactRecords = account.contacts.map((raw, i) => {
+  // Every timestamp is seen before any is read: a field's unit is told from its largest value.
+  await source.scan('contacts', (raw, i) => {
     if (!isPlainRecord(raw)) fail(`contacts[${i}]`, `must be a contact object, got ${describe(raw)}.`);
     clock.see('contact.created_at', raw.created_at);
     clock.see('contact.last_active_at', raw.last_active_at);
-    return raw;
   });
-  const listed: { raw: Json; conversation: string; index: number }[] = [];
-  account.conversations.forEach(({ conversation_id, messages }) => {
-    messages.forEach((raw, index) => {
-      if (!isPlainRecord(raw))
-        fail(
-          `conversation ${conversation_id} messages[${index}]`,
-          `must be a message object, got ${describe(raw)}.`,
-        );
-      clock.see('message.created_at', raw.created_at);
-      clock.see('message.read_at', raw.read_at);
-      clock.see('message.updated_at', raw.updated_at);
-      if (Array.isArray(raw.attachments))
-        for (const a of raw.attachments)
-          if (isPlainRecord(a)) clock.see('attachment.created_at', a.created_at);
-      listed.push({ raw, conversation: conversation_id, index });
-    });
+  await source.scan('messages', (raw, listed) => {
+    if (!isPlainRecord(raw)) {
+      const { conversation, index } = listing.at(listed);
+      fail(
+        `conversation ${conversation} messages[${index}]`,
+        `must be a message object, got ${describe(raw)}.`,
+      );
+    }
+    clock.see('message.created_at', raw.created_at);
+    clock.see('message.read_at', raw.read_at);
+    clock.see('message.updated_at', raw.updated_at);
+    if (Array.isArray(raw.attachments))
+      for (const a of raw.attachments) if (isPlainRecord(a)) clock.see('attachment.created_at', a.created_at);
   });
 
-  // ---- contacts ----
-  const byConversation = new Map<string, ContactDraft>();
-  const contactDrafts = contactRecords.map((raw, i): ContactDraft => {
-    const where = place('contacts', i, raw.id);
-    if (raw.id === undefined || raw.id === null) fail(`${where}.id`, 'is missing.');
-    if (raw.conversation_id === undefined || raw.conversation_id === null)
-      fail(
-        `${where}.conversation_id`,
-        'is missing: the recorder cannot tell which messages are this contact’s.',
-      );
-    dropExtra(raw, CONTACT_KEYS, "a contact's", report);
-    const username = raw.username;
-    if (!fitsRule(username, USERNAME))
-      fail(
-        `${where}.username`,
-        `must be text of 1 to ${USERNAME.max} characters, got ${describe(username)}.`,
-      );
-    const draft: ContactDraft = {
-      raw,
-      where,
-      id: String(raw.id),
-      conversation: String(raw.conversation_id),
-      created: timeOf(clock, raw, 'created_at', 'contact.created_at', where, report)!,
-      contact: {
-        username: username as string,
-        phone_number: phoneNumber(raw.phone_number, `${where}.phone_number`, report),
-        avatar_url: avatarUrl(raw.avatar_url, username as string, account.baseUrl, report),
-        display_name: displayName(raw, username as string, `${where}.display_name`, report),
-        last_active_at: whole(
-          timeOf(clock, raw, 'last_active_at', 'contact.last_active_at', where, report, 'a contact'),
-        ),
-        created_at: 0,
-      },
+  const contacts = await readContacts(source, clock, report);
+  const messages = await readMessages(source, listing, clock, report, contacts);
+  const ids = await giveIds(source, listing, seed, report, contacts, messages);
+  const scratch = new Report();
+
+  const contactOf = (raw: unknown, c: number): Contact => {
+    const { contact } = contactDraft(raw as Json, c, clock, origin, scratch);
+    return {
+      id: ids.id('contact', c, contacts.id[c]!),
+      username: contact.username,
+      phone_number: contact.phone_number,
+      avatar_url: contact.avatar_url,
+      display_name: contact.display_name,
+      conversation_id: ids.id('conversation', c, contacts.conversation[c]!),
+      last_active_at: contact.last_active_at,
+      created_at: contact.created_at,
     };
-    draft.contact.created_at = Math.floor(draft.created);
-    if (byConversation.has(draft.conversation))
-      fail(
-        `${where}.conversation_id`,
-        `'${draft.conversation}' is also the conversation of ${byConversation.get(draft.conversation)!.where}; each contact has its own.`,
-      );
-    byConversation.set(draft.conversation, draft);
-    return draft;
-  });
-  const contacts = inCreationOrder(contactDrafts, 'contacts', report);
+  };
+  const messageOf = (raw: unknown, m: number): StoredMessage => {
+    const owner = messages.owner[m]!;
+    const where = listing.at(messages.listed[m]!).where((raw as Json).id);
+    const draft = messageDraft(raw as Json, where, messages.id[m]!, clock, origin, scratch);
+    const id = ids.id('message', m, messages.id[m]!);
+    let occurrence = messages.attachments[m]!;
+    return {
+      id,
+      conversation_id: ids.id('conversation', owner, contacts.conversation[owner]!),
+      message: draft.message.message,
+      reactions: draft.message.reactions,
+      attachments: draft.attachments.map(({ raw: a, attachment }) => ({
+        id: ids.id('attachment', occurrence++, a.id === undefined || a.id === null ? '' : String(a.id)),
+        message_id: id,
+        filename: attachment.filename,
+        file_url: attachment.file_url,
+        file_type: attachment.file_type,
+        file_size: attachment.file_size,
+        created_at: attachment.created_at,
+      })),
+      read_at: draft.message.read_at,
+      created_at: draft.message.created_at,
+      updated_at: draft.message.updated_at,
+    };
+  };
 
-  // ---- messages ----
-  const rank = new Map<string, number>();
-  if (account.order) {
-    const newestFirst = isNewestFirst(orderedTimes(account.order, listed, clock));
-    account.order.forEach((id, i) => rank.set(id, newestFirst ? -i : i));
-  }
-  const owners = new Map(contacts.map((c, i) => [c, i]));
-  const seen = new Map<string, MessageDraft>();
-  const drafts: MessageDraft[] = [];
-  for (const { raw, conversation: listedUnder, index } of listed) {
-    const where = `conversation ${listedUnder} ${place('messages', index, raw.id)}`;
+  return {
+    conversions: report.conversions,
+    warnings: report.warnings,
+    notes: report.notes,
+    contacts: contacts.count,
+    messages: messages.count,
+    records: async (visit, order = 'fixture') => {
+      const pause = breather();
+      if (order === 'walked') {
+        await source.scan('contacts', (raw, c) => visit.contact(contactOf(raw, c)));
+        // Kept messages are numbered in the order they were listed.
+        let next = 0;
+        await source.scan('messages', (raw, listed) => {
+          if (next < messages.count && messages.listed[next] === listed)
+            visit.message(messageOf(raw, next++));
+        });
+        return;
+      }
+      for (const c of contacts.order) {
+        visit.contact(contactOf(source.read('contacts', c), c));
+        await pause();
+      }
+      for (const m of messages.order) {
+        visit.message(messageOf(source.read('messages', messages.listed[m]!), m));
+        await pause();
+      }
+    },
+  };
+}
+
+async function readContacts(source: RecordSource, clock: Clock, report: Report): Promise<ContactKeys> {
+  const count = source.contacts;
+  const keys: ContactKeys = {
+    count,
+    created: new Float64Array(count),
+    rawId: [],
+    rawConversation: [],
+    id: [],
+    conversation: [],
+    byConversation: new Map(),
+    order: [],
+    rank: new Int32Array(count),
+  };
+  await source.scan('contacts', (value, i) => {
+    const raw = value as Json;
+    const draft = contactDraft(raw, i, clock, source.baseUrl, report);
+    const earlier = keys.byConversation.get(draft.conversation);
+    if (earlier !== undefined)
+      fail(
+        `${draft.where}.conversation_id`,
+        `'${draft.conversation}' is also the conversation of ${place('contacts', earlier, keys.rawId[earlier])}; each contact has its own.`,
+      );
+    keys.byConversation.set(draft.conversation, i);
+    keys.created[i] = draft.created;
+    keys.rawId.push(raw.id);
+    keys.rawConversation.push(raw.conversation_id);
+    keys.id.push(draft.id);
+    keys.conversation.push(draft.conversation);
+  });
+  keys.order = inCreationOrder(keys.created, 'contacts', report);
+  keys.order.forEach((c, i) => (keys.rank[c] = i));
+  return keys;
+}
+
+function contactDraft(raw: Json, i: number, clock: Clock, origin: string, report: Report): ContactDraft {
+  const where = place('contacts', i, raw.id);
+  if (raw.id === undefined || raw.id === null) fail(`${where}.id`, 'is missing.');
+  if (raw.conversation_id === undefined || raw.conversation_id === null)
+    fail(
+      `${where}.conversation_id`,
+      'is missing: the recorder cannot tell which messages are this contact’s.',
+    );
+  dropExtra(raw, CONTACT_KEYS, "a contact's", report);
+  const username = raw.username;
+  if (!fitsRule(username, USERNAME))
+    fail(`${where}.username`, `must be text of 1 to ${USERNAME.max} characters, got ${describe(username)}.`);
+  const created = timeOf(clock, raw, 'created_at', 'contact.created_at', where, report)!;
+  return {
+    where,
+    id: String(raw.id),
+    conversation: String(raw.conversation_id),
+    created,
+    contact: {
+      username: username as string,
+      phone_number: phoneNumber(raw.phone_number, `${where}.phone_number`, report),
+      avatar_url: avatarUrl(raw.avatar_url, username as string, origin, report),
+      display_name: displayName(raw, username as string, `${where}.display_name`, report),
+      last_active_at: whole(
+        timeOf(clock, raw, 'last_active_at', 'contact.last_active_at', where, report, 'a contact'),
+      ),
+      created_at: Math.floor(created),
+    },
+  };
+}
+
+/** Growing columns would copy themselves as they grow: the listed count bounds the kept one. */
+async function readMessages(
+  source: RecordSource,
+  listing: Listing,
+  clock: Clock,
+  report: Report,
+  contacts: ContactKeys,
+): Promise<MessageKeys> {
+  const listedCount = source.messages;
+  const keys: MessageKeys = {
+    count: 0,
+    owner: new Int32Array(listedCount),
+    listed: new Int32Array(listedCount),
+    idKind: new Uint8Array(listedCount),
+    attachments: new Uint32Array(listedCount),
+    id: [],
+    order: new Uint32Array(0),
+  };
+  // For the order only. Precise seconds; ties: the position in the list of every message, the
+  // contact's place in creation order, then the position in the conversation's list.
+  const created = new Float64Array(listedCount);
+  const rank = new Float64Array(listedCount).fill(Infinity);
+  const position = new Int32Array(listedCount);
+  // The slot of each server id met (a message listed twice has one), the message kept for a slot
+  // (-1: none), and the time of the slot's last listed message (NaN: none).
+  const slots = new Map<string, number>();
+  const slotMessage = new Int32Array(listedCount).fill(-1);
+  const slotTime = new Float64Array(listedCount).fill(NaN);
+  const scratch = new Report();
+  // Each conversation's list, as steps in time from one kept message to the next (by its contact).
+  const last = new Float64Array(contacts.count);
+  const down = new Int32Array(contacts.count);
+  const up = new Int32Array(contacts.count);
+  const kept = new Int32Array(contacts.count);
+
+  await source.scan('messages', (value, listed) => {
+    const raw = value as Json;
+    const { conversation: listedUnder, index, where: whereOf } = listing.at(listed);
+    const where = whereOf(raw.id);
     if (raw.id === undefined || raw.id === null) fail(`${where}.id`, 'is missing.');
     const id = String(raw.id);
+    let slot = slots.get(id);
+    if (slot === undefined) slots.set(id, (slot = slots.size));
+    // For the order of the list of every message: the time of the last message listed with this id.
+    slotTime[slot] = orderTime(raw.created_at, id, clock, scratch);
+
     const own = raw.conversation_id;
     let conversation = listedUnder;
     if (own === undefined || own === null)
@@ -234,86 +450,144 @@ export function toFixture(account: RecordedAccount, seed: number): Converted {
       report.warn('a message listed under another conversation than its own (kept in its own)', where);
       conversation = String(own);
     }
-    const earlier = seen.get(id);
-    if (earlier) {
-      if (earlier.conversation !== conversation)
+    const earlier = slotMessage[slot]!;
+    if (earlier >= 0) {
+      if (contacts.conversation[keys.owner[earlier]!] !== conversation)
         report.warn('a message listed in two conversations (kept once)', where);
-      continue;
+      return;
     }
-    const owner = byConversation.get(conversation);
-    if (!owner) {
+    const owner = contacts.byConversation.get(conversation);
+    if (owner === undefined) {
       report.warn('a message of a conversation that no listed contact holds (left out)', where);
-      continue;
+      return;
     }
-    checkSender(raw.contact, owner, where, report);
-    const draft = messageDraft(raw, where, id, conversation, clock, account.baseUrl, report);
-    draft.rank = rank.get(id) ?? Infinity;
-    draft.owner = owners.get(owner)!;
-    draft.position = index;
-    seen.set(id, draft);
-    drafts.push(draft);
+    checkSender(raw.contact, contacts.id[owner]!, where, report);
+    const draft = messageDraft(raw, where, id, clock, source.baseUrl, report);
+    const m = keys.count++;
+    slotMessage[slot] = m;
+    created[m] = draft.created;
+    keys.owner[m] = owner;
+    position[m] = index;
+    keys.listed[m] = listed;
+    keys.idKind[m] = typeof raw.id === 'string' ? 0 : typeof raw.id === 'number' ? 1 : 2;
+    keys.attachments[m] = draft.attachments.length;
+    keys.id.push(id);
+    if (kept[owner]! > 0) {
+      if (draft.created < last[owner]!) down[owner]! += 1;
+      else if (draft.created > last[owner]!) up[owner]! += 1;
+    }
+    last[owner] = draft.created;
+    kept[owner]! += 1;
+  });
+
+  // Ties of one second follow the list of every message, read the way it runs (its ids that have a time).
+  let unlisted = 0;
+  if (source.ordered !== undefined) {
+    const steps = { down: 0, up: 0 };
+    let previous = NaN;
+    await source.scan('order', (id) => {
+      const slot = slots.get(id as string);
+      const time = slot === undefined ? NaN : slotTime[slot]!;
+      if (Number.isNaN(time)) return;
+      if (time < previous) steps.down += 1;
+      else if (time > previous) steps.up += 1;
+      previous = time;
+    });
+    const newestFirst = steps.down >= steps.up;
+    await source.scan('order', (id, i) => {
+      const slot = slots.get(id as string);
+      const m = slot === undefined ? -1 : slotMessage[slot]!;
+      if (m >= 0) rank[m] = newestFirst ? -i : i;
+      else unlisted += 1;
+    });
   }
-  const unlisted = account.order?.filter((id) => !seen.has(id)).length ?? 0;
   if (unlisted > 0)
     report.notes.push(
       `${unlisted} message(s) of the list of every message are in no listed contact's conversation: left out`,
     );
-  const messages = messagesInCreationOrder(drafts, report);
 
-  // ---- ids, in creation order ----
-  const ids = new Ids(seed, report);
-  for (const c of contacts) {
-    ids.define('contact', c.raw.id, `${c.where}.id`);
-    ids.define('conversation', c.raw.conversation_id, `${c.where}.conversation_id`);
+  // Else the conversations in their contacts' order, each conversation's own list read the way it runs.
+  let lists = 0;
+  let timeOrdered = true;
+  let newestFirstLists = 0;
+  for (let c = 0; c < contacts.count; c++) {
+    if (kept[c] === 0) continue;
+    lists += 1;
+    if (down[c] !== 0 && up[c] !== 0) timeOrdered = false;
+    if (down[c]! >= up[c]!) newestFirstLists += 1;
   }
-  for (const m of messages) ids.define('message', m.raw.id, `${m.where}.id`);
-  let occurrence = 0;
-  for (const m of messages)
-    for (const a of m.attachments) a.key = ids.define('attachment', a.raw.id, `${a.where}.id`, occurrence++);
+  if (!timeOrdered)
+    report.notes.push('the server does not list messages by time; the fixture holds them by created_at');
+  const sign = newestFirstLists * 2 > lists ? -1 : 1;
+  const order = new Uint32Array(keys.count);
+  for (let m = 0; m < keys.count; m++) order[m] = m;
+  const { owner } = keys;
+  const contactRank = contacts.rank;
+  order.sort(
+    (a, b) =>
+      created[a]! - created[b]! ||
+      rank[a]! - rank[b]! ||
+      contactRank[owner[a]!]! - contactRank[owner[b]!]! ||
+      sign * (position[a]! - position[b]!) ||
+      a - b,
+  );
+  keys.order = order;
+  return keys;
+}
 
-  const data: WorldData = {
-    contacts: contacts.map((c) => {
-      const { contact } = c;
-      return {
-        id: ids.id(Ids.key('contact', c.id)),
-        username: contact.username,
-        phone_number: contact.phone_number,
-        avatar_url: contact.avatar_url,
-        display_name: contact.display_name,
-        conversation_id: ids.id(Ids.key('conversation', c.conversation)),
-        last_active_at: contact.last_active_at,
-        created_at: contact.created_at,
-      };
-    }),
-    messages: messages.map((m) => {
-      const id = ids.id(Ids.key('message', m.id));
-      return {
-        id,
-        conversation_id: ids.id(Ids.key('conversation', m.conversation)),
-        message: m.message.message,
-        reactions: m.message.reactions,
-        attachments: m.attachments.map(({ key, attachment }) => ({
-          id: ids.id(key!),
-          message_id: id,
-          filename: attachment.filename,
-          file_url: attachment.file_url,
-          file_type: attachment.file_type,
-          file_size: attachment.file_size,
-          created_at: attachment.created_at,
-        })),
-        read_at: m.message.read_at,
-        created_at: m.message.created_at,
-        updated_at: m.message.updated_at,
-      };
-    }),
-  };
-  return { data, conversions: report.conversions, warnings: report.warnings, notes: report.notes };
+/** A message's time for the order of the list of every message; NaN when it has none that reads. */
+function orderTime(value: unknown, id: string, clock: Clock, scratch: Report): number {
+  if (value === undefined || value === null) return NaN;
+  try {
+    return clock.read(value, 'message.created_at', id, scratch)!;
+  } catch {
+    return NaN;
+  }
+}
+
+/** Ids in creation order: contacts and their conversations, messages, then every attachment. */
+async function giveIds(
+  source: RecordSource,
+  listing: Listing,
+  seed: number,
+  report: Report,
+  contacts: ContactKeys,
+  messages: MessageKeys,
+): Promise<Ids> {
+  const ids = new Ids(seed, report);
+  for (const c of contacts.order) {
+    const where = place('contacts', c, contacts.rawId[c]);
+    ids.define('contact', c, contacts.rawId[c], `${where}.id`);
+    ids.define('conversation', c, contacts.rawConversation[c], `${where}.conversation_id`);
+  }
+  const pause = breather();
+  for (const m of messages.order) {
+    const kind = messages.idKind[m];
+    // Only an id that is neither text nor a number needs its record again (to say what it is).
+    const raw = kind === 2 ? (source.read('messages', messages.listed[m]!) as Json).id : messages.id[m];
+    const where = listing.at(messages.listed[m]!).where(raw);
+    ids.define('message', m, kind === 1 ? Number(raw) : raw, `${where}.id`);
+    await pause();
+  }
+  let occurrence = 0;
+  for (const m of messages.order) {
+    const count = messages.attachments[m]!;
+    messages.attachments[m] = occurrence;
+    if (count === 0) continue;
+    const raw = source.read('messages', messages.listed[m]!) as Json;
+    const where = listing.at(messages.listed[m]!).where(raw.id);
+    (raw.attachments as Json[]).forEach((a, i) =>
+      ids.define('attachment', occurrence++, a.id, `${where}.attachments[${i}].id`),
+    );
+    await pause();
+  }
+  return ids;
 }
 
 /** The sender a message shows must be its conversation's contact (C11); the fixture drops it. */
-function checkSender(sender: unknown, owner: ContactDraft, where: string, report: Report): void {
+function checkSender(sender: unknown, ownerId: string, where: string, report: Report): void {
   const id = isPlainRecord(sender) ? sender.id : sender;
-  if ((typeof id === 'string' || typeof id === 'number') && String(id) !== owner.id)
+  if ((typeof id === 'string' || typeof id === 'number') && String(id) !== ownerId)
     report.warn(
       "a message whose contact is not its conversation's contact (the mock shows the conversation's)",
       where,
@@ -324,7 +598,6 @@ function messageDraft(
   raw: Json,
   where: string,
   id: string,
-  conversation: string,
   clock: Clock,
   origin: string,
   report: Report,
@@ -355,14 +628,7 @@ function messageDraft(
   if (!Array.isArray(attachments))
     fail(`${where}.attachments`, `must be a list, got ${describe(attachments)}.`);
   return {
-    raw,
-    where,
-    id,
-    conversation,
     created,
-    rank: Infinity,
-    owner: 0,
-    position: 0,
     message: {
       message: text as string,
       reactions: reactions(raw.reactions, `${where}.reactions`, report),
@@ -373,7 +639,7 @@ function messageDraft(
     attachments: attachments.map((a: unknown, i: number) => {
       const at = `${where}.attachments[${i}]`;
       if (!isPlainRecord(a)) fail(at, `must be an attachment object, got ${describe(a)}.`);
-      return { raw: a, where: at, attachment: attachment(a, at, id, created, clock, origin, report) };
+      return { raw: a, attachment: attachment(a, at, id, created, clock, origin, report) };
     }),
   };
 }
@@ -381,7 +647,7 @@ function messageDraft(
 // ---- order ----
 
 /** How often a list of times steps down, and up, from one item to the next. */
-function steps(times: number[]): { down: number; up: number } {
+function steps(times: ArrayLike<number>): { down: number; up: number } {
   let down = 0;
   let up = 0;
   for (let i = 1; i < times.length; i++) {
@@ -392,65 +658,15 @@ function steps(times: number[]): { down: number; up: number } {
 }
 
 /**
- * Whether a list runs from the newest to the oldest: no more steps up in time than down. A list
- * that cannot tell (one second only) is taken to run as the mock's and the API's lineage's do.
- */
-function isNewestFirst(times: number[]): boolean {
-  const { down, up } = steps(times);
-  return down >= up;
-}
-
-function inTimeOrder(times: number[]): boolean {
-  const { down, up } = steps(times);
-  return down === 0 || up === 0;
-}
-
-function orderedTimes(order: string[], listed: { raw: Json }[], clock: Clock): number[] {
-  const created = new Map<string, unknown>(listed.map(({ raw }) => [String(raw.id), raw.created_at]));
-  const scratch = new Report();
-  return order.flatMap((id) => {
-    const value = created.get(id);
-    if (value === undefined || value === null) return [];
-    try {
-      return [clock.read(value, 'message.created_at', id, scratch)!];
-    } catch {
-      return [];
-    }
-  });
-}
-
-/**
  * Records as a fixture lists them: oldest first, which is the mock's creation order (C7), ties in
  * the order the server made them. A list that runs newest first (the mock's, Stripe's) shows
- * the later of two records of one second first.
+ * the later of two records of one second first; a list that cannot tell (one second only) is
+ * taken to run as the mock's and the API's lineage's do.
  */
-function inCreationOrder<T extends { created: number }>(items: T[], what: string, report: Report): T[] {
-  const times = items.map((item) => item.created);
-  if (!inTimeOrder(times))
+function inCreationOrder(times: Float64Array, what: string, report: Report): number[] {
+  const { down, up } = steps(times);
+  if (down !== 0 && up !== 0)
     report.notes.push(`the server does not list ${what} by time; the fixture holds them by created_at`);
-  const newestFirst = isNewestFirst(times);
-  const indexed = items.map((item, i) => ({ item, tie: newestFirst ? -i : i }));
-  indexed.sort((a, b) => a.item.created - b.item.created || a.tie - b.tie);
-  return indexed.map(({ item }) => item);
-}
-
-/**
- * Messages in creation order. Ties of one second follow the list of every message when the
- * server gave it (the only place that orders messages of different conversations), else the
- * conversations in their contacts' order and each conversation's own list, read the way it runs.
- */
-function messagesInCreationOrder(drafts: MessageDraft[], report: Report): MessageDraft[] {
-  const conversations = new Map<string, MessageDraft[]>();
-  for (const d of drafts) {
-    const list = conversations.get(d.conversation);
-    if (list) list.push(d);
-    else conversations.set(d.conversation, [d]);
-  }
-  const lists = [...conversations.values()].map((list) => list.map((d) => d.created));
-  if (!lists.every(inTimeOrder))
-    report.notes.push('the server does not list messages by time; the fixture holds them by created_at');
-  if (lists.filter(isNewestFirst).length * 2 > lists.length) for (const d of drafts) d.position = -d.position;
-  return [...drafts].sort(
-    (a, b) => a.created - b.created || a.rank - b.rank || a.owner - b.owner || a.position - b.position,
-  );
+  const sign = down >= up ? -1 : 1;
+  return Array.from(times.keys()).sort((a, b) => times[a]! - times[b]! || sign * (a - b));
 }

@@ -1,12 +1,13 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
+import type { Spool } from './spool';
 
 /**
  * The contract kit's recorder (contract-tests/record/) as the mock's side sees it. It walks a
  * server with the kit's requests and paging, so it lives in the kit; src/ and contract-tests/ are
  * compiled apart (two rootDirs), so `messaging-fixtures --from` loads it at run time and types it
- * here. What comes back is untrusted: convert.ts checks every record, and the fixture it makes is
- * checked again with validateFixture before it is written.
+ * here. What comes back is untrusted: each page is checked for its shape as it comes, convert.ts
+ * checks every record, and the fixture it makes is checked again as it is written.
  */
 export interface RecordProgress {
   phase: 'contacts' | 'conversations' | 'order';
@@ -16,6 +17,37 @@ export interface RecordProgress {
   requests: number;
 }
 
+/** What a walk of an account says besides its records. */
+export interface AccountWalk {
+  baseUrl: string;
+  /** Whether the list of every message was walked whole. */
+  ordered: boolean;
+  paging?: string;
+  notes: string[];
+  requests: number;
+}
+
+/** Where the walk hands each page: contacts, then each conversation and its messages, then the order's ids. */
+interface AccountSink {
+  contacts(items: unknown[]): void;
+  conversation(conversationId: string): void;
+  messages(items: unknown[]): void;
+  order(ids: string[]): void;
+}
+
+interface RecordOptions {
+  baseUrl: string;
+  token: string;
+  /** The page size asked for; the kit's own (100) when not given. */
+  pageSize?: number;
+  onProgress?(progress: RecordProgress): void;
+}
+
+interface Recorder {
+  walkAccount(options: RecordOptions, sink: AccountSink): Promise<AccountWalk>;
+}
+
+/** A whole recorded account in memory (contacts, each conversation's messages, the order's ids): `toFixture`'s input. */
 export interface RecordedAccount {
   baseUrl: string;
   /** The server's contacts, in its list's order. */
@@ -27,14 +59,6 @@ export interface RecordedAccount {
   paging?: string;
   notes: string[];
   requests: number;
-}
-
-interface Recorder {
-  recordAccount(options: {
-    baseUrl: string;
-    token: string;
-    onProgress?(progress: RecordProgress): void;
-  }): Promise<RecordedAccount>;
 }
 
 /** A failed recording; `option` is set when the input was at fault (a usage error). */
@@ -64,37 +88,51 @@ function place(): string | undefined {
   }
 }
 
-export function loadRecorder(): Recorder {
+function loadRecorder(): Recorder {
   const file = place();
   if (file === undefined || !existsSync(file))
     throw new Error(
       "recording an account walks the server with the contract kit's recorder, in the package messaging-contract-kit: install it beside the mock (npm install --save-dev messaging-contract-kit)",
     );
   const loaded = require(file) as Partial<Recorder>;
-  if (typeof loaded.recordAccount !== 'function') throw new Error(`${file} has no recordAccount()`);
+  if (typeof loaded.walkAccount !== 'function') throw new Error(`${file} has no walkAccount()`);
   return loaded as Recorder;
 }
 
-/** The shape of what the recorder answered, before any record in it is read. */
-export function checkRecorded(value: unknown): RecordedAccount {
-  const account = value as Partial<RecordedAccount> | null;
+const NOT_A_RECORDING = "the contract kit's recorder answered something that is not a recorded account";
+
+function list<T>(value: unknown, each: (item: unknown) => boolean = () => true): T[] {
+  if (!Array.isArray(value) || !value.every(each)) throw new Error(NOT_A_RECORDING);
+  return value as T[];
+}
+
+/**
+ * Walks the account into the spool, a page at a time: nothing of it stays in memory but where
+ * each record starts in the spool's file.
+ */
+export async function spoolAccount(options: RecordOptions, spool: Spool): Promise<AccountWalk> {
+  const walked = (await loadRecorder().walkAccount(options, {
+    contacts: (items) => spool.write('contacts', list(items)),
+    conversation: (id) => {
+      if (typeof id !== 'string') throw new Error(NOT_A_RECORDING);
+      spool.conversation(id);
+    },
+    messages: (items) => spool.write('messages', list(items)),
+    order: (ids) =>
+      spool.write(
+        'order',
+        list(ids, (id) => typeof id === 'string'),
+      ),
+  })) as Partial<AccountWalk> | null;
   const ok =
-    account !== null &&
-    typeof account === 'object' &&
-    typeof account.baseUrl === 'string' &&
-    Array.isArray(account.contacts) &&
-    Array.isArray(account.conversations) &&
-    account.conversations.every(
-      (c) =>
-        c !== null &&
-        typeof c === 'object' &&
-        typeof c.conversation_id === 'string' &&
-        Array.isArray(c.messages),
-    ) &&
-    (account.order === undefined ||
-      (Array.isArray(account.order) && account.order.every((id) => typeof id === 'string'))) &&
-    Array.isArray(account.notes) &&
-    typeof account.requests === 'number';
-  if (!ok) throw new Error("the contract kit's recorder answered something that is not a recorded account");
-  return account as RecordedAccount;
+    walked !== null &&
+    typeof walked === 'object' &&
+    typeof walked.baseUrl === 'string' &&
+    typeof walked.ordered === 'boolean' &&
+    (walked.paging === undefined || typeof walked.paging === 'string') &&
+    Array.isArray(walked.notes) &&
+    walked.notes.every((note) => typeof note === 'string') &&
+    typeof walked.requests === 'number';
+  if (!ok) throw new Error(NOT_A_RECORDING);
+  return walked as AccountWalk;
 }

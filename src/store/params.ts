@@ -60,7 +60,7 @@ export function checkString(value: unknown, name: string, rule: StringRule): str
 
 export function requiredString(params: Params, name: string, rule: StringRule, example: string): string {
   const value = params.get(name);
-  if (value === undefined) throw errors.missing(name, `Send it as ${name}=${example}.`);
+  if (value === undefined) throw errors.missing(name, [[name, example]]);
   return checkString(value, name, rule);
 }
 

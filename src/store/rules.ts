@@ -131,7 +131,7 @@ const ATTACHMENT = ['filename', 'file_url', 'file_type', 'file_size'] as const;
 export function contactCreate(params: Params): ContactCreateInput {
   refuseUnknown(params, CONTACT_CREATE);
   const username = requiredString(params, 'username', USERNAME, 'alice');
-  const phone_number = requiredString(params, 'phone_number', PHONE_NUMBER, '%2B15550102030');
+  const phone_number = requiredString(params, 'phone_number', PHONE_NUMBER, '+15550102030');
   const avatar = params.get('avatar_url');
   // An empty optional field is what an HTML form sends for "not given"; treat it so.
   const avatar_url = avatar === undefined || avatar === '' ? undefined : checkHttpUrl(avatar, 'avatar_url');
@@ -221,10 +221,9 @@ function attachment(raw: unknown, name: string): AttachmentInput {
       throw errors.unknown(`${name}[${key}]`, ATTACHMENT);
     }
   }
-  if (raw.filename === undefined)
-    throw errors.missing(`${name}[filename]`, `Send it as ${name}[filename]=a.pdf.`);
+  if (raw.filename === undefined) throw errors.missing(`${name}[filename]`, [[`${name}[filename]`, 'a.pdf']]);
   if (raw.file_url === undefined) {
-    throw errors.missing(`${name}[file_url]`, `Send it as ${name}[file_url]=https://example.com/a.pdf.`);
+    throw errors.missing(`${name}[file_url]`, [[`${name}[file_url]`, 'https://example.com/a.pdf']]);
   }
   const type = raw.file_type;
   const size = raw.file_size;

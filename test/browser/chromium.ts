@@ -99,19 +99,36 @@ export function launch(found: FoundChromium): Promise<Browser> {
   return chromium.launch({ executablePath: found.executablePath(), args: CHROMIUM_ARGS });
 }
 
-/** A page at a laptop's size, and every URL it requests and every error it throws, for the checks. */
+/**
+ * A page at a laptop's size, and for the checks: every URL it requests, every error it throws,
+ * every error or warning in its console (the browser's own too, such as a resource that failed to
+ * load), and every request that failed or was answered 4xx or 5xx.
+ */
 export interface WatchedPage {
   context: BrowserContext;
   page: Page;
   requested: string[];
   pageErrors: string[];
+  console: string[];
+  failed: string[];
 }
 
 export async function watchedPage(browser: Browser): Promise<WatchedPage> {
   const context = await browser.newContext({ viewport: { width: 1280, height: 800 }, locale: 'en-US' });
   const page = await context.newPage();
-  const watched: WatchedPage = { context, page, requested: [], pageErrors: [] };
+  const watched: WatchedPage = { context, page, requested: [], pageErrors: [], console: [], failed: [] };
   page.on('request', (request) => watched.requested.push(request.url()));
   page.on('pageerror', (error) => watched.pageErrors.push(error.message));
+  page.on('console', (message) => {
+    if (message.type() === 'error' || message.type() === 'warning')
+      watched.console.push(`${message.type()}: ${message.text()} (${message.location().url})`);
+  });
+  page.on('requestfailed', (request) =>
+    watched.failed.push(`${request.method()} ${request.url()}: ${request.failure()?.errorText}`),
+  );
+  page.on('response', (response) => {
+    if (response.status() >= 400)
+      watched.failed.push(`${response.request().method()} ${response.url()}: ${response.status()}`);
+  });
   return watched;
 }

@@ -1,15 +1,18 @@
-import { writeFileSync, mkdtempSync, rmSync } from 'node:fs';
+import { readFileSync, writeFileSync, mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
+import { ICON_FILES, iconIco, iconSvg } from '../../scripts/dashboard-icon';
 import { listen, type RunningServer } from '../../src/express/server';
 import { visible } from '../demo/support';
-import { findChromium, launch, watchedPage } from './chromium';
+import { findChromium, launch, watchedPage, type WatchedPage } from './chromium';
 
 /**
  * The dashboard at /__mock/ in headless Chromium, against a running mock: what a client does
  * with a token shows in the page, and what the page does (reset, switches, import) reaches the
- * mock. With UPDATE_SCREENSHOTS=1 the screenshot goes to docs/images/dashboard.png.
+ * mock. From the first load on, the page's console stays empty and none of its requests fails,
+ * unless a test expects it; the mock logs its requests, and the dashboard's own are not among
+ * them. With UPDATE_SCREENSHOTS=1 the screenshot goes to docs/images/dashboard.png.
  */
 const CHROMIUM = findChromium();
 const SCREENSHOT =
@@ -23,24 +26,44 @@ describe(`The dashboard at /__mock/ in a real browser (${CHROMIUM.description})`
   let browser: Browser;
   let page: Page;
   let folder: string;
-  /** Every URL the page requested, and every error it threw. */
-  let requested: string[];
-  let pageErrors: string[];
+  /** Every URL the page requested, every error it threw, its console and its failed requests. */
+  let watched: WatchedPage;
+  /** The mock's request log, a line a request. */
+  const logged: string[] = [];
 
-  const client = (route: string, init: RequestInit = {}) =>
-    fetch(`${mock.url}${route}`, {
+  /** What the test itself sends (the page's requests aside), as the request log names them: `GET /v1/contacts`. */
+  const sent: string[] = [];
+  const client = (route: string, init: RequestInit = {}) => {
+    sent.push(`${init.method ?? 'GET'} ${route}`);
+    return fetch(`${mock.url}${route}`, {
       ...init,
       headers: { Authorization: `Bearer ${TOKEN}`, 'Content-Type': 'application/json', ...init.headers },
     });
+  };
+  const loggedRequests = () => logged.map((line) => line.split(' ', 2).join(' '));
   const rows = () => page.locator('#log-rows tr');
   const contact = (username: string) => page.locator(`#contacts button[data-username="${username}"]`);
 
   beforeAll(async () => {
     folder = mkdtempSync(path.join(os.tmpdir(), 'messaging-dashboard-'));
-    mock = await listen({ port: 0, contacts: 8, messages: 60 });
+    mock = await listen({
+      port: 0,
+      contacts: 8,
+      messages: 60,
+      logRequests: true,
+      log: (line) => logged.push(line),
+    });
     browser = await launch(CHROMIUM);
-    ({ page, requested, pageErrors } = await watchedPage(browser));
+    watched = await watchedPage(browser);
+    ({ page } = watched);
   }, 60_000);
+
+  /** The console's errors and warnings and the failed requests since the last look, forgotten once seen. */
+  const sinceLastLook = () => ({ console: watched.console.splice(0), failed: watched.failed.splice(0) });
+
+  afterEach(() => {
+    expect(sinceLastLook()).toEqual({ console: [], failed: [] });
+  });
 
   afterAll(async () => {
     await browser?.close();
@@ -48,7 +71,7 @@ describe(`The dashboard at /__mock/ in a real browser (${CHROMIUM.description})`
     if (folder) rmSync(folder, { recursive: true, force: true });
   });
 
-  it('serves the page, its script and its stylesheet without a token, with strict headers', async () => {
+  it('serves the page, its script, its stylesheet and its icons without a token, with strict headers', async () => {
     const page = await fetch(`${mock.url}/__mock/`);
     expect(page.status).toBe(200);
     expect(page.headers.get('content-type')).toBe('text/html; charset=utf-8');
@@ -56,10 +79,12 @@ describe(`The dashboard at /__mock/ in a real browser (${CHROMIUM.description})`
     expect(page.headers.get('cache-control')).toBe('no-cache');
     expect(page.headers.get('x-content-type-options')).toBe('nosniff');
     for (const [file, type] of [
-      ['dashboard.js', 'text/javascript; charset=utf-8'],
-      ['dashboard.css', 'text/css; charset=utf-8'],
+      ['/__mock/dashboard.js', 'text/javascript; charset=utf-8'],
+      ['/__mock/dashboard.css', 'text/css; charset=utf-8'],
+      ['/__mock/favicon.svg', 'image/svg+xml'],
+      ['/favicon.ico', 'image/x-icon'],
     ]) {
-      const res = await fetch(`${mock.url}/__mock/${file}`);
+      const res = await fetch(`${mock.url}${file}`);
       expect([
         res.status,
         res.headers.get('content-type'),
@@ -69,7 +94,18 @@ describe(`The dashboard at /__mock/ in a real browser (${CHROMIUM.description})`
     const bare = await fetch(`${mock.url}/__mock`, { redirect: 'manual' });
     expect([bare.status, bare.headers.get('location')]).toEqual([301, '/__mock/']);
     // The data stays behind the token.
+    sent.push('GET /__mock/state');
     expect((await fetch(`${mock.url}/__mock/state`)).status).toBe(401);
+  });
+
+  it('has an icon of its own, made by scripts/dashboard-icon.ts, and holds no emoji that a font may lack', () => {
+    expect(readFileSync(ICON_FILES.svg, 'utf8')).toBe(iconSvg());
+    expect(readFileSync(ICON_FILES.ico).equals(iconIco())).toBe(true);
+    // An emoji shows as an empty box where no emoji font is installed: the page's icons are words.
+    for (const file of ['index.html', 'dashboard.js', 'dashboard.css']) {
+      const text = readFileSync(path.join(__dirname, '..', '..', 'dashboard', file), 'utf8');
+      expect([file, text.match(/\p{Extended_Pictographic}/gu)]).toEqual([file, null]);
+    }
   });
 
   it('shows a request made with the token in the log within a second', async () => {
@@ -82,6 +118,50 @@ describe(`The dashboard at /__mock/ in a real browser (${CHROMIUM.description})`
     await visible(rows().filter({ hasText: '/v1/contacts?limit=3' }), 'the request in the log', 1000);
     expect(Date.now() - sent).toBeLessThanOrEqual(1000);
     await expect(rows().first().locator('.code').textContent()).resolves.toBe('200');
+  }, 30_000);
+
+  it('loads its icons as a browser does for its tab: the one the page names, and /favicon.ico', async () => {
+    // Headless Chromium asks for no tab icon: the page loads each as an image, where a missing or
+    // broken one would fail to load, in the console and in the failed requests.
+    const icons = await page.evaluate(`Promise.all(
+      [...document.querySelectorAll('link[rel~="icon"]')].map((link) => link.href)
+        .concat(new URL('/favicon.ico', location.href).href)
+        .map(async (href) => {
+          const image = new Image();
+          image.src = href;
+          await image.decode();
+          return [new URL(href).pathname, image.naturalWidth];
+        }),
+    )`);
+    expect(icons).toEqual([
+      ['/__mock/favicon.svg', 32],
+      ['/favicon.ico', 32],
+    ]);
+  }, 30_000);
+
+  it('sees a resource that fails to load, in the console and in the failed requests (so the checks can fail)', async () => {
+    // What a missing /favicon.ico was: a 404 of the mock, here asked for by the test through the page.
+    sent.push('GET /no-such-icon.png');
+    const logLine = page.waitForEvent('console', (message) => message.type() === 'error');
+    const answer = page.waitForEvent('response', (response) => response.url().endsWith('/no-such-icon.png'));
+    await expect(
+      page.evaluate(
+        `(() => { const image = new Image(); image.src = '/no-such-icon.png'; return image.decode(); })()`,
+      ),
+    ).rejects.toThrow();
+    await Promise.all([logLine, answer]);
+    const seen = sinceLastLook();
+    expect(seen.console).toEqual([expect.stringMatching(/^error: Failed to load resource: .* 404 /)]);
+    expect(seen.failed).toEqual([`GET ${mock.url}/no-such-icon.png: 404`]);
+  }, 30_000);
+
+  it("keeps its polling out of the mock's request log", async () => {
+    // Each poll waits for the one before it to be answered: at the third, two were answered, and
+    // their lines (if they had any) written.
+    for (let i = 0; i < 3; i++) await page.waitForRequest(/\/__mock\/requests\?since=/);
+    // The log holds what the test sent (the dashboard's files, fetched above, are the dashboard's too).
+    expect(loggedRequests()).toEqual(sent);
+    expect(sent).toEqual(['GET /__mock/state', 'GET /v1/contacts?limit=3', 'GET /no-such-icon.png']);
   }, 30_000);
 
   it('shows a contact created through the API in the world, with its messages', async () => {
@@ -112,7 +192,9 @@ describe(`The dashboard at /__mock/ in a real browser (${CHROMIUM.description})`
     await contact('dashboard_zed').click();
     await visible(page.locator('#messages .message').filter({ hasText: 'Here is the plan' }), 'its message');
     await visible(page.locator('#messages .chip[data-reaction="thumbs_up"]'), 'its reaction');
-    expect(await page.locator('#messages .attachments').textContent()).toContain('plan.pdf');
+    // The attachment's icon is a word, shown: not an emoji that a machine without its font shows as a box.
+    const attachment = page.locator('#messages .attachments li').filter({ hasText: 'plan.pdf' });
+    await visible(attachment.locator('.label').filter({ hasText: /^File$/ }), "the attachment's label");
   }, 30_000);
 
   it('opens the details of a row with the keyboard, and closes them with Escape', async () => {
@@ -139,21 +221,31 @@ describe(`The dashboard at /__mock/ in a real browser (${CHROMIUM.description})`
     await page.getByLabel('Path contains').fill('');
   }, 30_000);
 
-  it('forces the next two answers to 503 from the page, marks them, and shows the switch used up', async () => {
+  it('forces the next two answers to 502 from the page, marks them, shows the switch used up, and resets its form', async () => {
     await page.getByLabel('Next answers').fill('2');
-    await page.getByLabel('Status').fill('503');
+    await page.getByLabel('Status').fill('502');
     await page.getByRole('button', { name: 'Apply' }).click();
     await visible(
-      page.locator('#switches-state').filter({ hasText: 'next 2 answers: 503' }),
+      page.locator('#switches-state').filter({ hasText: 'next 2 answers: 502' }),
       'the switch on',
     );
-    expect((await client('/v1/contacts')).status).toBe(503);
-    await visible(page.locator('#switches-state').filter({ hasText: 'next 1 answer: 503' }), 'one left');
-    expect((await client('/v1/contacts?limit=1')).status).toBe(503);
+    expect((await client('/v1/contacts')).status).toBe(502);
+    await visible(page.locator('#switches-state').filter({ hasText: 'next 1 answer: 502' }), 'one left');
+    // Until it is used up, the form shows what was applied.
+    expect([
+      await page.getByLabel('Next answers').inputValue(),
+      await page.getByLabel('Status').inputValue(),
+    ]).toEqual(['2', '502']);
+    expect((await client('/v1/contacts?limit=1')).status).toBe(502);
     await visible(
-      page.locator('#switches-state').filter({ hasText: '503 switch used up' }),
+      page.locator('#switches-state').filter({ hasText: '502 switch used up' }),
       'the switch used up',
     );
+    // Then the form is as a new switch starts: no count, the first status it offers.
+    expect([
+      await page.getByLabel('Next answers').inputValue(),
+      await page.getByLabel('Status').inputValue(),
+    ]).toEqual(['', '503']);
     expect((await client('/v1/contacts?limit=2')).status).toBe(200);
     await visible(rows().filter({ hasText: '/v1/contacts?limit=2' }), 'the real answer after');
     expect(await rows().locator('.badge').allTextContents()).toEqual(['forced: switch', 'forced: switch']);
@@ -175,12 +267,18 @@ describe(`The dashboard at /__mock/ in a real browser (${CHROMIUM.description})`
     await visible(message.filter({ hasText: 'Refused: 400' }), "the mock's refusal");
     expect(await message.textContent()).toMatch(/contacts/);
     expect(await (await client('/__mock/state')).text()).toBe(before);
+    // The one refusal the page asked for is the one failed request, and the browser's one console line.
+    const seen = sinceLastLook();
+    expect(seen.failed).toEqual([`PUT ${mock.url}/__mock/state: 400`]);
+    expect(seen.console).toEqual([expect.stringMatching(/^error: Failed to load resource: .* 400 /)]);
   }, 30_000);
 
   it('keeps a screenshot: a few requests, one opened, and a conversation', async () => {
     await client('/v1/messages?limit=2');
     // The contact with the longest conversation.
-    const counts = (await page.locator('#contacts .count').allTextContents()).map(Number);
+    const counts = (await page.locator('#contacts .count').allTextContents()).map((text) =>
+      parseInt(text, 10),
+    );
     await page
       .locator('#contacts button')
       .nth(counts.indexOf(Math.max(...counts)))
@@ -191,10 +289,12 @@ describe(`The dashboard at /__mock/ in a real browser (${CHROMIUM.description})`
     await page.screenshot({ path: SCREENSHOT });
   }, 30_000);
 
-  it('made no request to any other origin, and threw nothing', () => {
+  it('made no request to any other origin, threw nothing, and left the request log to the API', () => {
     const origin = new URL(mock.url).origin;
-    expect(requested.length).toBeGreaterThan(10);
-    expect(requested.filter((url) => new URL(url).origin !== origin)).toEqual([]);
-    expect(pageErrors).toEqual([]);
+    expect(watched.requested.length).toBeGreaterThan(10);
+    expect(watched.requested.filter((url) => new URL(url).origin !== origin)).toEqual([]);
+    expect(watched.pageErrors).toEqual([]);
+    // The test's own requests, each a line; the page's files, icons, polling, reset, switches and import: not one.
+    expect(loggedRequests()).toEqual(sent);
   });
 });

@@ -208,6 +208,59 @@ describe('the proxy judge', () => {
     expect(broken([early], 'documented', state)).toEqual([]);
   });
 
+  it('takes out of the list the messages of a deleted contact whose conversation it never saw', () => {
+    const state = newSession();
+    const [m1, m2] = [message(1, 7), message(2, 7)];
+    const seen = [exchange('GET', '/v1/messages', 200, page([m2, m1]))];
+    // Seen alive, and left out of a first page that says it is the whole list: a check that can fail.
+    expect(broken([...seen, exchange('GET', '/v1/messages', 200, page([m2]))])).toEqual([
+      'messages.list.all-conversations',
+    ]);
+    expect(
+      broken(
+        [
+          ...seen,
+          exchange('DELETE', `/v1/contacts/${contact(7).id}`, 204),
+          exchange('GET', '/v1/messages', 200, page([])),
+        ],
+        'documented',
+        state,
+      ),
+    ).toEqual([]);
+    // A contact it knows takes with it its own conversation's messages only.
+    expect(
+      broken([
+        exchange('GET', '/v1/contacts', 200, page([contact(8)])),
+        exchange('GET', '/v1/messages', 200, page([message(3, 8), m2, m1])),
+        exchange('DELETE', `/v1/contacts/${contact(8).id}`, 204),
+        exchange('GET', '/v1/messages', 200, page([m2])),
+      ]),
+    ).toEqual(['messages.list.all-conversations']);
+  });
+
+  it('counts a page as changed by a delete that ended while the page was on its way', () => {
+    const state = newSession();
+    const [m1, m2] = [message(1), message(2)];
+    broken([exchange('GET', '/v1/messages', 200, page([m2, m1]))], 'documented', state);
+    const deleted = exchange('DELETE', `/v1/messages/${m1.id}`, 204);
+    // The page was asked for before the delete ended, and answered after it.
+    const first = exchange('GET', '/v1/messages?limit=1', 200, page([m2], true));
+    first.startedAt = deleted.startedAt - 500;
+    const next = exchange('GET', `/v1/messages?limit=1&starting_after=${m2.id}`, 200, page([]));
+    expect(broken([deleted, first, next], 'documented', state)).toEqual([]);
+    // Asked for after the delete, a page that said has_more=true and an empty page after it disagree.
+    expect(
+      broken(
+        [
+          exchange('GET', '/v1/messages?limit=1', 200, page([m2], true)),
+          exchange('GET', `/v1/messages?limit=1&starting_after=${m2.id}`, 200, page([])),
+        ],
+        'documented',
+        state,
+      ),
+    ).toEqual(['lists.has-more']);
+  });
+
   it('forgets a world that a write outside the API changed (the mock reset), and answers forced by Prefer', () => {
     const state = newSession();
     const c = contact(1);

@@ -431,10 +431,39 @@ describe('messaging-contract proxy, the bin', () => {
     expect(json.rules.find((r: { rule: string }) => r.rule === 'messages.contact-fields').violations).toBe(1);
   }, 60_000);
 
+  it('forgets the least recently used tokens beyond --max-tokens, and says how many in its summary and reports', async () => {
+    const mock = await startWrapped();
+    const run = await runProxyBin(
+      ['--target', mock.url, '--port', '0', '--profile', 'mock', '--max-tokens', '1', ...files('forgetful')],
+      async (url) => {
+        for (const token of ['bin-one', 'bin-two', 'bin-three', 'bin-one'])
+          await fetch(`${url}/v1/messages?limit=3`, { headers: { Authorization: `Bearer ${token}` } });
+      },
+    );
+    await mock.close();
+    expect(run.code).toBe(0);
+    const said =
+      /Memory: 1 token\(s\) remembered, .* --max-tokens 1, --max-records 10000; it forgot 3 token\(s\) whole \(least recently used\) and 0 record\(s\)/;
+    expect(run.output).toMatch(said);
+    expect(fs.readFileSync(`${dir}/forgetful.md`, 'utf8')).toMatch(said);
+    expect(fs.readFileSync(`${dir}/forgetful.xml`, 'utf8')).toMatch(
+      '<property name="forgotten-tokens" value="3"/>',
+    );
+    expect(JSON.parse(fs.readFileSync(`${dir}/forgetful.json`, 'utf8')).memory).toMatchObject({
+      limits: { maxTokens: 1, maxRecords: 10_000, maxBytes: 16 * 2 ** 20 },
+      tokens: 1,
+      forgottenTokens: 3,
+      forgottenRecords: 0,
+    });
+  }, 60_000);
+
   it('exits 2 when it cannot start: a bad target URL, a port in use', async () => {
     const bad = await runProxyBin(['--target', 'ftp://example.com'], async () => {});
     expect(bad.code).toBe(2);
     expect(bad.output).toMatch(/not an http\(s\) URL/);
+    const none = await runProxyBin(['--target', 'http://127.0.0.1:9', '--max-records', '0'], async () => {});
+    expect(none.code).toBe(2);
+    expect(none.output).toMatch(/--max-records <n>' argument '0' is invalid. must be a whole number above 0/);
     const { url, server } = await listen(() => {});
     const port = new URL(url).port;
     const busy = await runProxyBin(['--target', 'http://127.0.0.1:9', '--port', port], async () => {});

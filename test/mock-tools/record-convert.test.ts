@@ -61,8 +61,8 @@ function account(
 }
 
 /** Converts, checks the result as --fixtures would, and gives the conversions as a record. */
-function convert(recorded: RecordedAccount, seed = 1) {
-  const converted = toFixture(recorded, seed);
+async function convert(recorded: RecordedAccount, seed = 1) {
+  const converted = await toFixture(recorded, seed);
   const data = validateFixture(JSON.parse(JSON.stringify(converted.data)));
   return {
     ...converted,
@@ -72,9 +72,9 @@ function convert(recorded: RecordedAccount, seed = 1) {
   };
 }
 
-function refusal(recorded: RecordedAccount): { path: string; message: string } {
+async function refusal(recorded: RecordedAccount): Promise<{ path: string; message: string }> {
   try {
-    toFixture(recorded, 1);
+    await toFixture(recorded, 1);
   } catch (error) {
     if (error instanceof FixtureError) return { path: error.path, message: error.message };
     throw error;
@@ -83,7 +83,7 @@ function refusal(recorded: RecordedAccount): { path: string; message: string } {
 }
 
 describe('records as the mock has them', () => {
-  it('pass unchanged, with nothing said', () => {
+  it('pass unchanged, with nothing said', async () => {
     const m = message('M0000000000000001', {
       reactions: [{ heart: ['alice', 'bob'] }],
       attachments: [
@@ -98,7 +98,7 @@ describe('records as the mock has them', () => {
         },
       ],
     });
-    const result = convert(account([contact()], { [CONVERSATION_ID]: [m] }));
+    const result = await convert(account([contact()], { [CONVERSATION_ID]: [m] }));
     const { contact: _sender, ...stored } = m;
     expect(result.data).toEqual({ contacts: [contact()], messages: [stored] });
     expect(result.conversions).toEqual([]);
@@ -129,16 +129,16 @@ describe('timestamps', () => {
       '2023-11-14 22:15:00',
       'timestamps as date text (ISO 8601) → Unix seconds',
     ],
-  ])('%s → whole Unix seconds', (_name, created, said) => {
-    const result = convert(
+  ])('%s → whole Unix seconds', async (_name, created, said) => {
+    const result = await convert(
       account([contact()], { [CONVERSATION_ID]: [message('M1', { created_at: created })] }),
     );
     expect(result.data.messages[0]!.created_at).toBe(T + 100);
     expect(result.said[said]).toBe(1);
   });
 
-  it('tells the unit of each field from its largest value, so that a small one is read alike', () => {
-    const result = convert(
+  it('tells the unit of each field from its largest value, so that a small one is read alike', async () => {
+    const result = await convert(
       account([contact({ created_at: T * 1000, last_active_at: 0 })], {
         [CONVERSATION_ID]: [message('M1', { created_at: (T + 100) * 1000, read_at: 5_000 })],
       }),
@@ -148,10 +148,10 @@ describe('timestamps', () => {
     expect(result.said['timestamps in milliseconds → seconds']).toBe(4);
   });
 
-  it('missing nullable ones are null, and said', () => {
+  it('missing nullable ones are null, and said', async () => {
     const { last_active_at: _l, ...withoutActivity } = contact();
     const { read_at: _r, updated_at: _u, ...bare } = message('M1');
-    const result = convert(account([withoutActivity], { [CONVERSATION_ID]: [bare] }));
+    const result = await convert(account([withoutActivity], { [CONVERSATION_ID]: [bare] }));
     expect(result.data.contacts[0]!.last_active_at).toBeNull();
     expect(result.data.messages[0]).toMatchObject({ read_at: null, updated_at: null });
     expect(result.said).toMatchObject({
@@ -163,9 +163,9 @@ describe('timestamps', () => {
 });
 
 describe('ids', () => {
-  it('ids the mock cannot take get new ones, the same wherever they are named', () => {
+  it('ids the mock cannot take get new ones, the same wherever they are named', async () => {
     const conversation = 'conversation:42';
-    const result = convert(
+    const result = await convert(
       account([contact({ id: 'contact/1', conversation_id: conversation })], {
         [conversation]: [
           message('message 1', {
@@ -193,8 +193,8 @@ describe('ids', () => {
     expect(result.warnings).toEqual([]);
   });
 
-  it('numbers become text; an id that another record holds already gets a new one', () => {
-    const result = convert(
+  it('numbers become text; an id that another record holds already gets a new one', async () => {
+    const result = await convert(
       account([contact({ id: 1, conversation_id: 1 })], {
         '1': [
           message('2', { conversation_id: 1, contact: { id: 1 }, created_at: T + 200 }),
@@ -211,18 +211,20 @@ describe('ids', () => {
     });
   });
 
-  it('new ids are drawn from the seed', () => {
+  it('new ids are drawn from the seed', async () => {
     const recorded = account([contact({ id: 'c:1' })], { [CONVERSATION_ID]: [] });
-    expect(convert(recorded, 4).data).toEqual(convert(recorded, 4).data);
-    expect(convert(recorded, 4).data.contacts[0]!.id).not.toBe(convert(recorded, 5).data.contacts[0]!.id);
+    expect((await convert(recorded, 4)).data).toEqual((await convert(recorded, 4)).data);
+    expect((await convert(recorded, 4)).data.contacts[0]!.id).not.toBe(
+      (await convert(recorded, 5)).data.contacts[0]!.id,
+    );
   });
 });
 
 describe('order', () => {
   const times = (data: { created_at: number; id: string }[]) => data.map((r) => r.id);
 
-  it('a newest-first list becomes creation order, the later of one second last', () => {
-    const result = convert(
+  it('a newest-first list becomes creation order, the later of one second last', async () => {
+    const result = await convert(
       account([contact()], {
         [CONVERSATION_ID]: [
           message('M3', { created_at: T + 300 }),
@@ -236,7 +238,7 @@ describe('order', () => {
     expect(result.notes).toEqual([]);
   });
 
-  it('messages of different conversations in one second follow the list of every message', () => {
+  it('messages of different conversations in one second follow the list of every message', async () => {
     const contacts = [
       contact(),
       contact({ id: 'C2', username: 'bob', conversation_id: 'V2', created_at: T + 1 }),
@@ -249,17 +251,21 @@ describe('order', () => {
       ],
     };
     // Newest first, Ma before Mb: Ma was made after Mb.
-    const newestFirst = convert(account(contacts, conversations, { order: ['Mc', 'Ma', 'Mb'] }));
+    const newestFirst = await convert(account(contacts, conversations, { order: ['Mc', 'Ma', 'Mb'] }));
     expect(times(newestFirst.data.messages)).toEqual(['Mb', 'Ma', 'Mc']);
     // Oldest first, Ma before Mb: Ma was made first.
-    const oldestFirst = convert(account(contacts, conversations, { order: ['Ma', 'Mb', 'Mc'] }));
+    const oldestFirst = await convert(account(contacts, conversations, { order: ['Ma', 'Mb', 'Mc'] }));
     expect(times(oldestFirst.data.messages)).toEqual(['Ma', 'Mb', 'Mc']);
     // Without that list, the conversations in their contacts' order.
-    expect(times(convert(account(contacts, conversations)).data.messages)).toEqual(['Ma', 'Mb', 'Mc']);
+    expect(times((await convert(account(contacts, conversations))).data.messages)).toEqual([
+      'Ma',
+      'Mb',
+      'Mc',
+    ]);
   });
 
-  it('a list in another order is put in creation order, and said', () => {
-    const result = convert(
+  it('a list in another order is put in creation order, and said', async () => {
+    const result = await convert(
       account([contact()], {
         [CONVERSATION_ID]: [
           message('M2', { created_at: T + 200 }),
@@ -276,9 +282,9 @@ describe('order', () => {
 });
 
 describe('contacts', () => {
-  it('fills what the mock always has, in its way, and says so', () => {
+  it('fills what the mock always has, in its way, and says so', async () => {
     const { display_name: _d, avatar_url: _a, ...bare } = contact();
-    const result = convert(
+    const result = await convert(
       account(
         [
           { ...bare, email: 'alice@example.com' },
@@ -344,9 +350,9 @@ describe('contacts', () => {
 });
 
 describe('messages', () => {
-  it('fills missing lists, finds the text under another name, and checks the sender', () => {
+  it('fills missing lists, finds the text under another name, and checks the sender', async () => {
     const { reactions: _r, attachments: _a, message: text, conversation_id: _c, ...bare } = message('M1');
-    const result = convert(
+    const result = await convert(
       account([contact()], {
         [CONVERSATION_ID]: [
           { ...bare, body: text },
@@ -382,8 +388,8 @@ describe('messages', () => {
     ]);
   });
 
-  it('a message listed twice is kept once', () => {
-    const result = convert(account([contact()], { [CONVERSATION_ID]: [message('M1'), message('M1')] }));
+  it('a message listed twice is kept once', async () => {
+    const result = await convert(account([contact()], { [CONVERSATION_ID]: [message('M1'), message('M1')] }));
     expect(result.data.messages).toHaveLength(1);
   });
 });
@@ -448,16 +454,16 @@ describe('reactions', () => {
       'a reaction name met twice in one message → one, usernames together',
     ],
     ['nobody', [{ heart: [] }], [], 'a reaction without usernames → left out'],
-  ])('%s', (_name, given, kept, said) => {
-    const result = reactionsOf(given);
+  ])('%s', async (_name, given, kept, said) => {
+    const result = await reactionsOf(given);
     expect(result.data.messages[0]!.reactions).toEqual(kept);
     expect(result.said[said]).toBeGreaterThan(0);
   });
 });
 
 describe('attachments', () => {
-  it('takes other field names, fills what is missing from its message, and says so', () => {
-    const result = convert(
+  it('takes other field names, fills what is missing from its message, and says so', async () => {
+    const result = await convert(
       account([contact()], {
         [CONVERSATION_ID]: [
           message('M1', {
@@ -614,8 +620,8 @@ describe('what cannot be converted is an error naming the record and the field',
       `conversation ${CONVERSATION_ID} messages[0] (id M1).attachments[0].file_size`,
       /whole number of bytes/,
     ],
-  ])('%s', (_name, recorded, path, message) => {
-    const error = refusal(recorded);
+  ])('%s', async (_name, recorded, path, message) => {
+    const error = await refusal(recorded);
     expect(error.path).toBe(path);
     expect(error.message).toMatch(message);
   });

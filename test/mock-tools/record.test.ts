@@ -8,8 +8,9 @@ import { progressLine } from '../../src/cli/record';
 import { createApp } from '../../src/express/app';
 import { fixtureJson, validateFixture } from '../../src/fixtures';
 import { anonymize } from '../../src/recording/anonymize';
-import { toFixture } from '../../src/recording/convert';
-import { checkRecorded, loadRecorder } from '../../src/recording/recorder';
+import { convertRecording } from '../../src/recording/convert';
+import { spoolAccount } from '../../src/recording/recorder';
+import { Spool } from '../../src/recording/spool';
 import type { WorldData } from '../../src/store/world';
 import { startWrapped, type Running, type Wrapper } from '../contract-kit/harness';
 import { honestButDifferent, withoutPaging } from '../contract-kit/servers';
@@ -51,11 +52,22 @@ function listen(data?: WorldData): Promise<string> {
   });
 }
 
-/** The recorder in this process, as messaging-fixtures --from runs it, up to the checked fixture. */
+/** The recorder in this process, as messaging-fixtures --from runs it (through a spool), up to the checked fixture. */
 async function record(url: string, seed = 1) {
-  const account = checkRecorded(await loadRecorder().recordAccount({ baseUrl: url, token: TOKEN }));
-  const converted = toFixture(account, seed);
-  return { account, ...converted, data: validateFixture(JSON.parse(JSON.stringify(converted.data))) };
+  const spool = new Spool();
+  try {
+    const account = await spoolAccount({ baseUrl: url, token: TOKEN }, spool);
+    const converted = await convertRecording(spool.source(account.baseUrl, account.ordered), seed);
+    const data: WorldData = { contacts: [], messages: [] };
+    await converted.records({
+      contact: (contact) => data.contacts.push(contact),
+      message: (message) => data.messages.push(message),
+    });
+    const { conversions, warnings, notes } = converted;
+    return { account, conversions, warnings, notes, data: validateFixture(JSON.parse(JSON.stringify(data))) };
+  } finally {
+    spool.remove();
+  }
 }
 
 const lines = (tallies: { what: string; count: number }[]) =>

@@ -152,6 +152,8 @@ describe('npm run pack: two packages', () => {
           'dashboard/index.html',
           'dashboard/dashboard.js',
           'dashboard/dashboard.css',
+          'dashboard/favicon.svg',
+          'dashboard/favicon.ico',
           'docs/api.md',
           'fixtures/demo.json',
           'fixtures/empty.json',

@@ -178,7 +178,7 @@ async function play(run: Run, s: Step): Promise<void> {
   tally.routes.set(s.route, (tally.routes.get(s.route) ?? 0) + 1);
 
   const sent = `${request.path} ${request.body?.toString() ?? ''} ${JSON.stringify(request.headers)}`;
-  // The dashboard's page, script and stylesheet are the mock's only answers that are not JSON.
+  // The dashboard's page, script, stylesheet and icons are the mock's only answers that are not JSON.
   const dashboardFile = Object.entries(DASHBOARD_FILES).find(
     ([at]) => request.path.split('?')[0] === at,
   )?.[1];

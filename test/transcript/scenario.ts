@@ -244,4 +244,16 @@ export async function scenario(send: Send): Promise<void> {
   await send('a bad switch', 'PUT', '/__mock/switches', form('errors[status]=200&errors[count]=1'));
   await send('switches off', 'DELETE', '/__mock/switches');
   await send('the journal of forced answers', 'GET', '/__mock/requests?limit=4');
+
+  // A missing parameter's hint, in each encoding (the JSON one is among the refusals above).
+  await send('missing parameter (form)', 'POST', '/v1/contacts', form('username=dee'));
+  const partial = new FormData();
+  partial.append('username', 'dee');
+  await send('missing parameter (multipart)', 'POST', '/v1/contacts', { body: partial });
+  await send(
+    'a switch without its count (JSON)',
+    'PUT',
+    '/__mock/switches',
+    json({ errors: { status: 503 } }),
+  );
 }
