@@ -10,7 +10,7 @@
  *   finds the old file or the new one, never none. Files the new build no longer has go last.
  *
  * What it builds: tsc compiles src/ to CommonJS with its declarations (dist/), and the kit
- * (dist/contract-tests/); esbuild writes the ES modules (dist/esm/). The MSW adapter, which runs
+ * (dist/contract-tests/) with common/ (dist/common/, which both packages hold); esbuild writes the ES modules (dist/esm/). The MSW adapter, which runs
  * in browsers, is bundled as ES modules with code splitting: the seeded world's generator (and
  * faker), the shipped default world and the simulator are chunks of their own, which a browser
  * loads only when it needs them. The main entry is for Node only (the server reads the dashboard's
@@ -28,6 +28,7 @@ const STAMP = '.build-stamp';
 const INPUTS = [
   'src',
   'contract-tests',
+  'common',
   'tsconfig.json',
   'tsconfig.build.json',
   'tsconfig.kit.json',
@@ -141,7 +142,7 @@ async function build() {
   const out = fs.mkdtempSync(path.join(root, 'dist.tmp-'));
   try {
     run(process.execPath, [tsc, '-p', 'tsconfig.build.json', '--outDir', out]);
-    run(process.execPath, [tsc, '-p', 'tsconfig.kit.json', '--outDir', path.join(out, 'contract-tests')]);
+    run(process.execPath, [tsc, '-p', 'tsconfig.kit.json', '--outDir', out]);
     await buildModules(out);
     fs.writeFileSync(path.join(out, STAMP), stamp);
     swapIn(out);

@@ -106,7 +106,7 @@ function main() {
   checkDependencies(mock, path.join(root, 'dist'), ['contract-tests']);
 
   // The kit in a folder of its own: its manifest, README, LICENSE, docs/api.md (the rules its
-  // verdicts cite), and the compiled kit as its dist/.
+  // verdicts cite), the compiled kit as its dist/ and common/ (the paging it shares with the mock).
   const stage = fs.mkdtempSync(path.join(os.tmpdir(), 'messaging-contract-kit-'));
   try {
     const kit = kitManifest(mock);
@@ -116,10 +116,12 @@ function main() {
     fs.mkdirSync(path.join(stage, 'docs'));
     fs.copyFileSync(path.join(root, 'docs', 'api.md'), path.join(stage, 'docs', 'api.md'));
     fs.cpSync(path.join(root, 'dist', 'contract-tests'), path.join(stage, 'dist'), { recursive: true });
+    // common/ beside dist/, as it is beside contract-tests/ in the clone: the kit's paging is there.
+    fs.cpSync(path.join(root, 'dist', 'common'), path.join(stage, 'common'), { recursive: true });
     // readme.ts writes this repository's README (with prettier): a tool of the clone, not of the kit.
     fs.rmSync(path.join(stage, 'dist', 'readme.js'));
     // The bin loads tsx only in a clone, where the kit runs from its TypeScript sources.
-    checkDependencies(kit, path.join(stage, 'dist'), [], ['tsx']);
+    checkDependencies(kit, stage, [], ['tsx']);
 
     const packed = [pack(root, destination), pack(stage, destination)];
     if (process.argv.includes('--json')) console.log(JSON.stringify(packed, null, 2));

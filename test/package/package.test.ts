@@ -168,6 +168,7 @@ describe('npm run pack: two packages', () => {
       'dist/index.d.ts',
       'dist/cli/bin.js',
       'dist/cli/fixtures-cli.js',
+      'dist/common/record.js',
       'dist/esm/index.mjs',
       'dist/esm/msw.mjs',
       'dashboard/index.html',
@@ -177,7 +178,7 @@ describe('npm run pack: two packages', () => {
     expect(files.filter((f) => f.startsWith('dist/contract-tests/'))).toEqual([]);
   });
 
-  it('messaging-contract-kit holds the compiled kit (every file of contract-tests/, its tests and its bin), docs/api.md, README, LICENSE', () => {
+  it('messaging-contract-kit holds the compiled kit (every file of contract-tests/ and common/, its tests and its bin), docs/api.md, README, LICENSE', () => {
     const files = new Set(packed.kit.files.map((f) => f.path));
     const sources: string[] = [];
     const walk = (dir: string) => {
@@ -198,6 +199,9 @@ describe('npm run pack: two packages', () => {
           .join('/')
           .replace(/\.ts$/, '.js')}`,
     );
+    // common/ (the paging it shares with the mock), beside dist/ as it is beside contract-tests/.
+    for (const file of fs.readdirSync(path.join(ROOT, 'common')))
+      compiled.push(`common/${file.replace(/\.ts$/, '.js')}`);
     expect(compiled.filter((f) => !files.has(f))).toEqual([]);
     expect([...files].filter((f) => !compiled.includes(f)).sort()).toEqual([
       'LICENSE',
@@ -275,20 +279,34 @@ describe('the mock installed alone: light', () => {
     expect(fs.existsSync(installed('messaging-api-mock', 'dist', 'contract-tests'))).toBe(false);
   });
 
-  it('messaging-fixtures --from says which package records an account, and exits 1', async () => {
-    // The recorder walks a server with the kit's walker, which is the kit's until it moves to a module of both.
-    const out = await npx(light.project, [
-      'messaging-fixtures',
-      '--from',
-      'http://127.0.0.1:9',
-      '--token',
-      't',
-      '--out',
-      '-',
+  it('messaging-fixtures --from records an account with nothing else installed', async () => {
+    // The walker is common/'s, on fetch: no kit, no test runner.
+    const mock = await serve(light.project, [
+      'npx',
+      '--no',
+      '--',
+      'messaging-mock',
+      '--port',
+      '0',
+      '--quiet',
     ]);
-    expect(out.code).toBe(1);
-    expect(out.stderr).toContain('npm install --save-dev messaging-contract-kit');
-  });
+    try {
+      const out = await npx(light.project, [
+        'messaging-fixtures',
+        '--from',
+        mock.url,
+        '--token',
+        'record',
+        '--out',
+        '-',
+      ]);
+      expect([out.code, out.stderr]).toEqual([0, expect.stringContaining('recorded ')]);
+      const recorded = JSON.parse(out.stdout) as { contacts: unknown[]; messages: unknown[] };
+      expect([recorded.contacts.length, recorded.messages.length]).toEqual([25, 300]);
+    } finally {
+      mock.stop();
+    }
+  }, 120_000);
 });
 
 describe('both packages installed into an empty project', () => {
@@ -398,7 +416,7 @@ describe('both packages installed into an empty project', () => {
       200_000,
     );
 
-    it('npx messaging-fixtures --from records the installed mock, through the installed kit', async () => {
+    it('npx messaging-fixtures --from records the installed mock', async () => {
       const out = await npx(project, [
         'messaging-fixtures',
         '--from',

@@ -1,6 +1,6 @@
 import { expect, test } from '@playwright/test';
 
-// The built app against messaging-mock on port 4010 (playwright.config.ts starts both).
+// The built app against messaging-mock on port 4010 (playwright.config.ts starts both), and alone.
 const APP = 'http://127.0.0.1:4173/?api=http://127.0.0.1:4010';
 
 test.beforeEach(async ({ request }) => {
@@ -24,4 +24,11 @@ test('shows the error when the server fails', async ({ page, request }) => {
   });
   await page.goto(APP);
   await expect(page.locator('#status')).toHaveText(/^Could not load the contacts \(503\)/);
+});
+
+test('without a server, the mock inside the page answers (MSW)', async ({ page }) => {
+  await page.goto('http://127.0.0.1:4173/');
+  await expect(page.locator('#status')).toHaveText('25 contacts');
+  await page.locator('#contacts button').first().click();
+  await expect(page.locator('#messages li').first()).toBeVisible();
 });
