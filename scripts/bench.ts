@@ -8,17 +8,19 @@
  *   3. start-up time, memory, and the cost of a new token's world;
  *   4. the contract kit's wall time, both profiles;
  *   5. what `messaging-contract proxy` adds to each request, in front of the mock;
- *   6. how long `messaging-fixtures --from` takes to record an account, and that it records it whole.
+ *   6. how long `messaging-fixtures --from` takes to record an account, and that it records it whole;
+ *   7. what `messaging-api-mock/msw` adds to a browser bundle with MSW's setupWorker (bench/bundle.ts);
+ *   8. what installing each package costs: packages and bytes in an empty project (bench/install.ts).
  *
  * Options: --seconds N (per throughput run, default 5), --rounds N (of the side-by-side
  * comparison, default 5), --skip-large, --skip-contract, --skip-proxy, --skip-record,
- * --only proxy|record (that section alone), --proxy-requests N (default 2000),
+ * --only proxy|record|bundle|install (that section alone), --proxy-requests N (default 2000),
  * --profile (CPU-profile the mock under the GET /v1/contacts load and print where time goes).
  * Only loopback addresses are used; every load is bounded in time.
  */
 import autocannon from 'autocannon';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { Agent, request } from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
@@ -26,6 +28,8 @@ import { parseArgs } from 'node:util';
 import v8 from 'node:v8';
 import vm from 'node:vm';
 import { generateWorld } from '../src/seed';
+import { bundleCost, holding, total } from './bench/bundle';
+import { installInto, mb, packBoth, scratch } from './bench/install';
 import { World } from '../src/store/world';
 
 const root = path.resolve(__dirname, '..');
@@ -633,6 +637,75 @@ async function recordCost(): Promise<void> {
   say();
 }
 
+const kB = (bytes: number) => `${(bytes / 1024).toFixed(1)} kB`;
+
+async function bundleSection(): Promise<void> {
+  const cost = await bundleCost();
+  say('## The browser bundle (`messaging-api-mock/msw` with `setupWorker`, esbuild, split, minified)');
+  say();
+  say('| app | first chunk, gzipped | minified | loaded later, gzipped |');
+  say('|---|---:|---:|---|');
+  const later = (chunks: typeof cost.mswAlone.later) =>
+    chunks
+      .map((c) => {
+        const what = holding([c], '@faker-js').length
+          ? 'the generator with faker'
+          : holding([c], 'default-world-').length
+            ? 'the default world'
+            : holding([c], 'chunks/seed-').length
+              ? "the generator's entry"
+              : holding([c], 'chunks/simulate-').length
+                ? 'the simulator'
+                : holding([c], 'graphql').length
+                  ? 'graphql (MSW)'
+                  : c.file;
+        return `${what} ${kB(c.gzipBytes)}`;
+      })
+      .join(', ') || 'none';
+  for (const [label, bundle] of [
+    ['MSW alone', cost.mswAlone],
+    ['MSW and the mock (ES modules)', cost.withMock],
+    ['MSW and the mock through `require` (CommonJS)', cost.withMockCommonJs],
+  ] as const)
+    say(
+      `| ${label} | ${kB(total(bundle.first))} | ${kB(total(bundle.first, 'bytes'))} | ${later(bundle.later)} |`,
+    );
+  say();
+  say(
+    `The mock adds ${kB(total(cost.withMock.first) - total(cost.mswAlone.first))} gzipped to the first chunk (budget 60 kB).`,
+  );
+  say();
+}
+
+async function installSection(): Promise<void> {
+  const dir = scratch();
+  try {
+    const [mock, kit] = packBoth(dir);
+    const tarball = (p: { filename: string }) => path.join(dir, p.filename);
+    say('## Installing the packages (`npm install <tarball>` into an empty project)');
+    say();
+    say('| installed | packages | node_modules on disk | its files | install time |');
+    say('|---|---:|---:|---:|---:|');
+    for (const [label, name, tarballs] of [
+      [
+        '`messaging-api-mock` (the mock, MSW adapter, fixtures, dashboard, recorder)',
+        'mock',
+        [tarball(mock!)],
+      ],
+      ['`messaging-contract-kit` (the kit and its proxy)', 'kit', [tarball(kit!)]],
+      ['both', 'both', [tarball(mock!), tarball(kit!)]],
+    ] as const) {
+      const installed = await installInto(dir, name, [...tarballs]);
+      say(
+        `| ${label} | ${installed.packages} | ${mb(installed.disk)} | ${mb(installed.bytes)} | ${(installed.ms / 1000).toFixed(1)} s |`,
+      );
+    }
+    say();
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 async function main(): Promise<void> {
   const build = spawnSync('npm', ['run', '--silent', 'build'], { cwd: root, stdio: 'inherit' });
   if (build.status !== 0) process.exit(build.status ?? 1);
@@ -644,8 +717,13 @@ async function main(): Promise<void> {
       .join(' ')}`,
   );
   say();
-  if (args.only !== undefined && args.only !== 'proxy' && args.only !== 'record')
-    throw new Error('--only takes one section: proxy or record');
+  if (args.only !== undefined && !['proxy', 'record', 'bundle', 'install'].includes(args.only))
+    throw new Error('--only takes one section: proxy, record, bundle or install');
+  if (args.only === 'bundle' || args.only === 'install') {
+    await (args.only === 'bundle' ? bundleSection() : installSection());
+    agent.destroy();
+    return;
+  }
   if (args.only === undefined) {
     await throughput();
     await scale();
@@ -653,6 +731,10 @@ async function main(): Promise<void> {
   }
   if (!args['skip-proxy'] && args.only !== 'record') await proxyCost();
   if (!args['skip-record'] && args.only !== 'proxy') await recordCost();
+  if (args.only === undefined) {
+    await bundleSection();
+    await installSection();
+  }
   agent.destroy();
 }
 

@@ -9,12 +9,14 @@
  *   knip       no unused file, export, type or dependency (knip.json)
  *   openapi-lint  the OpenAPI document under Redocly's recommended and Spectral's oas rules, no
  *              error and no warning (scripts/lint-openapi.ts)
- *   build      npm run build: dist/, the package's contents
+ *   build      npm run build: dist/, the package's contents (nothing to do when it is up to date)
  *   jest       the unit, integration, browser and contract-kit tests (jest.config.js)
  *   contract   the kit against the mock started as a process, both profiles
  *   contract-msw  the kit against the MSW adapter in Node (setupServer), both profiles
- *   package    npm pack, the tarball installed into an empty project, both bins, a strict
- *              TypeScript consumer (test/package/)
+ *   package    npm run pack, both tarballs installed into an empty project and the mock's alone
+ *              into another, the bins, a strict TypeScript consumer (test/package/)
+ *   examples   examples/: each a user's project with its own lockfile and the packed mock,
+ *              its build, Vitest tests, Storybook and Playwright tests in Chromium (scripts/examples.ts)
  *
  * `npm test -- --only jest,contract` or `--skip package` runs fewer parts.
  */
@@ -56,6 +58,12 @@ function closingCounts(output, label, what) {
     : undefined;
 }
 
+/** Counts from the closing line of scripts/examples.ts: `examples: N passed, N failed`. */
+function exampleCounts(output) {
+  const match = /^examples: (\d+) passed, (\d+) failed$/m.exec(output);
+  return match ? { passed: Number(match[1]), failed: Number(match[2]), what: 'tests' } : undefined;
+}
+
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'messaging-api-mock-test-'));
 const PARTS = [
   { name: 'typecheck', command: ['npm', 'run', '--silent', 'typecheck'] },
@@ -95,6 +103,12 @@ const PARTS = [
       `--outputFile=${path.join(tmp, 'package.json')}`,
     ],
     counts: () => jestCounts(path.join(tmp, 'package.json')),
+  },
+  {
+    name: 'examples',
+    command: [bin('tsx'), 'scripts/examples.ts'],
+    counts: (output) => exampleCounts(output),
+    capture: true,
   },
 ];
 

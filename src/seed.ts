@@ -2,15 +2,9 @@ import { Faker, base, en } from '@faker-js/faker';
 import type { Attachment, Contact, Reaction, Timestamp } from './types';
 import type { StoredMessage, WorldData } from './store/world';
 
-export interface SeedOptions {
-  seed: number;
-  contacts: number;
-  messages: number;
-  /** Called now and then while a large world is generated. */
-  onProgress?: (done: number, total: number) => void;
-}
+import type { SeedOptions } from './seeded-world';
 
-export const SEED_DEFAULTS = { seed: 1, contacts: 25, messages: 300 } as const;
+export { SEED_DEFAULTS, type SeedOptions } from './seeded-world';
 
 /**
  * The seeded world's "now". Fixed, so that the same seed gives byte-identical answers on every

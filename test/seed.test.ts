@@ -1,7 +1,10 @@
 import request from 'supertest';
 import { createApp } from '../src/express/app';
 import { PHONE_NUMBER } from '../src/store/rules';
+import { createCore } from '../src/core';
 import { SEED_NOW, generateWorld } from '../src/seed';
+import { SEED_DEFAULTS } from '../src/seeded-world';
+import shipped from '../src/default-world.json';
 
 describe('The seeded world', () => {
   it('is the same for the same seed, byte for byte, over HTTP', async () => {
@@ -13,6 +16,28 @@ describe('The seeded world', () => {
       );
     };
     expect(await answers()).toEqual(await answers());
+  });
+
+  it('is shipped as data for the default seed (src/default-world.json), equal to what the generator makes', () => {
+    // `npm run default-world` writes the file again after a change to the generator.
+    expect(shipped).toEqual(generateWorld({ ...SEED_DEFAULTS }));
+  });
+
+  it('a core given no world loads it (the default from data, another seed from the generator), and answers as one given it', async () => {
+    const paths = ['/v1/contacts?limit=100', '/v1/messages?limit=100', '/v1/messages?limit=100&offset=7'];
+    for (const seed of [{}, { seed: 9, contacts: 4, messages: 30 }]) {
+      const loading = createCore(seed);
+      expect(() => loading.worlds).toThrow('await core.ready');
+      const given = createCore({ data: generateWorld({ ...SEED_DEFAULTS, ...seed }) });
+      const answer = (core: typeof given, url: string) =>
+        core.handle({ method: 'GET', url, headers: { authorization: 'Bearer x' } }).then((a) => a.body);
+      for (const url of paths) expect(await answer(loading, url)).toBe(await answer(given, url));
+      expect(loading.worlds.count).toBe(1);
+    }
+  });
+
+  it('refuses messages with no contact to hold them, when the core is made', () => {
+    expect(() => createCore({ contacts: 0, messages: 3 })).toThrow('messages need at least one contact.');
   });
 
   it('differs for a different seed', () => {

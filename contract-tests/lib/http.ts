@@ -1,21 +1,10 @@
 import request from 'supertest';
+import { describeExchange, is2xx, parseJson, type Exchange } from '../../common/http';
 import { config } from './config';
 import { markUnreachable, unreachable } from './records';
 
-/** One request and its answer, as the reports show it. */
-export interface Exchange {
-  method: string;
-  /** Path and query, e.g. `/v1/contacts?limit=3`. */
-  path: string;
-  /** What was sent, as text (form or JSON), if anything. */
-  sent?: string;
-  status: number;
-  headers: Record<string, string>;
-  /** The body as text, '' when there was none. */
-  text: string;
-  /** The body parsed as JSON, or undefined when it was not JSON. */
-  body: unknown;
-}
+// One shape of an exchange for the kit and the account walker (common/http.ts).
+export { describeExchange, is2xx, type Exchange };
 
 /**
  * The kit could not get an answer at all (connection refused, reset, timeout). Never a rule
@@ -26,7 +15,7 @@ export class InfraError extends Error {
 }
 
 export type Pairs = ReadonlyArray<readonly [string, string]>;
-export type Query = Record<string, string | number | boolean | undefined> | Pairs;
+type Query = Record<string, string | number | boolean | undefined> | Pairs;
 
 export interface RequestOptions {
   query?: Query;
@@ -187,14 +176,7 @@ async function sendOnce(method: string, fullPath: string, options: RequestOption
     }
   }
   const text = typeof res.body === 'string' ? res.body : (res.text ?? '');
-  let body: unknown;
-  if (text.trim() !== '') {
-    try {
-      body = JSON.parse(text);
-    } catch {
-      body = undefined;
-    }
-  }
+  const body = parseJson(text);
   const headers: Record<string, string> = {};
   for (const [name, value] of Object.entries(res.headers as Record<string, string | string[]>)) {
     headers[name.toLowerCase()] = Array.isArray(value) ? value.join(', ') : String(value);
@@ -202,14 +184,4 @@ async function sendOnce(method: string, fullPath: string, options: RequestOption
   return { method, path: fullPath, sent, status: res.status, headers, text, body };
 }
 
-export const is2xx = (exchange: Exchange): boolean => exchange.status >= 200 && exchange.status < 300;
 export const is4xx = (exchange: Exchange): boolean => exchange.status >= 400 && exchange.status < 500;
-
-/** The exchange in one line plus a body excerpt, for reports. */
-export function describeExchange(exchange: Exchange, max = 400): string {
-  const body = exchange.text.length > max ? `${exchange.text.slice(0, max)}…` : exchange.text;
-  const sent = exchange.sent
-    ? ` (sent: ${exchange.sent.length > 200 ? `${exchange.sent.slice(0, 200)}…` : exchange.sent})`
-    : '';
-  return `${exchange.method} ${exchange.path}${sent} → ${exchange.status} ${body || '(empty body)'}`;
-}

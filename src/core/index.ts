@@ -1,7 +1,7 @@
 import { ApiError, MissingParameter, errors, size } from '../errors';
 import { openApiDocument } from '../openapi';
-import { SEED_DEFAULTS, generateWorld } from '../seed';
-import { Simulator } from '../simulate';
+import { SEED_DEFAULTS, seedOf, seededWorld } from '../seeded-world';
+import type { Simulator } from '../simulate';
 import { World, type WorldData } from '../store/world';
 import { Worlds, type JournalEntry } from '../store/worlds';
 import type { Timestamp } from '../types';
@@ -85,9 +85,16 @@ export const CORE_DEFAULTS = {
 export interface Core {
   /** Answers one request; never throws (a bug is a 500 answer, and logged). */
   handle(request: CoreRequest): Promise<CoreAnswer>;
-  /** Every token's world and journal. */
+  /**
+   * Settles once the seeded world (and the simulator, with `simulate`) is loaded: at once when
+   * the world is given as `data`; otherwise it is loaded on creation, the default world as data
+   * and any other seed through the generator, which a browser bundle loads as a chunk of its own.
+   * Requests wait for it by themselves.
+   */
+  readonly ready: Promise<void>;
+  /** Every token's world and journal; throws until `ready` has settled. */
   readonly worlds: Worlds;
-  /** The simulated conversation, with `simulate`. */
+  /** The simulated conversation, with `simulate`, once `ready` has settled. */
   readonly simulator: Simulator | undefined;
   /** Puts every token's world back to the seeded (or fixture) world. */
   reset(): void;
@@ -112,56 +119,84 @@ export function createCore(options: CoreOptions = {}): Core {
     now: options.now,
     maxWrittenBytes: options.maxWorldBytes ?? CORE_DEFAULTS.maxWorldBytes,
   };
-  const data =
-    options.data ??
-    generateWorld({
-      seed,
-      contacts: options.contacts ?? CORE_DEFAULTS.contacts,
-      messages: options.messages ?? CORE_DEFAULTS.messages,
-      onProgress: options.onProgress,
-    });
   const kept = options.storage && new KeptWorlds(options.storage, worldOptions, log);
-  const worlds = new Worlds(World.fromData(data, worldOptions), {
-    restore: kept && ((token) => kept.restore(token)),
-    maxWorlds,
-    journalSize,
-    maxTotalBytes,
-    onShed: ({ token, what, bound, bytes }) =>
-      log(
-        `${what} of token ${redact(token)} dropped: least recently used, and ${
-          bound === 'worlds'
-            ? `at most ${maxWorlds} tokens keep a world`
-            : `all tokens together hold at most ${size(maxTotalBytes)}`
-        } (${size(bytes)} given back)`,
-      ),
-  });
-  const simulator = options.simulate
-    ? new Simulator({ seed, ...(typeof options.simulate === 'object' ? options.simulate : {}) })
-    : undefined;
   const authenticate = authenticator(
     options.tokens?.length && options.adminToken !== undefined
       ? [...options.tokens, options.adminToken]
       : options.tokens,
   );
-  const api = apiRoutes(simulator && ((world, message) => simulator.messageSent(world, message)));
-  const control = controlRoutes({
-    worlds,
-    journalSize,
-    worldOptions,
-    adminToken: options.adminToken,
-    changed:
-      kept &&
-      ((token, all) => {
-        if (all) kept.forgetAll();
-        else kept.save(token, worlds.of(token));
-      }),
-  });
   const openApi: Route<unknown>[] = [{ path: ['openapi.json'], methods: { GET: () => json(200, document) } }];
   const document = openApiDocument();
+
+  let simulator: Simulator | undefined;
+
+  /** What needs the seeded world, built once it is there. */
+  function loaded(data: WorldData): Loaded {
+    const worlds = new Worlds(World.fromData(data, worldOptions), {
+      restore: kept && ((token) => kept.restore(token)),
+      maxWorlds,
+      journalSize,
+      maxTotalBytes,
+      onShed: ({ token, what, bound, bytes }) =>
+        log(
+          `${what} of token ${redact(token)} dropped: least recently used, and ${
+            bound === 'worlds'
+              ? `at most ${maxWorlds} tokens keep a world`
+              : `all tokens together hold at most ${size(maxTotalBytes)}`
+          } (${size(bytes)} given back)`,
+        ),
+    });
+    return {
+      worlds,
+      // Requests wait for `ready`, by which the simulator is loaded.
+      api: apiRoutes(
+        options.simulate ? (world, message) => simulator!.messageSent(world, message) : undefined,
+      ),
+      control: controlRoutes({
+        worlds,
+        journalSize,
+        worldOptions,
+        adminToken: options.adminToken,
+        changed:
+          kept &&
+          ((token, all) => {
+            if (all) kept.forgetAll();
+            else kept.save(token, worlds.of(token));
+          }),
+      }),
+    };
+  }
+
+  // Given as data, the world is there at once; otherwise it is loaded now, and so is the
+  // simulator, with `simulate`: the generator (faker) only for a seed that needs it.
+  let state: Loaded | undefined = options.data === undefined ? undefined : loaded(options.data);
+  let settled = state !== undefined && !options.simulate;
+  const ready: Promise<void> = settled
+    ? Promise.resolve()
+    : Promise.all([
+        state === undefined ? seededWorld(seedOf(options)).then((data) => (state = loaded(data))) : undefined,
+        options.simulate
+          ? import('../simulate').then(({ Simulator }) => {
+              simulator = new Simulator({
+                seed,
+                ...(typeof options.simulate === 'object' ? options.simulate : {}),
+              });
+            })
+          : undefined,
+      ]).then(() => {
+        settled = true;
+      });
+  // Told to every request and to whoever awaits it; never left unhandled.
+  ready.catch(() => {});
+  const current = (): Loaded => {
+    if (state === undefined) throw new Error('The world is still loading: await core.ready first.');
+    return state;
+  };
 
   /** An API request (under /v1): journaled, switched, routed. */
   async function answerApi(request: CoreRequest, method: string, segments: string[]): Promise<CoreAnswer> {
     const token = authenticate(header(request.headers, 'authorization'));
+    const { worlds } = current();
     const start = performance.now();
     const bytes = new JournalBytes();
     const entry: Draft = { time: '', method, path: bytes.text(request.url), status: 0, duration_ms: 0 };
@@ -199,6 +234,7 @@ export function createCore(options: CoreOptions = {}): Core {
     segments: string[],
     entry: Draft,
   ): Promise<CoreAnswer> {
+    const { worlds } = current();
     const prefer = header(request.headers, 'prefer');
     const tokenSwitches = worlds.switches(token);
     if (
@@ -232,6 +268,7 @@ export function createCore(options: CoreOptions = {}): Core {
     segments: string[],
     entry: Draft,
   ): Promise<CoreAnswer> {
+    const { api, worlds } = current();
     const found = route(api, request, segments);
     // Every method reads a body when one is sent, so that a GET or DELETE with parameters in
     // its body is refused like any unknown parameter (C13) rather than silently ignored.
@@ -248,7 +285,7 @@ export function createCore(options: CoreOptions = {}): Core {
 
   function answerControl(request: CoreRequest, segments: string[]): CoreAnswer | Promise<CoreAnswer> {
     const token = authenticate(header(request.headers, 'authorization'));
-    const found = route(control, request, segments);
+    const found = route(current().control, request, segments);
     const exchange: ControlExchange = {
       token,
       params: queryParams(request.url),
@@ -299,6 +336,7 @@ export function createCore(options: CoreOptions = {}): Core {
     if (request.method === 'OPTIONS') return preflight();
     let answer: CoreAnswer;
     try {
+      if (!settled) await ready;
       const segments = pathOf(request.url).split('/').slice(1);
       const area = segments[0]?.toLowerCase();
       if (area === 'v1') answer = await answerApi(request, request.method, segments);
@@ -312,14 +350,27 @@ export function createCore(options: CoreOptions = {}): Core {
 
   return {
     handle,
-    worlds,
-    simulator,
+    ready,
+    get worlds() {
+      return current().worlds;
+    },
+    get simulator() {
+      return simulator;
+    },
     reset: () => {
-      worlds.resetAll();
+      // Before the world is loaded there is nothing to put back.
+      state?.worlds.resetAll();
       kept?.forgetAll();
     },
     stop: () => simulator?.stop(),
   };
+}
+
+/** The worlds and the routes that stand on them. */
+interface Loaded {
+  worlds: Worlds;
+  api: Route[];
+  control: Route<ControlExchange>[];
 }
 
 /** The body of a request, within `limit`: read now if the transport gives a reader. */

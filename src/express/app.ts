@@ -5,6 +5,8 @@ import express, { type Express, type Request, type RequestHandler, type Response
 import type { BodyLimit, Core, CoreAnswer } from '../core';
 import { CORE_DEFAULTS, createCore, type CoreOptions } from '../core';
 import { errors, type ApiError } from '../errors';
+import { generateWorld } from '../seed';
+import { seedOf } from '../seeded-world';
 import type { Simulator } from '../simulate';
 import type { Worlds } from '../store/worlds';
 import { requestLog } from './log';
@@ -37,14 +39,23 @@ export interface MockLocals {
  * writes the answer.
  */
 export function createApp(options: AppOptions = {}): Express {
-  const core = createCore(options);
+  // A server makes its world before it listens: here with the generator at hand (a browser
+  // loads it only when it needs it), so that the world is there as the app is.
+  const core = createCore({ ...options, data: options.data ?? generateWorld(seedOf(options)) });
   const app = express();
   app.disable('x-powered-by');
   app.disable('etag');
   // The core reads queries with the body's parser and limits (core/body.ts), not Express.
   app.set('query parser', false);
-  const locals: MockLocals = { core, worlds: core.worlds, simulator: core.simulator };
-  Object.assign(app.locals, locals);
+  const locals: MockLocals = {
+    core,
+    worlds: core.worlds,
+    // Loaded beside the app, with `simulate`: read when asked for.
+    get simulator() {
+      return core.simulator;
+    },
+  };
+  Object.defineProperties(app.locals, Object.getOwnPropertyDescriptors(locals));
   if (options.logRequests) {
     const log = options.log ?? (() => {});
     app.use(requestLog(log, options.color ?? false, options.logDashboard ? undefined : fromDashboard));

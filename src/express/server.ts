@@ -63,7 +63,7 @@ export function listen(
         server,
         close: () =>
           new Promise<void>((done) => {
-            (app.locals as unknown as MockLocals).simulator?.stop();
+            (app.locals as unknown as MockLocals).core.stop();
             server.close(() => done());
             server.closeIdleConnections();
           }),

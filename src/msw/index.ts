@@ -16,7 +16,12 @@ export interface MockHandlers extends Array<HttpHandler> {
   reset(): void;
   /** Cancels what is pending (simulated replies). */
   stop(): void;
-  /** The core that answers: its worlds, for tests that look inside. */
+  /**
+   * Settles once the seeded world is loaded (at once with `data`). Requests wait for it by
+   * themselves; await it in a `beforeAll` to have the first request's wait there instead.
+   */
+  readonly ready: Promise<void>;
+  /** The core that answers: its worlds, for tests that look inside (once `ready` has settled). */
   readonly core: Core;
 }
 
@@ -64,6 +69,7 @@ export function createHandlers(options: HandlersOptions): MockHandlers {
   return Object.assign([handler], {
     reset: () => core.reset(),
     stop: () => core.stop(),
+    ready: core.ready,
     core,
   });
 }

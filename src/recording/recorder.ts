@@ -3,10 +3,10 @@ import path from 'node:path';
 import type { Spool } from './spool';
 
 /**
- * The contract kit's recorder (contract-tests/record/) as the mock's side sees it. It walks a
- * server with the kit's requests and paging, so it lives in the kit; src/ and contract-tests/ are
- * compiled apart (two rootDirs), so `messaging-fixtures --from` loads it at run time and types it
- * here. What comes back is untrusted: each page is checked for its shape as it comes, convert.ts
+ * The account walker (common/record.ts) as the mock's side sees it. It walks a server with the
+ * paging discovery the contract kit uses too, so it lives in common/, which both packages hold;
+ * src/ and common/ are compiled apart (two rootDirs), so `messaging-fixtures --from` loads it at
+ * run time and types it here. What comes back is untrusted: each page is checked for its shape as it comes, convert.ts
  * checks every record, and the fixture it makes is checked again as it is written.
  */
 export interface RecordProgress {
@@ -71,23 +71,21 @@ export const isRecordFailure = (error: unknown): error is RecordFailure =>
   error instanceof Error && error.name === 'RecordError';
 
 /**
- * The compiled kit beside the compiled mock (dist/recording/ → dist/contract-tests/record/), or,
- * when this file runs from the sources (tsx, jest), the kit's sources beside src/.
+ * The account walker (common/record.ts), compiled beside the mock (dist/recording/ →
+ * dist/common/), or its sources when this file runs from them (tsx, jest).
  */
 const PLACE = __filename.endsWith('.ts')
-  ? path.join(__dirname, '..', '..', 'contract-tests', 'record', 'index.ts')
-  : path.join(__dirname, '..', 'contract-tests', 'record', 'index.js');
+  ? path.join(__dirname, '..', '..', 'common', 'record.ts')
+  : path.join(__dirname, '..', 'common', 'record.js');
 
 function loadRecorder(): Recorder {
-  const file = PLACE;
-  if (!existsSync(file))
-    throw new Error(`the contract kit's recorder is not installed beside the mock (looked for ${file})`);
-  const loaded = require(file) as Partial<Recorder>;
-  if (typeof loaded.walkAccount !== 'function') throw new Error(`${file} has no walkAccount()`);
+  if (!existsSync(PLACE)) throw new Error(`the account walker is missing from the package (${PLACE})`);
+  const loaded = require(PLACE) as Partial<Recorder>;
+  if (typeof loaded.walkAccount !== 'function') throw new Error(`${PLACE} has no walkAccount()`);
   return loaded as Recorder;
 }
 
-const NOT_A_RECORDING = "the contract kit's recorder answered something that is not a recorded account";
+const NOT_A_RECORDING = 'the account walker answered something that is not a recorded account';
 
 function list<T>(value: unknown, each: (item: unknown) => boolean = () => true): T[] {
   if (!Array.isArray(value) || !value.every(each)) throw new Error(NOT_A_RECORDING);

@@ -97,8 +97,10 @@ describe('what the proxy remembers stays within its bounds', () => {
       process.execPath,
       [
         '--expose-gc',
-        '--require',
-        'tsx/cjs',
+        // tsx's whole hook, not its CommonJS one alone: the core loads its world with import(),
+        // which from the sources is an ES module import of a .json file.
+        '--import',
+        'tsx',
         '-e',
         `require('./test/contract-kit/proxy-traffic.ts')
           .heldAgainstCounted({ maxTokens: 1e6, maxRecords: 1e6, maxBytes: 2 ** 40 }, 60)

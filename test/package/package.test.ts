@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { installInto, mb, packBoth, type Installed, type Packed } from '../../scripts/bench/install';
 
 /**
  * The package as a user gets it: `npm pack` (which builds first), the tarball installed alone into
@@ -92,48 +93,44 @@ function serve(project: string, args: string[]): Promise<{ url: string; stop: ()
   });
 }
 
-interface PackResult {
-  filename: string;
-  size: number;
-  unpackedSize: number;
-  entryCount: number;
-  files: { path: string }[];
-}
-
 let work: string;
+/** Both packages installed, as a user who runs the kit against the mock has them. */
 let project: string;
-let packed: PackResult;
+/** The mock alone. */
+let light: Installed;
+let packed: { mock: Packed; kit: Packed };
 const figures: string[] = [];
+
+/** The light install's budget (docs/packages.md): the mock with every part but the kit. */
+const LIGHT = { packages: 90, bytes: 25e6 };
 
 beforeAll(async () => {
   work = fs.mkdtempSync(path.join(os.tmpdir(), 'messaging-api-mock-package-'));
-  const pack = await run('npm', ['pack', '--json', '--pack-destination', work], ROOT, 300_000);
-  if (pack.code !== 0) throw new Error(`npm pack failed (${pack.code}):\n${pack.stdout}\n${pack.stderr}`);
-  packed = (JSON.parse(pack.stdout.slice(pack.stdout.indexOf('['))) as PackResult[])[0]!;
+  const started = Date.now();
+  const [mock, kit] = packBoth(work, cleanEnv());
+  packed = { mock: mock!, kit: kit! };
   figures.push(
-    `npm pack (building first) ${(pack.ms / 1000).toFixed(1)} s: ${(packed.size / 1024).toFixed(0)} kB, ${packed.entryCount} files, ${(packed.unpackedSize / 1024).toFixed(0)} kB unpacked`,
+    `npm run pack (building first) ${((Date.now() - started) / 1000).toFixed(1)} s: ${[mock!, kit!]
+      .map(
+        (p) =>
+          `${p.name} ${(p.size / 1024).toFixed(0)} kB, ${p.entryCount} files, ${(p.unpackedSize / 1024).toFixed(0)} kB unpacked`,
+      )
+      .join('; ')}`,
   );
-
-  project = path.join(work, 'consumer');
-  fs.mkdirSync(project);
-  fs.writeFileSync(
-    path.join(project, 'package.json'),
-    `${JSON.stringify({ name: 'consumer', version: '1.0.0', private: true }, null, 2)}\n`,
-  );
-  const install = await run(
-    'npm',
-    ['install', '--no-audit', '--no-fund', '--prefer-offline', path.join(work, packed.filename)],
-    project,
-    480_000,
-  );
-  if (install.code !== 0)
-    throw new Error(
-      `npm install of the tarball failed (${install.code}):\n${install.stdout}\n${install.stderr}`,
+  const tarball = (p: Packed) => path.join(work, p.filename);
+  const [both, alone] = await Promise.all([
+    installInto(work, 'consumer', [tarball(packed.mock), tarball(packed.kit)], cleanEnv()),
+    installInto(work, 'light', [tarball(packed.mock)], cleanEnv()),
+  ]);
+  project = both.project;
+  light = alone;
+  for (const [what, i] of [
+    ['both packages', both],
+    ['messaging-api-mock alone', alone],
+  ] as const)
+    figures.push(
+      `npm install of ${what} into an empty project ${(i.ms / 1000).toFixed(1)} s: ${i.packages} packages, ${mb(i.disk)} on disk`,
     );
-  const added = /added (\d+) packages?/.exec(install.stdout)?.[1] ?? '?';
-  figures.push(
-    `npm install of the tarball into an empty project ${(install.ms / 1000).toFixed(1)} s: ${added} packages`,
-  );
 }, 900_000);
 
 afterAll(() => {
@@ -141,15 +138,17 @@ afterAll(() => {
   if (work && !KEEP) fs.rmSync(work, { recursive: true, force: true });
 });
 
-const installed = (...parts: string[]) => path.join(project, 'node_modules', 'messaging-api-mock', ...parts);
+const installed = (pkg: string, ...parts: string[]) => path.join(project, 'node_modules', pkg, ...parts);
+const KIT_DEPENDENCIES = ['commander', 'fast-check', 'jest', 'junit-report-builder', 'qs', 'supertest'];
 
-describe('npm pack', () => {
-  it('ships the build, the dashboard, docs/api.md, the fixtures, README, LICENSE and package.json, and nothing else', () => {
-    const files = packed.files.map((f) => f.path).sort();
+describe('npm run pack: two packages', () => {
+  it('messaging-api-mock ships the build, the dashboard, docs/api.md, the fixtures, README, LICENSE and package.json, and nothing else: not the kit', () => {
+    const files = packed.mock.files.map((f) => f.path).sort();
     const stray = files.filter(
       (f) =>
-        !/^dist\/.+\.(js|d\.ts)$/.test(f) &&
+        !/^dist\/.+\.(js|d\.ts|mjs|d\.mts)$/.test(f) &&
         ![
+          'dist/default-world.json',
           'dashboard/index.html',
           'dashboard/dashboard.js',
           'dashboard/dashboard.css',
@@ -169,33 +168,149 @@ describe('npm pack', () => {
       'dist/index.d.ts',
       'dist/cli/bin.js',
       'dist/cli/fixtures-cli.js',
+      'dist/common/record.js',
+      'dist/esm/index.mjs',
+      'dist/esm/msw.mjs',
       'dashboard/index.html',
       'docs/api.md',
     ])
       expect(files).toContain(f);
+    expect(files.filter((f) => f.startsWith('dist/contract-tests/'))).toEqual([]);
   });
 
-  it('holds the compiled kit: every file of contract-tests/, its tests and its bin', () => {
-    const files = new Set(packed.files.map((f) => f.path));
+  it('messaging-contract-kit holds the compiled kit (every file of contract-tests/ and common/, its tests and its bin), docs/api.md, README, LICENSE', () => {
+    const files = new Set(packed.kit.files.map((f) => f.path));
     const sources: string[] = [];
     const walk = (dir: string) => {
       for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
         const file = path.join(dir, entry.name);
         if (entry.isDirectory()) walk(file);
-        else if (/\.(ts|js)$/.test(entry.name) && entry.name !== 'esbuild-transform.js') sources.push(file);
+        // Tools of the clone: the README writer and jest's transform of the TypeScript sources.
+        else if (/\.(ts|js)$/.test(entry.name) && !['esbuild-transform.js', 'readme.ts'].includes(entry.name))
+          sources.push(file);
       }
     };
     walk(path.join(ROOT, 'contract-tests'));
-    const missing = sources
-      .map((file) => `dist/${path.relative(ROOT, file).split(path.sep).join('/').replace(/\.ts$/, '.js')}`)
-      .filter((compiled) => !files.has(compiled));
-    expect(missing).toEqual([]);
+    const compiled = sources.map(
+      (file) =>
+        `dist/${path
+          .relative(path.join(ROOT, 'contract-tests'), file)
+          .split(path.sep)
+          .join('/')
+          .replace(/\.ts$/, '.js')}`,
+    );
+    // common/ (the paging it shares with the mock), beside dist/ as it is beside contract-tests/.
+    for (const file of fs.readdirSync(path.join(ROOT, 'common')))
+      compiled.push(`common/${file.replace(/\.ts$/, '.js')}`);
+    expect(compiled.filter((f) => !files.has(f))).toEqual([]);
+    expect([...files].filter((f) => !compiled.includes(f)).sort()).toEqual([
+      'LICENSE',
+      'README.md',
+      'docs/api.md',
+      'package.json',
+    ]);
     expect(sources.filter((f) => f.endsWith('.contract.ts')).length).toBeGreaterThanOrEqual(5);
+  });
+
+  it("the kit's package.json: this version, its dependencies at the lock's versions, the mock an optional peer", () => {
+    const mock = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8'));
+    const lock = JSON.parse(fs.readFileSync(path.join(ROOT, 'package-lock.json'), 'utf8'));
+    const kit = JSON.parse(fs.readFileSync(installed('messaging-contract-kit', 'package.json'), 'utf8'));
+    expect(kit).toMatchObject({
+      name: 'messaging-contract-kit',
+      version: mock.version,
+      bin: { 'messaging-contract': 'dist/bin/messaging-contract.js' },
+      dependencies: Object.fromEntries(
+        KIT_DEPENDENCIES.map((name) => [name, lock.packages[`node_modules/${name}`].version]),
+      ),
+      peerDependencies: { 'messaging-api-mock': `^${mock.version}` },
+      peerDependenciesMeta: { 'messaging-api-mock': { optional: true } },
+    });
+    // What only the kit needs is no dependency of the mock (commander and qs are both's).
+    for (const name of ['jest', 'supertest', 'fast-check', 'junit-report-builder'])
+      expect([name, mock.dependencies[name]]).toEqual([name, undefined]);
   });
 });
 
-describe('installed alone into an empty project', () => {
-  it('brings its run-time dependencies and none of the development tools', () => {
+describe('the mock installed alone: light', () => {
+  it(`brings at most ${LIGHT.packages} packages and ${LIGHT.bytes / 1e6} MB, and no test runner`, () => {
+    expect(light.packages).toBeLessThanOrEqual(LIGHT.packages);
+    expect(light.disk).toBeLessThanOrEqual(LIGHT.bytes);
+    expect(
+      light.names.filter((name) => KIT_DEPENDENCIES.includes(name) && name !== 'commander' && name !== 'qs'),
+    ).toEqual([]);
+    expect(light.names).toEqual(expect.arrayContaining(['messaging-api-mock', 'express', '@faker-js/faker']));
+  });
+
+  it('serves its dashboard and its API, and writes fixtures', async () => {
+    const mock = await serve(light.project, [
+      'npx',
+      '--no',
+      '--',
+      'messaging-mock',
+      '--port',
+      '0',
+      '--quiet',
+    ]);
+    try {
+      const page = await fetch(`${mock.url}/__mock/`);
+      expect([page.status, (await page.text()).includes('<html')]).toEqual([200, true]);
+      const contacts = await fetch(`${mock.url}/v1/contacts?limit=2`, {
+        headers: { Authorization: 'Bearer l' },
+      });
+      expect(contacts.status).toBe(200);
+    } finally {
+      mock.stop();
+    }
+    const out = await npx(light.project, [
+      'messaging-fixtures',
+      '--contacts',
+      '2',
+      '--messages',
+      '1',
+      '--out',
+      '-',
+    ]);
+    expect([out.code, (JSON.parse(out.stdout) as { messages: unknown[] }).messages.length]).toEqual([0, 1]);
+  }, 120_000);
+
+  it('has no messaging-contract bin: the kit is a package of its own', async () => {
+    expect(fs.existsSync(path.join(light.project, 'node_modules', '.bin', 'messaging-contract'))).toBe(false);
+    expect(fs.existsSync(installed('messaging-api-mock', 'dist', 'contract-tests'))).toBe(false);
+  });
+
+  it('messaging-fixtures --from records an account with nothing else installed', async () => {
+    // The walker is common/'s, on fetch: no kit, no test runner.
+    const mock = await serve(light.project, [
+      'npx',
+      '--no',
+      '--',
+      'messaging-mock',
+      '--port',
+      '0',
+      '--quiet',
+    ]);
+    try {
+      const out = await npx(light.project, [
+        'messaging-fixtures',
+        '--from',
+        mock.url,
+        '--token',
+        'record',
+        '--out',
+        '-',
+      ]);
+      expect([out.code, out.stderr]).toEqual([0, expect.stringContaining('recorded ')]);
+      const recorded = JSON.parse(out.stdout) as { contacts: unknown[]; messages: unknown[] };
+      expect([recorded.contacts.length, recorded.messages.length]).toEqual([25, 300]);
+    } finally {
+      mock.stop();
+    }
+  }, 120_000);
+});
+
+describe('both packages installed into an empty project', () => {
+  it('bring their run-time dependencies and none of the development tools', () => {
     const has = (name: string) => fs.existsSync(path.join(project, 'node_modules', name, 'package.json'));
     expect(['jest', 'supertest', 'express', 'commander'].filter((name) => !has(name))).toEqual([]);
     expect(['typescript', 'tsx', 'esbuild', 'ts-jest', 'prettier', 'playwright-core'].filter(has)).toEqual(
@@ -279,9 +394,9 @@ describe('installed alone into an empty project', () => {
         expect(kit.stdout).toMatch(
           /\d+ passed, 0 failed, 0 not run in [\d.]+ s: the server conforms \(exit 0\)\n$/,
         );
-        const doc = installed('docs', 'api.md');
+        const doc = installed('messaging-contract-kit', 'docs', 'api.md');
         expect(fs.existsSync(doc)).toBe(true);
-        expect(kit.stdout).toContain(`Sections (§) are those of docs/api.md of messaging-api-mock`);
+        expect(kit.stdout).toContain(`Sections (§) are those of docs/api.md of messaging-contract-kit`);
         expect(kit.stdout).toContain(doc);
         const json = JSON.parse(fs.readFileSync(`${reports}/contract.json`, 'utf8')) as {
           exitCode: number;
@@ -300,6 +415,27 @@ describe('installed alone into an empty project', () => {
       },
       200_000,
     );
+
+    it('npx messaging-fixtures --from records the installed mock', async () => {
+      const out = await npx(project, [
+        'messaging-fixtures',
+        '--from',
+        mock.url,
+        '--token',
+        'record',
+        '--out',
+        '-',
+      ]);
+      expect(out.code).toBe(0);
+      const demo = JSON.parse(
+        fs.readFileSync(installed('messaging-api-mock', 'fixtures', 'demo.json'), 'utf8'),
+      );
+      const recorded = JSON.parse(out.stdout) as { contacts: unknown[]; messages: unknown[] };
+      expect([recorded.contacts.length, recorded.messages.length]).toEqual([
+        demo.contacts.length,
+        demo.messages.length,
+      ]);
+    }, 120_000);
 
     it('npx messaging-contract proxy passes the installed mock on, answer for answer', async () => {
       const proxy = await serve(project, [
@@ -446,7 +582,11 @@ const handlers = createHandlers({ baseUrl: 'https://api.example.test', seed: 7, 
 const server = setupServer(...handlers);
 server.listen({ onUnhandledRequest: 'error' });
 const page = await (await fetch('https://api.example.test/v1/contacts?limit=100', { headers: { Authorization: 'Bearer t' } })).json();
-console.log(page.data.length + ' contacts');
+// The default world (shipped as data) and a generated one (seed 7), the same from either build.
+const shipped = createHandlers({ baseUrl: 'https://default.example.test' });
+server.use(...shipped);
+const fallback = await (await fetch('https://default.example.test/v1/messages?limit=100', { headers: { Authorization: 'Bearer t' } })).text();
+console.log(page.data.length + ' contacts ' + JSON.stringify(page).length + ' ' + fallback.length + ' ' + page.data.map((c) => c.id).join(',') + ' ' + fallback.slice(-200));
 server.close();`;
     fs.writeFileSync(
       path.join(project, 'msw.cjs'),
@@ -460,8 +600,10 @@ server.close();`;
       run(process.execPath, ['msw.cjs'], project),
       run(process.execPath, ['msw.mjs'], project),
     ]);
-    expect([cjs.code, cjs.stdout, cjs.stderr]).toEqual([0, '4 contacts\n', '']);
-    expect([esm.code, esm.stdout, esm.stderr]).toEqual([0, '4 contacts\n', '']);
+    expect([cjs.code, cjs.stderr, esm.code, esm.stderr]).toEqual([0, '', 0, '']);
+    expect(cjs.stdout).toMatch(/^4 contacts \d+ \d+ /);
+    // import takes the ES modules (dist/esm/), require the CommonJS build: the same worlds.
+    expect(esm.stdout).toBe(cjs.stdout);
   }, 360_000);
 
   it("compiles the README's TypeScript examples with tsc --strict and no skipLibCheck, as ESM and as CommonJS", async () => {
@@ -512,10 +654,11 @@ server.close();`;
           files: ['consumer.ts'],
         }),
       );
-      return run(process.execPath, [TSC, '-p', dir], dir);
+      // Two compilations of Express's and MSW's types at once: minutes on a busy 2-core machine.
+      return run(process.execPath, [TSC, '-p', dir], dir, 290_000);
     };
     const [esm, cjs] = await Promise.all([compile('esm'), compile('cjs')]);
     expect([esm.code, esm.stdout]).toEqual([0, '']);
     expect([cjs.code, cjs.stdout]).toEqual([0, '']);
-  }, 180_000);
+  }, 300_000);
 });

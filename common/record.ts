@@ -1,16 +1,23 @@
-import { config, DEFAULT_TIMEOUT_MS } from '../lib/config';
-import type { Json } from '../lib/data';
-import { describeExchange, InfraError, onExchange, send, type Exchange } from '../lib/http';
-import { asPage, mechanismOf, walkPages, type PageStep, type WalkEnd } from '../lib/paging';
+import { describeExchange, get, NoAnswer, withQuery, type Exchange } from './http';
+import {
+  asPage,
+  mechanismOf,
+  walkPages,
+  type Json,
+  type PageSource,
+  type PageStep,
+  type WalkEnd,
+} from './paging';
 
 /**
  * Records a Messaging API account as its server lists it: every contact, every message of each
  * contact's conversation, and the order of the list of all messages, walked with the paging
- * mechanism the kit detects on the server. Only GET requests: it changes nothing there.
+ * mechanism found on the server (paging.ts, which the contract kit walks with too). Only GET
+ * requests, sent with Node's fetch: it changes nothing there, and needs no test runner.
  *
  * What it hands over, a page at a time, is the server's own records, unconverted. Keeping them
  * and turning them into the mock's fixture format is the mock's business (`messaging-fixtures
- * --from`, src/recording/), which loads this module at run time: the two sides are compiled
+ * --from`, src/recording/), which loads this module at run time: src/ and common/ are compiled
  * apart and meet at these shapes.
  */
 
@@ -77,6 +84,7 @@ export class RecordError extends Error {
 }
 
 const LIMIT = 100;
+const TIMEOUT_MS = 10_000;
 
 /**
  * Walks the account and hands every page to `sink` as it comes: what the recording keeps is the
@@ -85,13 +93,7 @@ const LIMIT = 100;
  */
 export async function walkAccount(options: RecordOptions, sink: AccountSink): Promise<AccountWalk> {
   const baseUrl = serverRoot(options.baseUrl);
-  // The kit's requests read their target from its config; a recording owns it while it runs.
-  Object.assign(config, {
-    baseUrl,
-    token: options.token,
-    timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
-    resultsDir: undefined,
-  });
+  const target = { baseUrl, token: options.token, timeoutMs: options.timeoutMs ?? TIMEOUT_MS };
   const progress: RecordProgress = {
     phase: 'contacts',
     contacts: 0,
@@ -100,14 +102,17 @@ export async function walkAccount(options: RecordOptions, sink: AccountSink): Pr
     requests: 0,
   };
   let last: Exchange | undefined;
-  const stop = onExchange((exchange) => {
+  const send = async (path: string): Promise<Exchange> => {
+    const exchange = await get(path, target);
     last = exchange;
     progress.requests += 1;
     const page = asPage(exchange);
     if (page && progress.phase !== 'contacts' && exchange.path.startsWith('/v1/messages'))
       progress.messages += page.data.length;
     options.onProgress?.({ ...progress });
-  });
+    return exchange;
+  };
+  const source: PageSource = { baseUrl, get: (path, query) => send(withQuery(path, query)) };
   const lastAnswer = () => (last ? ` (last answer: ${describeExchange(last, 200)})` : '');
   /** A whole list, or the end of the recording when the server stops answering. */
   const walkAll = async (
@@ -117,6 +122,7 @@ export async function walkAccount(options: RecordOptions, sink: AccountSink): Pr
   ): Promise<WalkEnd> => {
     try {
       return await walkPages(
+        source,
         path,
         query,
         { limit: options.pageSize ?? LIMIT, maxPages: Infinity },
@@ -125,8 +131,7 @@ export async function walkAccount(options: RecordOptions, sink: AccountSink): Pr
         },
       );
     } catch (error) {
-      if (error instanceof InfraError)
-        throw new RecordError(`the server stopped answering: ${error.message}`);
+      if (error instanceof NoAnswer) throw new RecordError(`the server stopped answering: ${error.message}`);
       throw error;
     }
   };
@@ -149,60 +154,51 @@ export async function walkAccount(options: RecordOptions, sink: AccountSink): Pr
       notes.push(`${what}: has_more was true but the next page was empty; recorded what it listed`);
   };
 
-  try {
-    await probe(baseUrl);
-    // Of each contact, only what its conversation's walk needs.
-    const conversations: (string | undefined)[] = [];
-    const contacts = await listAll(
-      '/v1/contacts',
-      {},
-      'the contacts (GET /v1/contacts)',
-      async ({ items }) => {
-        for (const contact of items) {
-          const id = contact.conversation_id;
-          conversations.push(typeof id === 'string' || typeof id === 'number' ? String(id) : undefined);
-        }
-        await sink.contacts(items);
-      },
-    );
-    noteWalk(contacts, 'GET /v1/contacts');
-    progress.contacts = contacts.items;
-    progress.phase = 'conversations';
-    options.onProgress?.({ ...progress });
-
-    let listed = 0;
-    for (const id of conversations) {
-      if (id !== undefined) {
-        const what = `GET /v1/messages?conversation_id=${id}`;
-        await sink.conversation(id);
-        const walked = await listAll(
-          '/v1/messages',
-          { conversation_id: id },
-          `the messages of conversation ${id} (${what})`,
-          ({ items }) => sink.messages(items),
-        );
-        noteWalk(walked, what);
-        listed += walked.items;
-      }
-      progress.conversationsWalked += 1;
-      // The running count also saw pages that paging discovery fetched and did not keep.
-      progress.messages = listed;
-      options.onProgress?.({ ...progress });
+  await probe(baseUrl, send);
+  // Of each contact, only what its conversation's walk needs.
+  const conversations: (string | undefined)[] = [];
+  const contacts = await listAll('/v1/contacts', {}, 'the contacts (GET /v1/contacts)', async ({ items }) => {
+    for (const contact of items) {
+      const id = contact.conversation_id;
+      conversations.push(typeof id === 'string' || typeof id === 'number' ? String(id) : undefined);
     }
+    await sink.contacts(items);
+  });
+  noteWalk(contacts, 'GET /v1/contacts');
+  progress.contacts = contacts.items;
+  progress.phase = 'conversations';
+  options.onProgress?.({ ...progress });
 
-    progress.phase = 'order';
-    progress.messages = 0;
-    const ordered = await listOrder(notes);
-    return {
-      baseUrl,
-      ordered,
-      paging: mechanismOf('/v1/contacts') ?? mechanismOf('/v1/messages'),
-      notes,
-      requests: progress.requests,
-    };
-  } finally {
-    stop();
+  let listed = 0;
+  for (const id of conversations) {
+    if (id !== undefined) {
+      const what = `GET /v1/messages?conversation_id=${id}`;
+      await sink.conversation(id);
+      const walked = await listAll(
+        '/v1/messages',
+        { conversation_id: id },
+        `the messages of conversation ${id} (${what})`,
+        ({ items }) => sink.messages(items),
+      );
+      noteWalk(walked, what);
+      listed += walked.items;
+    }
+    progress.conversationsWalked += 1;
+    // The running count also saw pages that paging discovery fetched and did not keep.
+    progress.messages = listed;
+    options.onProgress?.({ ...progress });
   }
+
+  progress.phase = 'order';
+  progress.messages = 0;
+  const ordered = await listOrder(notes);
+  return {
+    baseUrl,
+    ordered,
+    paging: mechanismOf(baseUrl, '/v1/contacts') ?? mechanismOf(baseUrl, '/v1/messages'),
+    notes,
+    requests: progress.requests,
+  };
 
   /**
    * Only the list of every message shows in which order the server made messages of different
@@ -253,12 +249,12 @@ function serverRoot(text: string): string {
 }
 
 /** One first request, so that a wrong URL or token is said as such, before any walking. */
-async function probe(baseUrl: string): Promise<void> {
+async function probe(baseUrl: string, send: (path: string) => Promise<Exchange>): Promise<void> {
   let answer: Exchange;
   try {
-    answer = await send('GET', '/v1/contacts');
+    answer = await send('/v1/contacts');
   } catch (error) {
-    if (error instanceof InfraError)
+    if (error instanceof NoAnswer)
       throw new RecordError(`--from ${baseUrl}: the server does not answer (${error.message})`, '--from');
     throw error;
   }

@@ -1,0 +1,495 @@
+import { is2xx, type Exchange } from './http';
+
+/**
+ * Lists without knowing how the server pages. The document shows `has_more` and `data` but not
+ * the next-page parameter (4.1 rule 3), so a walk tries the mechanisms it knows, keeps the first
+ * one that gives a next page sharing no item with the first, and otherwise says it found none.
+ * The contract kit walks with it (its requests, through its own client) and so does the account
+ * recorder of the mock (through fetch): a `PageSource` is who sends.
+ */
+export type Json = Record<string, unknown>;
+/** A list's own query (its filter): the walk adds its page size and paging to it. */
+export type Query = Record<string, string | number | boolean | undefined>;
+
+/** Where the pages come from: a server's root and a way to GET a path of it. */
+export interface PageSource {
+  baseUrl: string;
+  get(path: string, query?: Record<string, string>): Promise<Exchange>;
+  /** Told what the walk found out (the paging mechanism), for a report. */
+  observe?(what: string, value: string): void;
+}
+
+export interface Page {
+  exchange: Exchange;
+  has_more: boolean;
+  data: Json[];
+}
+
+export function asPage(exchange: Exchange): Page | undefined {
+  const body = exchange.body as Json | undefined;
+  if (!is2xx(exchange) || !body || typeof body !== 'object' || Array.isArray(body)) return undefined;
+  if (!Array.isArray(body.data) || typeof body.has_more !== 'boolean') return undefined;
+  return { exchange, has_more: body.has_more, data: body.data as Json[] };
+}
+
+export const idOf = (item: Json): string => String(item.id);
+
+/** Where a walk stands: all a next-page mechanism reads, so that a walk need not keep its pages. */
+interface Trail {
+  last: Page;
+  /** Pages so far, the last one included. */
+  pages: number;
+  /** Items of those pages, repeated ones included. */
+  listed: number;
+}
+
+type Mechanism = {
+  name: string;
+  /** The query (or whole path) of the page after the trail's last one. */
+  next(
+    path: string,
+    query: Record<string, string>,
+    trail: Trail,
+  ): { path: string; query?: Record<string, string> } | undefined;
+};
+
+const BODY_TOKENS = ['next_cursor', 'next_page_token', 'nextCursor', 'next_page', 'next', 'cursor'];
+const BODY_PREV_TOKENS = [
+  'prev_cursor',
+  'prev_page_token',
+  'previous_page_token',
+  'prevCursor',
+  'previous',
+  'prev',
+];
+const TOKEN_PARAMS = ['cursor', 'page_token', 'next', 'starting_after', 'after'];
+
+function bodyToken(page: Page, keys = BODY_TOKENS, link = 'next'): unknown {
+  const body = page.exchange.body as Json;
+  for (const key of keys) if (body[key] !== undefined && body[key] !== null) return body[key];
+  const links = body.links as Json | undefined;
+  return links && typeof links === 'object' ? links[link] : undefined;
+}
+
+/** The target of an RFC 8288 `Link` header's relation, as a path on the base URL. */
+function linkHeader(page: Page, rel: 'next' | 'prev', baseUrl: string): string | undefined {
+  const header = page.exchange.headers.link;
+  if (!header) return undefined;
+  for (const part of header.split(/,(?=\s*<)/)) {
+    const match = /<([^>]*)>\s*;(.*)/.exec(part.trim());
+    if (!match) continue;
+    const rels = /rel\s*=\s*"?([^";]+)"?/i.exec(match[2]!)?.[1]?.toLowerCase().split(/\s+/) ?? [];
+    if (rels.includes(rel) || (rel === 'prev' && rels.includes('previous')))
+      return toPath(match[1]!, baseUrl);
+  }
+  return undefined;
+}
+
+/** An opaque token may start with "/" (base64 does): only this API's paths and http(s) URLs are URLs. */
+function looksLikeUrl(token: string): boolean {
+  return token.startsWith('/v1/') || token.startsWith('/v1?') || /^https?:\/\//.test(token);
+}
+
+/** A next-page URL given by the server, as a path the kit can send; undefined when it is elsewhere. */
+function toPath(target: string, baseUrl: string): string | undefined {
+  if (target.startsWith('/')) return target;
+  if (target.startsWith(baseUrl)) return target.slice(baseUrl.length);
+  try {
+    const url = new URL(target, `${baseUrl}/`);
+    const base = new URL(baseUrl);
+    return url.origin === base.origin ? `${url.pathname}${url.search}` : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function mechanisms(baseUrl: string): Mechanism[] {
+  const list: Mechanism[] = [];
+  list.push({
+    name: 'a `Link: <…>; rel="next"` header',
+    next: (_path, _query, { last }) => {
+      const target = linkHeader(last, 'next', baseUrl);
+      return target ? { path: target } : undefined;
+    },
+  });
+  // A next-page token or URL in the body.
+  list.push({
+    name: 'a next-page URL in the body',
+    next: (_path, _query, { last }) => {
+      const token = bodyToken(last);
+      if (typeof token !== 'string' || !looksLikeUrl(token)) return undefined;
+      const target = toPath(token, baseUrl);
+      return target ? { path: target } : undefined;
+    },
+  });
+  for (const param of TOKEN_PARAMS) {
+    list.push({
+      name: `\`${param}=<next token from the body>\``,
+      next: (path, query, { last }) => {
+        const token = bodyToken(last);
+        if (typeof token !== 'string' && typeof token !== 'number') return undefined;
+        if (typeof token === 'string' && looksLikeUrl(token)) return undefined;
+        return { path, query: { ...query, [param]: String(token) } };
+      },
+    });
+  }
+  for (const param of ['starting_after', 'after', 'cursor', 'since_id']) {
+    list.push({
+      name: `\`${param}=<last id>\``,
+      next: (path, query, trail) => {
+        const last = trail.last.data.at(-1);
+        return last ? { path, query: { ...query, [param]: idOf(last) } } : undefined;
+      },
+    });
+  }
+  list.push({
+    name: '`page=<n>`',
+    next: (path, query, { pages }) => ({ path, query: { ...query, page: String(pages + 1) } }),
+  });
+  list.push({
+    name: '`offset=<items so far>`',
+    next: (path, query, { listed }) => ({ path, query: { ...query, offset: String(listed) } }),
+  });
+  return list;
+}
+
+/**
+ * The mechanism found per server and list path, so that one discovery serves the whole file (and a
+ * process that walks two servers, as the recorder's tests do, finds each one's own).
+ */
+const found = new Map<string, Mechanism | null>();
+const foundKey = (baseUrl: string, path: string) => `${baseUrl} ${path}`;
+
+async function fetchPage(
+  source: PageSource,
+  path: string,
+  query?: Record<string, string>,
+): Promise<Page | undefined> {
+  return asPage(await source.get(path, query));
+}
+
+async function discover(
+  source: PageSource,
+  path: string,
+  query: Record<string, string>,
+  first: Page,
+): Promise<{ mechanism: Mechanism; page: Page } | undefined> {
+  const seen = new Set(first.data.map(idOf));
+  for (const mechanism of mechanisms(source.baseUrl)) {
+    const target = mechanism.next(path, query, { last: first, pages: 1, listed: first.data.length });
+    if (!target) continue;
+    const page = await fetchPage(source, target.path, target.query);
+    if (!page || page.data.length === 0) continue;
+    if (page.data.some((item) => seen.has(idOf(item)))) continue;
+    return { mechanism, page };
+  }
+  return undefined;
+}
+
+export interface Walk {
+  pages: Page[];
+  items: Json[];
+  /** Items that a later page showed again (by id). */
+  repeated: Json[];
+  /** True when the walk reached a page with has_more false. */
+  complete: boolean;
+  /** Why the walk stopped early, when it did. */
+  reason?: string;
+}
+
+export interface WalkOptions {
+  /** Stop as soon as this holds for the items so far. */
+  until?: (items: Json[]) => boolean;
+  maxPages?: number;
+  /** Ask for this page size first (falls back to none when refused). */
+  limit?: number;
+}
+
+/**
+ * Walks a list from its first page, as far as `until` needs or to the end. Never fails a rule by
+ * itself: a list that does not answer pages, or cannot be paged, ends the walk with a reason.
+ */
+export async function walk(
+  source: PageSource,
+  path: string,
+  baseQuery: Query = {},
+  options: WalkOptions = {},
+): Promise<Walk> {
+  const pages: Page[] = [];
+  const items: Json[] = [];
+  const repeated: Json[] = [];
+  const end = await walkPages(source, path, baseQuery, options, (step) => {
+    pages.push(step.page);
+    items.push(...step.items);
+    repeated.push(...step.repeated);
+    return options.until?.(items) === true;
+  });
+  const { complete, reason } = end;
+  return reason === undefined
+    ? { pages, items, repeated, complete }
+    : { pages, items, repeated, complete, reason };
+}
+
+/** One page of a walk, as it comes. */
+export interface PageStep {
+  page: Page;
+  /** The page's items that no earlier page of the walk showed (by id), in its order. */
+  items: Json[];
+  /** The page's items that an earlier page showed. */
+  repeated: Json[];
+}
+
+/** How a walk of pages ended: its counts, not its items. */
+export interface WalkEnd {
+  pages: number;
+  items: number;
+  repeated: number;
+  complete: boolean;
+  reason?: string;
+}
+
+/**
+ * The walk of `walk`, page by page: each page goes to `onPage` as it comes and is not kept, so
+ * that a list of any length costs the ids met so far (to tell a repeated item) and one page.
+ * `onPage` returns true to stop there.
+ */
+export async function walkPages(
+  source: PageSource,
+  path: string,
+  baseQuery: Query,
+  options: Pick<WalkOptions, 'maxPages' | 'limit'>,
+  onPage: (step: PageStep) => boolean | void | Promise<boolean | void>,
+): Promise<WalkEnd> {
+  const maxPages = options.maxPages ?? 60;
+  let query = Object.fromEntries(Object.entries(baseQuery).map(([k, v]) => [k, String(v)]));
+  let first: Page | undefined;
+  // The maximum `limit` is not shown: the largest page the server takes, down to its default.
+  for (const limit of options.limit === undefined ? [] : largeLimits(options.limit)) {
+    first = await fetchPage(source, path, { ...query, limit: String(limit) });
+    if (first) {
+      query = { ...query, limit: String(limit) };
+      break;
+    }
+  }
+  first ??= await fetchPage(source, path, query);
+  if (!first)
+    return {
+      pages: 0,
+      items: 0,
+      repeated: 0,
+      complete: false,
+      reason: `GET ${path} did not answer a page of results`,
+    };
+  const trail: Trail = { last: first, pages: 1, listed: first.data.length };
+  const seen = new Set(first.data.map(idOf));
+  let items = first.data.length;
+  let repeated = 0;
+  const end = (complete: boolean, reason?: string): WalkEnd =>
+    reason === undefined
+      ? { pages: trail.pages, items, repeated, complete }
+      : { pages: trail.pages, items, repeated, complete, reason };
+  let stop = (await onPage({ page: first, items: first.data, repeated: [] })) === true;
+  let mechanism = found.get(foundKey(source.baseUrl, path));
+  while (trail.last.has_more && !stop) {
+    if (trail.pages >= maxPages) return end(false, `stopped after ${maxPages} pages`);
+    let page: Page | undefined;
+    if (mechanism === undefined) {
+      const discovered = await discover(source, path, query, trail.last);
+      mechanism = discovered?.mechanism ?? null;
+      found.set(foundKey(source.baseUrl, path), mechanism);
+      source.observe?.('paging parameter', mechanism ? mechanism.name : 'none found');
+      page = discovered?.page;
+    } else if (mechanism !== null) {
+      const target = mechanism.next(path, query, trail);
+      page = target && (await fetchPage(source, target.path, target.query));
+    }
+    if (mechanism === null)
+      return end(
+        false,
+        'the server offers no next-page mechanism the kit knows (tried a Link header, a next token or URL in the body, starting_after/after/cursor/since_id=<last id>, page=<n>, offset=<n>)',
+      );
+    if (!page) return end(false, `the next page (${mechanism.name}) did not answer a page of results`);
+    if (page.data.length === 0) break;
+    trail.last = page;
+    trail.pages += 1;
+    trail.listed += page.data.length;
+    const step: PageStep = { page, items: [], repeated: [] };
+    for (const item of page.data) {
+      if (seen.has(idOf(item))) step.repeated.push(item);
+      else {
+        seen.add(idOf(item));
+        step.items.push(item);
+      }
+    }
+    items += step.items.length;
+    repeated += step.repeated.length;
+    stop = (await onPage(step)) === true;
+  }
+  return end(!trail.last.has_more || trail.last.data.length === 0);
+}
+
+/** `limit` values to try for a large page, largest first: the maximum is not shown. */
+function largeLimits(wanted: number): number[] {
+  return [wanted, 50, 20].filter((limit, i, all) => limit <= wanted && all.indexOf(limit) === i);
+}
+
+/** A way back: the page before the earliest page walked so far. */
+type BackMechanism = {
+  name: string;
+  previous(
+    path: string,
+    query: Record<string, string>,
+    /** Pages so far on the way back; the last one is the earliest. */
+    back: Page[],
+    /** The forward walk the way back starts from. */
+    forward: Page[],
+  ): { path: string; query?: Record<string, string> } | undefined;
+};
+
+function backMechanisms(forwardName: string, baseUrl: string): BackMechanism[] {
+  const list: BackMechanism[] = [
+    {
+      name: 'a `Link: <…>; rel="prev"` header',
+      previous: (_p, _q, back) => {
+        const target = linkHeader(back[back.length - 1]!, 'prev', baseUrl);
+        return target ? { path: target } : undefined;
+      },
+    },
+    {
+      name: 'a previous-page URL in the body',
+      previous: (_p, _q, back) => {
+        const token = bodyToken(back[back.length - 1]!, BODY_PREV_TOKENS, 'prev');
+        if (typeof token !== 'string' || !looksLikeUrl(token)) return undefined;
+        const target = toPath(token, baseUrl);
+        return target ? { path: target } : undefined;
+      },
+    },
+  ];
+  // A previous-page token goes where the next-page token went.
+  const param = /^`(\w+)=<next token from the body>`$/.exec(forwardName)?.[1];
+  if (param) {
+    list.push({
+      name: `\`${param}=<previous token from the body>\``,
+      previous: (path, query, back) => {
+        const token = bodyToken(back[back.length - 1]!, BODY_PREV_TOKENS, 'prev');
+        if (typeof token !== 'string' && typeof token !== 'number') return undefined;
+        return { path, query: { ...withoutPaging(query), [param]: String(token) } };
+      },
+    });
+  }
+  for (const name of ['ending_before', 'before']) {
+    list.push({
+      name: `\`${name}=<first id>\``,
+      previous: (path, query, back) => {
+        const first = back[back.length - 1]!.data[0];
+        return first ? { path, query: { ...withoutPaging(query), [name]: idOf(first) } } : undefined;
+      },
+    });
+  }
+  if (forwardName === '`page=<n>`') {
+    list.push({
+      name: '`page=<n - 1>`',
+      previous: (path, query, back, forward) => {
+        const page = forward.length - back.length;
+        return page >= 1 ? { path, query: { ...withoutPaging(query), page: String(page) } } : undefined;
+      },
+    });
+  }
+  if (forwardName === '`offset=<items so far>`') {
+    list.push({
+      name: '`offset=<items before the page>`',
+      previous: (path, query, back, forward) => {
+        const index = forward.length - back.length - 1;
+        if (index < 0) return undefined;
+        const offset = forward.slice(0, index).reduce((n, p) => n + p.data.length, 0);
+        return { path, query: { ...withoutPaging(query), offset: String(offset) } };
+      },
+    });
+  }
+  return list;
+}
+
+const PAGING_PARAMS = [
+  'cursor',
+  'page_token',
+  'next',
+  'starting_after',
+  'after',
+  'since_id',
+  'page',
+  'offset',
+];
+const withoutPaging = (query: Record<string, string>) =>
+  Object.fromEntries(Object.entries(query).filter(([key]) => !PAGING_PARAMS.includes(key)));
+
+export interface BackWalk {
+  /** The way back the kit found, or undefined when the server shows none it knows. */
+  mechanism?: string;
+  /** The pages on the way back, from the last page of the forward walk to the first. */
+  pages: Page[];
+  /** Every item of the way back, in the order met. */
+  items: Json[];
+  repeated: Json[];
+}
+
+/**
+ * Walks back from the last page of a complete forward walk of two pages or more. A way back is
+ * the first mechanism whose page holds only items of the forward walk's page before its last;
+ * otherwise the server has none the kit knows, which is no failure (paging is not shown).
+ */
+export async function walkBack(
+  source: PageSource,
+  path: string,
+  baseQuery: Query,
+  forward: Walk,
+): Promise<BackWalk> {
+  const none: BackWalk = { pages: [], items: [], repeated: [] };
+  if (!forward.complete || forward.pages.length < 2) return none;
+  const forwardName = mechanismOf(source.baseUrl, path);
+  if (!forwardName) return none;
+  const query = Object.fromEntries(Object.entries(baseQuery).map(([k, v]) => [k, String(v)]));
+  const limit = new URLSearchParams(forward.pages[0]!.exchange.path.split('?')[1] ?? '').get('limit');
+  if (limit) query.limit = limit;
+  const last = forward.pages[forward.pages.length - 1]!;
+  // Only items of the page just before the last: a parameter the server ignores gives the first page.
+  const before = new Set(forward.pages[forward.pages.length - 2]!.data.map(idOf));
+  for (const mechanism of backMechanisms(forwardName, source.baseUrl)) {
+    const target = mechanism.previous(path, query, [last], forward.pages);
+    if (!target) continue;
+    const page = await fetchPage(source, target.path, target.query);
+    if (!page || page.data.length === 0 || !page.data.every((item) => before.has(idOf(item)))) continue;
+    source.observe?.('paging back', mechanism.name);
+    const pages = [last, page];
+    const items = [...last.data];
+    const repeated: Json[] = [];
+    const seen = new Set(items.map(idOf));
+    const take = (p: Page): boolean => {
+      const known = seen.size;
+      for (const item of p.data) {
+        if (seen.has(idOf(item))) repeated.push(item);
+        else {
+          seen.add(idOf(item));
+          items.push(item);
+        }
+      }
+      return seen.size > known;
+    };
+    take(page);
+    // Back to the first page: stop on an empty page, or once every item was met again.
+    while (seen.size < forward.items.length && pages.length <= forward.pages.length + 1) {
+      const next = mechanism.previous(path, query, pages, forward.pages);
+      const previous = next && (await fetchPage(source, next.path, next.query));
+      if (!previous || previous.data.length === 0) break;
+      pages.push(previous);
+      if (!take(previous)) break;
+    }
+    return { mechanism: mechanism.name, pages, items, repeated };
+  }
+  source.observe?.('paging back', 'none found');
+  return none;
+}
+
+/** The next-page mechanism the kit settled on for a path of this server, if any. */
+export function mechanismOf(baseUrl: string, path: string): string | undefined {
+  return found.get(foundKey(baseUrl, path))?.name;
+}
