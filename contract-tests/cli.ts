@@ -8,6 +8,13 @@ import { proxyMain } from './proxy/cli';
 import { formatConsole } from './report/console';
 import { buildJunit } from './report/junit';
 import { buildMarkdown } from './report/markdown';
+import {
+  attachmentKeysOf,
+  readUserSamples,
+  SAMPLE_KEYS,
+  type SampleKey,
+  type UserSamples,
+} from './lib/samples';
 import { RULES, type Profile } from './rules';
 import { handleInterrupts, runKit, type KitResult } from './run';
 
@@ -78,6 +85,17 @@ function program(): Command {
           'parallel test files (default: 1 for a local server, 4 otherwise)',
         ).argParser(positive),
       )
+      .option(
+        '--sample <key=value...>',
+        `a value the server accepts, tried first where the document leaves the format open (keys: ${SAMPLE_KEYS.join(', ')}; message.attachment is a JSON object); repeatable`,
+        (value: string, previous: string[] | undefined) => [...(previous ?? []), value],
+      )
+      .addOption(
+        new Option(
+          '--samples <file>',
+          'a JSON file of such values: {"contact.phone_number": "+4915112345678", …}',
+        ).env('CONTRACT_SAMPLES_FILE'),
+      )
       .option('--list', 'print the rule catalogue and exit')
       .showHelpAfterError()
       // A usage mistake means the run could not judge (2), never that a rule failed (1).
@@ -97,6 +115,8 @@ interface CliOptions {
   json?: string;
   workers?: number;
   list?: boolean;
+  sample?: string[];
+  samples?: string;
   sequences: number;
   seed?: number;
 }
@@ -126,6 +146,33 @@ export function toJson(result: KitResult): unknown {
   };
 }
 
+/** The user's samples: the environment's JSON, then the file, then each --sample (tried in that order, last first). */
+function userSamples(options: CliOptions): UserSamples {
+  const merged: UserSamples = {};
+  const add = (more: UserSamples) => {
+    for (const [key, values] of Object.entries(more) as [SampleKey, string[]][])
+      merged[key] = [...values, ...(merged[key] ?? [])];
+  };
+  if (process.env.CONTRACT_SAMPLES) add(readUserSamples(process.env.CONTRACT_SAMPLES));
+  if (options.samples) {
+    let text: string;
+    try {
+      text = fs.readFileSync(options.samples, 'utf8');
+    } catch (error) {
+      throw new Error(`--samples: cannot read ${options.samples}: ${(error as Error).message}`);
+    }
+    add(readUserSamples(text));
+  }
+  for (const pair of options.sample ?? []) {
+    const at = pair.indexOf('=');
+    if (at <= 0)
+      throw new Error(`--sample ${pair}: expected key=value, e.g. contact.phone_number=+4915112345678`);
+    add(readUserSamples(JSON.stringify({ [pair.slice(0, at)]: pair.slice(at + 1) })));
+  }
+  for (const value of merged['message.attachment'] ?? []) attachmentKeysOf(value);
+  return merged;
+}
+
 function explicitSequences(argv: string[], options: CliOptions): number | undefined {
   const given =
     argv.some((arg) => arg === '--sequences' || arg.startsWith('--sequences=')) ||
@@ -147,6 +194,13 @@ export async function main(argv: string[] = process.argv): Promise<number> {
     console.log(formatCatalogue());
     return 0;
   }
+  let samples: UserSamples;
+  try {
+    samples = userSamples(options);
+  } catch (error) {
+    console.error(`error: ${(error as Error).message}`);
+    return 2;
+  }
   const stopHandlers = handleInterrupts((leftovers) => {
     if (leftovers.length > 0) {
       console.error(
@@ -166,6 +220,7 @@ export async function main(argv: string[] = process.argv): Promise<number> {
       // --rule alone runs no sequences; --sequences given with it does.
       sequences: options.rule?.length ? explicitSequences(argv, options) : options.sequences,
       seed: options.seed,
+      samples,
     });
     console.log(formatConsole(result));
     if (options.junit) write(options.junit, buildJunit(result));

@@ -3,6 +3,7 @@ import { is2xx, send } from './lib/http';
 import { mustSucceed, Operations } from './lib/operations';
 import { asPage, idOf, walk, walkBack } from './lib/paging';
 import { rule, type RuleContext } from './lib/rule';
+import { reactionNames } from './lib/samples';
 import { verify } from './lib/views';
 
 /**
@@ -114,7 +115,7 @@ rule(
       'a second username',
     );
     await verify(ops.model, { messages: [id] });
-    const names = ['heart', 'thumbs_up', 'like', '👍'].filter((n) => n !== first.name);
+    const names = reactionNames().filter((n) => n !== first.name);
     const second = await ops.reactAny(id, 'third_reactor', names);
     if (second) {
       mustSucceed(second, 'messages.update.add-reaction', 'a second reaction name');

@@ -3,8 +3,10 @@ import os from 'node:os';
 import path from 'node:path';
 import { config, readConfig } from './lib/config';
 import { deleteResource } from './lib/data';
+import { discoverSamples } from './lib/discover';
 import { describeExchange, InfraError, requestsSinceLastCount, send } from './lib/http';
 import { readRecords, stopFile, type ExchangeExcerpt, type RecordLine, type Verdict } from './lib/records';
+import type { UserSamples } from './lib/samples';
 import { SEQUENCE_TITLE, type SequenceSummary } from './lib/sequences';
 import { RULES, rulesOf, type Profile, type Rule } from './rules';
 
@@ -21,6 +23,8 @@ export interface KitOptions {
   /** Random operation sequences to run (default a few; 0 for none), and their seed. */
   sequences?: number;
   seed?: number;
+  /** Values the server accepts, given by the user, tried first (lib/samples.ts). */
+  samples?: UserSamples;
 }
 
 export interface RuleVerdict {
@@ -271,6 +275,8 @@ export async function runKit(options: KitOptions): Promise<KitResult> {
   try {
     const unusable = await preflight();
     if (unusable) return { ...cannotJudge(options, unusable, started), runId };
+    // Values the server accepts, found before any rule runs; jest's workers read them.
+    process.env.CONTRACT_FOUND_SAMPLES = JSON.stringify(await discoverSamples(options.samples ?? {}));
 
     const workers = options.workers ?? (isLoopback(baseUrl) ? 1 : 4);
     const pattern = options.rules?.length

@@ -2,6 +2,7 @@ import { config } from './config';
 import { is2xx, is4xx, requestsSinceLastCount, send, type Exchange, type Pairs } from './http';
 import { stopRequested, writeRecord } from './records';
 import { SetupFailure } from './rule';
+import { attachmentPairs, avatarSample, cannotMake, phoneFor, usernameFor } from './samples';
 
 /**
  * The kit's own data. Every contact's username and every message's text starts with the run id,
@@ -22,18 +23,10 @@ export interface Message extends Json {
 const created: { resource: 'contact' | 'message'; id: string }[] = [];
 let counter = 0;
 
-/** A username the kit owns: lowercase letters, digits and underscores, well under 64 characters. */
+/** A username the kit owns, unique, in the style the server accepts (samples.ts). */
 function uniqueName(label: string): string {
   counter += 1;
-  return `${config.runId}_${label}_${process.pid.toString(36)}${counter}`.toLowerCase().slice(0, 60);
-}
-
-function phoneFor(n: number = counter): string {
-  return `+1 555 01${String(n % 100).padStart(2, '0')} ${String(1000 + ((n * 7919) % 9000))}`;
-}
-
-function avatarFor(username: string): string {
-  return `https://example.com/avatars/${username}.png`;
+  return usernameFor(label, counter);
 }
 
 function remember(resource: 'contact' | 'message', exchange: Exchange, label: string): void {
@@ -49,9 +42,19 @@ function refuseAfterStop(): void {
   if (stopRequested()) throw new SetupFailure('the run was interrupted; the kit creates nothing more');
 }
 
+/** A rule that needs a contact or a message the server took none of is not run, with the reason. */
+export function requireSample(what: 'contact' | 'message'): void {
+  const why = cannotMake(what);
+  if (why) throw new SetupFailure(why);
+}
+
 /** POST /v1/contacts with exactly these form pairs; what the server answers, whatever it is. */
-export async function postContact(form: Pairs, options: { token?: string } = {}): Promise<Exchange> {
+export async function postContact(
+  form: Pairs,
+  options: { token?: string; discovering?: boolean } = {},
+): Promise<Exchange> {
   refuseAfterStop();
+  if (!options.discovering) requireSample('contact');
   const exchange = await send('POST', '/v1/contacts', { form, token: options.token });
   remember('contact', exchange, form.find(([k]) => k === 'username')?.[1] ?? '');
   return exchange;
@@ -59,10 +62,11 @@ export async function postContact(form: Pairs, options: { token?: string } = {})
 
 export function contactForm(label: string, extra: Record<string, string | undefined> = {}): Pairs {
   const username = uniqueName(label);
+  const avatar = avatarSample();
   const pairs: [string, string][] = [
     ['username', username],
-    ['phone_number', phoneFor()],
-    ['avatar_url', avatarFor(username)],
+    ['phone_number', phoneFor(counter)],
+    ...(avatar === undefined ? [] : [['avatar_url', avatar] as [string, string]]),
   ];
   for (const [key, value] of Object.entries(extra)) {
     const at = pairs.findIndex(([k]) => k === key);
@@ -80,6 +84,7 @@ export async function makeContact(
   label: string,
   extra: Record<string, string | undefined> = {},
 ): Promise<Contact> {
+  requireSample('contact');
   const exchange = await postContact(contactForm(label, extra));
   const body = exchange.body as Json | undefined;
   if (!is2xx(exchange) || !body || (typeof body.id !== 'string' && typeof body.id !== 'number')) {
@@ -113,8 +118,12 @@ export function messageText(label: string): string {
   return `${config.runId} ${label} #${counter}`;
 }
 
-export async function postMessage(form: Pairs, options: { token?: string } = {}): Promise<Exchange> {
+export async function postMessage(
+  form: Pairs,
+  options: { token?: string; discovering?: boolean } = {},
+): Promise<Exchange> {
   refuseAfterStop();
+  if (!options.discovering) requireSample('message');
   const exchange = await send('POST', '/v1/messages', { form, token: options.token });
   remember('message', exchange, form.find(([k]) => k === 'message')?.[1] ?? '');
   return exchange;
@@ -125,6 +134,7 @@ export async function makeMessage(
   label: string,
   extra: Pairs = [],
 ): Promise<Message> {
+  requireSample('message');
   const exchange = await postMessage([
     ['conversation_id', conversationId],
     ['message', messageText(label)],
@@ -145,14 +155,8 @@ export async function makeMessages(conversationId: string, label: string, count:
   return messages;
 }
 
-/** An attachment as the kit sends it: the document does not show its fields, so these are a guess. */
-export function attachmentPairs(index: number, filename: string): Pairs {
-  return [
-    [`attachments[${index}][filename]`, filename],
-    [`attachments[${index}][file_url]`, `https://example.com/files/${filename}`],
-    [`attachments[${index}][file_type]`, 'application/pdf'],
-  ];
-}
+/** An attachment as the kit sends it: the document does not show its fields; samples.ts finds a shape. */
+export { attachmentPairs };
 
 /**
  * Deletes one resource. Gone when the delete succeeds, or when both the delete and a retrieve

@@ -1,6 +1,7 @@
 import { attachmentPairs, contactForm, messageText, postContact, postMessage, type Json } from './data';
 import { is2xx, send, type Exchange, type Pairs } from './http';
 import { Model } from './model';
+import { reactionNames } from './samples';
 import { RuleFailure } from './rule';
 import { compareContact, compareMessage } from './views';
 
@@ -15,9 +16,6 @@ export interface Done {
   /** The id of what a create made. */
   id?: string;
 }
-
-/** Allowed reaction names are not shown: the kit tries these, and keeps the first the server takes. */
-export const REACTION_NAMES = ['heart', 'thumbs_up', 'like', '👍'];
 
 const contactPath = (id: string) => `/v1/contacts/${encodeURIComponent(id)}`;
 const messagePath = (id: string) => `/v1/messages/${encodeURIComponent(id)}`;
@@ -117,7 +115,7 @@ export class Operations {
   async reactAny(
     id: string,
     username: string,
-    names = REACTION_NAMES,
+    names = reactionNames(),
   ): Promise<(Done & { name: string }) | undefined> {
     for (const name of names) {
       const done = await this.react(id, name, username);

@@ -2,7 +2,8 @@ import fc from 'fast-check';
 import { config } from './config';
 import { cleanup, type Json } from './data';
 import { InfraError, onExchange, type Exchange } from './http';
-import { Operations, REACTION_NAMES, type Done } from './operations';
+import { Operations, type Done } from './operations';
+import { reactionNames } from './samples';
 import { writeRecord } from './records';
 import { excerpt, NotRun, RuleFailure } from './rule';
 import { verify, type Focus } from './views';
@@ -259,7 +260,7 @@ async function probe(): Promise<Abilities> {
   const message = await ops.sendMessage(conversation, 'seqprobe');
   if (!message.ok)
     throw new NotRun(`the server did not take a message (${message.exchange.status}); see messages.send`);
-  const reacted = await ops.reactAny(message.id!, 'seq_probe', REACTION_NAMES);
+  const reacted = await ops.reactAny(message.id!, 'seq_probe', reactionNames());
   const attached = await ops.attach(message.id!, 'seqprobe.pdf');
   await cleanup();
   return { reaction: reacted?.ok ? reacted.name : undefined, attachments: attached.ok };

@@ -6,7 +6,7 @@ import path from 'node:path';
 import express from 'express';
 import { RULES } from '../../contract-tests/rules';
 import { failedRules, inBatches, runBin, startBin, startWrapped, type KitRun, type Running } from './harness';
-import { MODEL_ROGUES, ROGUES, honestButDifferent, withoutPaging } from './servers';
+import { strictInputs, MODEL_ROGUES, ROGUES, honestButDifferent, withoutPaging } from './servers';
 import { STAGING_VARIANTS, startStaging } from './staging';
 
 /** The contract kit run as users run it (the bin), against the mock and honest variants of it. */
@@ -115,6 +115,57 @@ describe('the contract kit', () => {
         await server.close();
       }
     }, 120_000);
+  });
+
+  describe('adapts to the input formats of the server before it judges', () => {
+    it('finds the username style, attachment shape and reaction names a strict server takes; without a phone number it takes, it fails nothing; with one given by --sample, it passes', async () => {
+      const server = await startWrapped(strictInputs());
+      try {
+        const blind = await runBin(['--base-url', server.url, '--token', 'strict-1', '--sequences', '0']);
+        expect({ failed: failedRules(blind), problems: blind.json?.problems }).toEqual({
+          failed: [],
+          problems: [],
+        });
+        expect(verdicts(blind).get('contacts.create')).toBe('not-run');
+        expect(blind.json!.verdicts.find((v) => v.rule === 'contacts.create')?.reason).toMatch(
+          /--sample contact\.phone_number/,
+        );
+        const told = await runBin([
+          '--base-url',
+          server.url,
+          '--token',
+          'strict-2',
+          '--sample',
+          'contact.phone_number=+4915112345678',
+        ]);
+        expect({ code: told.code, failed: failedRules(told), problems: told.json?.problems }).toEqual({
+          code: 0,
+          failed: [],
+          problems: [],
+        });
+        expect([...verdicts(told).entries()].filter(([, v]) => v !== 'pass')).toEqual([]);
+        const profile = told.json!.serverProfile;
+        expect(profile['accepted sample: phone_number']).toEqual(['+4915112345678']);
+        expect(profile['accepted sample: attachment fields']).toEqual(['url, name']);
+        expect(profile['accepted sample: username']![0]!.length).toBeLessThanOrEqual(20);
+        expect(told.json?.leftovers).toEqual([]);
+      } finally {
+        await server.close();
+      }
+    }, 180_000);
+
+    it('exits 2 on a sample it does not know, before it sends anything', async () => {
+      const run = await runBin([
+        '--base-url',
+        'http://127.0.0.1:9',
+        '--token',
+        't',
+        '--sample',
+        'contact.age=3',
+      ]);
+      expect(run.code).toBe(2);
+      expect(run.output).toMatch(/unknown sample key "contact\.age"/);
+    });
   });
 
   describe('against staging-like servers: another implementation, with data of its own in every state', () => {

@@ -744,3 +744,54 @@ export function withoutPaging(): Wrapper {
     },
   };
 }
+
+/**
+ * An honest server with input formats of its own, as real services validate: German phone numbers
+ * in E.164 only (`+49` and 9 to 12 digits), usernames of at most 20 characters of
+ * `[A-Za-z0-9_.-]`, https avatar URLs, attachments given as `url` and `name` only (shown back as
+ * such), reaction names of `[a-z0-9_]`. Anything else is refused with 422, and nothing changes.
+ */
+export function strictInputs(): Wrapper {
+  const refuse = (param: string): ProxyResponse => ({
+    status: 422,
+    headers: {},
+    body: { error: { param, message: `${param} is not in the accepted format` } },
+  });
+  const rename = (value: unknown) => {
+    if (!Array.isArray(value)) return;
+    for (const a of value as Json[]) {
+      if (!a || typeof a !== 'object') continue;
+      const { filename, file_url, ...rest } = a;
+      for (const key of Object.keys(a)) delete a[key];
+      Object.assign(a, rest, { name: filename, url: file_url });
+    }
+  };
+  return {
+    request(req) {
+      const form = req.form;
+      if (!form || (req.method !== 'POST' && req.method !== 'PUT')) return;
+      const phone = form.get('phone_number');
+      if (phone !== null && !/^\+49[0-9]{9,12}$/.test(phone)) return refuse('phone_number');
+      const username = form.get('username');
+      if (username !== null && !/^[A-Za-z0-9_.-]{1,20}$/.test(username)) return refuse('username');
+      const avatar = form.get('avatar_url');
+      if (avatar !== null && !/^https:\/\/[^\s]+$/.test(avatar)) return refuse('avatar_url');
+      for (const key of [...form.keys()]) {
+        const reaction = /^reactions\[([^\]]*)\]/.exec(key);
+        if (reaction && !/^[a-z0-9_]{1,32}$/.test(reaction[1]!)) return refuse('reactions');
+        const attachment = /^attachments\[(\d+)\]\[([^\]]*)\]$/.exec(key);
+        if (attachment && attachment[2] !== 'url' && attachment[2] !== 'name') return refuse('attachments');
+      }
+      // The mock underneath names the same two fields file_url and filename.
+      const pairs = [...form.entries()].map(([key, value]) => {
+        const at = /^(attachments\[\d+\])\[(url|name)\]$/.exec(key);
+        return [at ? `${at[1]}[${at[2] === 'url' ? 'file_url' : 'filename'}]` : key, value] as const;
+      });
+      for (const key of [...form.keys()]) form.delete(key);
+      for (const [key, value] of pairs) form.append(key, value);
+    },
+    response(_req, res) {
+      eachResource(res.body, (item) => rename(item.attachments));
+    },
+  };
+}

@@ -1,0 +1,194 @@
+import { deleteResource, postContact, postMessage } from './data';
+import { describeExchange, is2xx, send, type Exchange, type Pairs } from './http';
+import { observe } from './recorder';
+import {
+  ATTACHMENT_SHAPES,
+  attachmentKeysOf,
+  attachmentPairs,
+  AVATARS,
+  DISPLAY_NAMES,
+  PHONES,
+  phoneFor,
+  REACTIONS,
+  styleOf,
+  usernameFor,
+  USERNAME_STYLES,
+  type Found,
+  type UserSamples,
+  type UsernameStyle,
+} from './samples';
+
+/**
+ * Before the rules run, the bin finds values this server accepts for each field whose format the
+ * document leaves open, with as few requests as it can: the first guesses together first, then
+ * one field at a time. What it makes it deletes at once. Nothing here is a verdict: a server may
+ * refuse any format; the rules then work with what it takes, and a rule that cannot get what it
+ * needs is not run, with the reason.
+ */
+const idOf = (exchange: Exchange): string | undefined => {
+  const body = exchange.body as Record<string, unknown> | undefined;
+  if (!is2xx(exchange) || !body || typeof body !== 'object') return undefined;
+  return typeof body.id === 'string' || typeof body.id === 'number' ? String(body.id) : undefined;
+};
+
+const first = <T>(user: T[] | undefined, guesses: T[]): T[] => [...(user ?? []), ...guesses];
+
+export async function discoverSamples(user: UserSamples): Promise<Found> {
+  const found: Found = { reactions: [], missing: {} };
+  const styles = first(user['contact.username']?.map(styleOf), USERNAME_STYLES);
+  const phones = first(user['contact.phone_number'], PHONES);
+  const avatars = first(user['contact.avatar_url'], AVATARS);
+  const names = first(user['contact.display_name'], DISPLAY_NAMES);
+  let n = 9000;
+  const contactForm = (style: UsernameStyle, phone: string, extra: Pairs = []): Pairs => [
+    ['username', usernameFor('sample', ++n, style)],
+    ['phone_number', phoneFor(n, phone)],
+    ...extra,
+  ];
+  const made = new Map<string, Exchange>();
+  let last: Exchange | undefined;
+  const tryContact = async (form: Pairs): Promise<string | undefined> => {
+    last = await postContact(form, { discovering: true });
+    const id = idOf(last);
+    if (id) made.set(id, last);
+    return id;
+  };
+
+  // 1. A contact: the first guesses together, else the required fields alone, combination by
+  // combination, then each optional field on its own.
+  let style: UsernameStyle | undefined;
+  let phone: string | undefined;
+  let avatar: string | undefined;
+  let displayName: string | undefined;
+  let contactId = await tryContact(
+    contactForm(styles[0]!, phones[0]!, [
+      ['avatar_url', avatars[0]!],
+      ['display_name', names[0]!],
+    ]),
+  );
+  if (contactId) [style, phone, avatar, displayName] = [styles[0], phones[0], avatars[0], names[0]];
+  else {
+    search: for (const s of styles)
+      for (const p of phones) {
+        contactId = await tryContact(contactForm(s, p));
+        if (contactId) {
+          [style, phone] = [s, p];
+          break search;
+        }
+      }
+    if (!contactId) {
+      // Perhaps the server wants what the document calls optional: that is judged by the rules.
+      search: for (const s of styles)
+        for (const p of phones) {
+          contactId = await tryContact(
+            contactForm(s, p, [
+              ['avatar_url', avatars[0]!],
+              ['display_name', names[0]!],
+            ]),
+          );
+          if (contactId) {
+            [style, phone, avatar, displayName] = [s, p, avatars[0], names[0]];
+            break search;
+          }
+        }
+    }
+    if (style && phone && avatar === undefined) {
+      for (const a of avatars)
+        if (await tryContact(contactForm(style, phone, [['avatar_url', a]]))) {
+          avatar = a;
+          break;
+        }
+      for (const d of names)
+        if (await tryContact(contactForm(style, phone, [['display_name', d]]))) {
+          displayName = d;
+          break;
+        }
+    }
+  }
+  if (style && phone) {
+    found.contact = { username: style, phone, avatar, displayName };
+    observe('accepted sample: phone_number', phone);
+    observe('accepted sample: username', usernameFor('sample', 1, style));
+    observe('accepted sample: avatar_url', avatar ?? 'none of those the kit tried');
+    observe('accepted sample: display_name', displayName ?? 'none of those the kit tried');
+    if (!avatar) found.missing['contact.avatar_url'] = `refused: ${describeExchange(last!, 200)}`;
+    if (!displayName) found.missing['contact.display_name'] = `refused: ${describeExchange(last!, 200)}`;
+  } else {
+    found.missing['contact.phone_number'] = last ? `refused: ${describeExchange(last, 200)}` : 'no answer';
+  }
+
+  // 2. A message in that contact's conversation, its attachments and reactions.
+  const conversation = contactId ? await conversationOf(contactId, made.get(contactId)!) : undefined;
+  if (conversation) {
+    const texts = first(user['message.message'], ['sample message', 'Hello']);
+    let messageId: string | undefined;
+    for (const text of texts) {
+      last = await postMessage(
+        [
+          ['conversation_id', conversation],
+          ['message', text],
+        ],
+        { discovering: true },
+      );
+      messageId = idOf(last);
+      if (messageId) {
+        found.message = text;
+        break;
+      }
+    }
+    if (!messageId) found.missing['message.message'] = `refused: ${describeExchange(last!, 200)}`;
+    else {
+      const shapes = first(user['message.attachment']?.map(attachmentKeysOf), ATTACHMENT_SHAPES);
+      for (const keys of shapes) {
+        const sent = await postMessage(
+          [
+            ['conversation_id', conversation],
+            ['message', found.message!],
+            ...attachmentPairs(0, 'sample.pdf', keys),
+          ],
+          { discovering: true },
+        );
+        const id = idOf(sent);
+        if (id) {
+          found.attachment = keys;
+          await deleteResource('message', id);
+          break;
+        }
+      }
+      observe(
+        'accepted sample: attachment fields',
+        found.attachment ? found.attachment.join(', ') : 'none of the shapes the kit tried',
+      );
+      if (!found.attachment)
+        found.missing['message.attachment'] = 'every attachment shape the kit tried was refused';
+      const username = usernameFor('reactor', 1, style);
+      for (const name of first(user['reaction.name'], REACTIONS)) {
+        const answer = await send('PUT', `/v1/messages/${encodeURIComponent(messageId)}`, {
+          form: [[`reactions[${name}][]`, username]],
+        });
+        if (is2xx(answer)) found.reactions.push(name);
+        if (found.reactions.length === 2) break;
+      }
+      observe(
+        'accepted sample: reaction names',
+        found.reactions.length > 0 ? found.reactions.join(', ') : 'none of those the kit tried',
+      );
+      if (found.reactions.length === 0)
+        found.missing['reaction.name'] = 'every reaction name the kit tried was refused';
+      await deleteResource('message', messageId);
+    }
+  }
+  for (const id of made.keys()) await deleteResource('contact', id);
+  return found;
+}
+
+async function conversationOf(contactId: string, created: Exchange): Promise<string | undefined> {
+  const body = created.body as Record<string, unknown> | undefined;
+  if (body && typeof body.conversation_id === 'string' && body.conversation_id !== '')
+    return body.conversation_id;
+  const again = await send('GET', `/v1/contacts/${encodeURIComponent(contactId)}`);
+  const stored = again.body as Record<string, unknown> | undefined;
+  return is2xx(again) && stored && typeof stored.conversation_id === 'string'
+    ? stored.conversation_id
+    : undefined;
+}
