@@ -43,7 +43,7 @@ function refuseAfterStop(): void {
 }
 
 /** A rule that needs a contact or a message the server took none of is not run, with the reason. */
-export function requireSample(what: 'contact' | 'message'): void {
+function requireSample(what: 'contact' | 'message'): void {
   const why = cannotMake(what);
   if (why) throw new SetupFailure(why);
 }

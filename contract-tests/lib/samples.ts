@@ -113,7 +113,7 @@ const DEFAULT_FOUND: Found = {
 };
 
 /** What the bin found; without a discovery (a test run inside jest alone), the first guesses. */
-export function found(): Found {
+function found(): Found {
   const text = process.env.CONTRACT_FOUND_SAMPLES;
   return text ? (JSON.parse(text) as Found) : DEFAULT_FOUND;
 }
