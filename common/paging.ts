@@ -175,16 +175,33 @@ async function discover(
   first: Page,
 ): Promise<{ mechanism: Mechanism; page: Page } | undefined> {
   const seen = new Set(first.data.map(idOf));
+  // A mechanism whose next page moves forward but repeats items of the page before: paging that
+  // almost works, used (so that the walk goes on) and reported as flawed, never taken for none.
+  let almost: { mechanism: Mechanism; page: Page } | undefined;
   for (const mechanism of mechanisms(source.baseUrl)) {
     const target = mechanism.next(path, query, { last: first, pages: 1, listed: first.data.length });
     if (!target) continue;
     const page = await fetchPage(source, target.path, target.query);
     if (!page || page.data.length === 0) continue;
-    if (page.data.some((item) => seen.has(idOf(item)))) continue;
+    const again = page.data.filter((item) => seen.has(idOf(item)));
+    if (again.length > 0) {
+      if (!almost && again.length < page.data.length) {
+        almost = { mechanism, page };
+        flaws.set(
+          foundKey(source.baseUrl, path),
+          `the next page by ${mechanism.name} moves forward but shows again ${again.map(idOf).join(', ')} of the page before`,
+        );
+      }
+      continue;
+    }
+    flaws.delete(foundKey(source.baseUrl, path));
     return { mechanism, page };
   }
-  return undefined;
+  return almost;
 }
+
+/** Why the mechanism found for a list is flawed, when it is (see discover). */
+const flaws = new Map<string, string>();
 
 export interface Walk {
   pages: Page[];
@@ -195,6 +212,8 @@ export interface Walk {
   complete: boolean;
   /** Why the walk stopped early, when it did. */
   reason?: string;
+  /** How the paging mechanism is flawed: it repeats items at the boundary of pages. */
+  flaw?: string;
 }
 
 export interface WalkOptions {
@@ -225,9 +244,15 @@ export async function walk(
     return options.until?.(items) === true;
   });
   const { complete, reason } = end;
-  return reason === undefined
-    ? { pages, items, repeated, complete }
-    : { pages, items, repeated, complete, reason };
+  const flaw = flaws.get(foundKey(source.baseUrl, path));
+  return {
+    pages,
+    items,
+    repeated,
+    complete,
+    ...(reason === undefined ? {} : { reason }),
+    ...(flaw === undefined || pages.length < 2 ? {} : { flaw }),
+  };
 }
 
 /** One page of a walk, as it comes. */

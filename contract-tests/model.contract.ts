@@ -54,6 +54,8 @@ rule(
       'renaming again',
     );
     await verify(ops.model, { contacts: [id, other] });
+    // An update with no parameter (display_name is optional) must change nothing either.
+    if ((await ops.renameContact(id, undefined)).ok) await verify(ops.model, { contacts: [id, other] });
   },
 );
 
@@ -106,7 +108,21 @@ rule(
     const owner = await contact(ops, 'addreact');
     const id = await message(ops, owner, 'addreact');
     const first = await ops.reactAny(id, 'first_reactor');
-    if (!first) t.notRun('the server refused every reaction name the kit tried; allowed names are not shown');
+    if (!first) {
+      // Refused alone: with a text too? Then it was refused for leaving out the optional message.
+      const name = reactionNames()[0]!;
+      const withText = await ops.updateParts(id, {
+        message: 'with a reaction',
+        reaction: { name, username: 'first_reactor' },
+      });
+      if (withText.ok)
+        t.fail(
+          `a reaction alone was refused, but taken with a message text: the document calls \`message\` optional`,
+          withText.exchange,
+          { check: 'optional message' },
+        );
+      t.notRun('the server refused every reaction name the kit tried; allowed names are not shown');
+    }
     mustSucceed(first, 'messages.update.add-reaction', 'adding a reaction');
     await verify(ops.model, { messages: [id] });
     mustSucceed(
@@ -172,8 +188,10 @@ rule(
     const ops = start();
     const doomed = await contact(ops, 'gone');
     const kept = await contact(ops, 'stays');
+    // A bystander conversation, the newest: the delete must leave its messages alone.
+    const bystander = await message(ops, kept, 'bystander');
     mustSucceed(await ops.deleteContact(doomed), 'contacts.delete', 'deleting the contact');
-    await verify(ops.model, { contacts: [doomed, kept], full: true, active: true });
+    await verify(ops.model, { contacts: [doomed, kept], messages: [bystander], full: true, active: true });
   },
 );
 

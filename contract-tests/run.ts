@@ -276,7 +276,13 @@ export async function runKit(options: KitOptions): Promise<KitResult> {
     const unusable = await preflight();
     if (unusable) return { ...cannotJudge(options, unusable, started), runId };
     // Values the server accepts, found before any rule runs; jest's workers read them.
-    process.env.CONTRACT_FOUND_SAMPLES = JSON.stringify(await discoverSamples(options.samples ?? {}));
+    try {
+      process.env.CONTRACT_FOUND_SAMPLES = JSON.stringify(await discoverSamples(options.samples ?? {}));
+    } catch (error) {
+      if (!(error instanceof InfraError)) throw error;
+      const leftovers = await sweep(readRecords(resultsDir));
+      return { ...cannotJudge(options, `could not judge: ${error.message}`, started), runId, leftovers };
+    }
 
     const workers = options.workers ?? (isLoopback(baseUrl) ? 1 : 4);
     const pattern = options.rules?.length

@@ -1,4 +1,5 @@
 import type { Json } from './data';
+import type { SentKind } from './values';
 
 /**
  * The kit's model of what it created: only what the API document makes certain. It never holds
@@ -12,10 +13,12 @@ import type { Json } from './data';
  */
 export const AS_CREATED = 'as created';
 
-interface Expected {
+export interface Expected {
   value: unknown;
   /** A rule id, or AS_CREATED. */
   because: string;
+  /** A value the kit sent: shown changed only in a way that loses nothing (values.ts). */
+  sent?: SentKind;
 }
 
 export interface ModelContact {
@@ -68,6 +71,9 @@ export function reactionsOf(value: unknown): Map<string, Set<string>> | undefine
 }
 
 export class Model {
+  /** The rule of the last operation the server took, and what it was: a record it did not touch
+   * that is gone afterwards was taken by it. */
+  last?: { rule: string; what: string };
   readonly contacts = new Map<string, ModelContact>();
   readonly messages = new Map<string, ModelMessage>();
   readonly goneContacts = new Map<string, Gone>();
@@ -82,6 +88,8 @@ export class Model {
   }
 
   goneConversation(conversationId: string): Gone | undefined {
+    // A conversation id given again to a new contact is that contact's, and holds only its messages.
+    if (this.contactOf(conversationId)) return undefined;
     for (const gone of this.goneContacts.values()) {
       if (gone.conversationId === conversationId)
         return { conversationId, because: 'contacts.delete.cascades-conversation' };
@@ -115,14 +123,21 @@ export class Model {
       id: String(body.id),
       conversationId: String(body.conversation_id),
       fields: {
-        username: { value: sent.username, because: 'contacts.create' },
-        // The document does not say a phone number is kept as sent (a server may normalize it).
-        phone_number: { value: body.phone_number, because: AS_CREATED },
-        avatar_url: { value: body.avatar_url, because: AS_CREATED },
+        username: { value: sent.username, because: 'contacts.create', sent: 'text' },
+        phone_number: { value: sent.phone_number, because: 'contacts.create', sent: 'phone' },
+        // Without avatar_url, what the server gives is its choice; as created from then on.
+        avatar_url:
+          sent.avatar_url !== undefined
+            ? { value: sent.avatar_url, because: 'contacts.create', sent: 'text' }
+            : { value: body.avatar_url, because: AS_CREATED },
         display_name:
           sent.display_name !== undefined
-            ? { value: sent.display_name, because: 'contacts.create' }
-            : { value: sent.username, because: 'contacts.create.display-name-defaults-to-username' },
+            ? { value: sent.display_name, because: 'contacts.create', sent: 'text' }
+            : {
+                value: sent.username,
+                because: 'contacts.create.display-name-defaults-to-username',
+                sent: 'text',
+              },
         conversation_id: { value: body.conversation_id, because: 'contacts.create.conversation-id' },
         created_at: { value: body.created_at, because: AS_CREATED },
       },
@@ -131,16 +146,16 @@ export class Model {
     return contact;
   }
 
-  /** display_name was updated: it is the new one, and the rest must not have moved. */
-  renameContact(id: string, displayName: string): void {
+  /** display_name was updated (or nothing was sent): it is the new one, and the rest must not have moved. */
+  renameContact(id: string, displayName: string | undefined): void {
     const contact = this.contacts.get(id);
     if (!contact) return;
     for (const field of CONTACT_FIELDS)
-      contact.fields[field] = {
-        value: contact.fields[field]!.value,
-        because: 'contacts.update.keeps-the-rest',
-      };
-    contact.fields.display_name = { value: displayName, because: 'contacts.update.display-name' };
+      contact.fields[field] = { ...contact.fields[field]!, because: 'contacts.update.keeps-the-rest' };
+    contact.fields.display_name =
+      displayName === undefined
+        ? { ...contact.fields.display_name!, because: 'contacts.update.keeps-the-rest' }
+        : { value: displayName, because: 'contacts.update.display-name', sent: 'text' };
   }
 
   deleteContact(id: string): void {
@@ -167,7 +182,7 @@ export class Model {
       conversationId: sent.conversation_id,
       fields: {
         conversation_id: { value: sent.conversation_id, because: 'messages.send' },
-        message: { value: sent.message, because: 'messages.send' },
+        message: { value: sent.message, because: 'messages.send', sent: 'text' },
         created_at: { value: body.created_at, because: AS_CREATED },
       },
       reactions: new Map(),
@@ -195,12 +210,9 @@ export class Model {
     const message = this.messages.get(id);
     if (!message) return;
     for (const field of ['conversation_id', 'created_at', 'message'] as const)
-      message.fields[field] = {
-        value: message.fields[field]!.value,
-        because: 'messages.update.keeps-the-rest',
-      };
+      message.fields[field] = { ...message.fields[field]!, because: 'messages.update.keeps-the-rest' };
     if (sent.message !== undefined)
-      message.fields.message = { value: sent.message, because: 'messages.update.edit-text' };
+      message.fields.message = { value: sent.message, because: 'messages.update.edit-text', sent: 'text' };
     const reactionRule = sent.reaction ? 'messages.update.add-reaction' : 'messages.update.keeps-the-rest';
     for (const usernames of message.reactions.values())
       for (const username of usernames.keys()) usernames.set(username, reactionRule);

@@ -37,8 +37,16 @@ export function mustSucceed(done: Done, rule: string, what: string): void {
 export class Operations {
   constructor(readonly model: Model = new Model()) {}
 
-  async createContact(label: string, displayName?: string): Promise<Done> {
-    const form = contactForm(label, displayName === undefined ? {} : { display_name: displayName });
+  /** `extra` sets or (undefined) leaves out a parameter of the kit's usual form. */
+  async createContact(
+    label: string,
+    displayName?: string,
+    extra: Record<string, string | undefined> = {},
+  ): Promise<Done> {
+    const form = contactForm(label, {
+      ...(displayName === undefined ? {} : { display_name: displayName }),
+      ...extra,
+    });
     const exchange = await postContact(form);
     const body = objectOf(exchange);
     if (!body || (typeof body.id !== 'string' && typeof body.id !== 'number')) return { exchange, ok: false };
@@ -47,14 +55,20 @@ export class Operations {
         rule: 'contacts.create.conversation-id',
         check: 'create answer',
       });
+    this.model.last = { rule: 'contacts.create', what: 'a contact create' };
     const contact = this.model.addContact(body, Object.fromEntries(form));
+    compareContact(contact, body, 'create answer', exchange);
     return { exchange, ok: true, id: contact.id };
   }
 
-  async renameContact(id: string, displayName: string): Promise<Done> {
-    const exchange = await send('PUT', contactPath(id), { form: { display_name: displayName } });
+  /** An update with display_name, or (undefined) with no parameter at all. */
+  async renameContact(id: string, displayName: string | undefined): Promise<Done> {
+    const exchange = await send('PUT', contactPath(id), {
+      form: displayName === undefined ? [] : { display_name: displayName },
+    });
     const body = objectOf(exchange);
     if (!body) return { exchange, ok: false };
+    this.model.last = { rule: 'contacts.update.display-name', what: `an update of the contact ${id}` };
     this.model.renameContact(id, displayName);
     const contact = this.model.contacts.get(id);
     if (contact) compareContact(contact, body, 'update answer', exchange);
@@ -64,12 +78,18 @@ export class Operations {
   async deleteContact(id: string): Promise<Done> {
     const exchange = await send('DELETE', contactPath(id));
     if (!is2xx(exchange)) return { exchange, ok: false };
+    this.model.last = { rule: 'contacts.delete', what: `the delete of the contact ${id}` };
     this.model.deleteContact(id);
     return { exchange, ok: true };
   }
 
-  async sendMessage(conversationId: string, label: string, attachment?: string): Promise<Done> {
-    const text = messageText(label);
+  async sendMessage(
+    conversationId: string,
+    label: string,
+    attachment?: string,
+    given?: string,
+  ): Promise<Done> {
+    const text = given ?? messageText(label);
     const pairs: Pairs = [
       ['conversation_id', conversationId],
       ['message', text],
@@ -79,11 +99,13 @@ export class Operations {
     const exchange = await postMessage(pairs);
     const body = objectOf(exchange);
     if (!body || (typeof body.id !== 'string' && typeof body.id !== 'number')) return { exchange, ok: false };
+    this.model.last = { rule: 'messages.send', what: 'a message send' };
     const message = this.model.addMessage(body, {
       conversation_id: conversationId,
       message: text,
       withAttachments: attachment === undefined ? 0 : 1,
     });
+    compareMessage(this.model, message, body, 'create answer', exchange);
     return { exchange, ok: true, id: message.id };
   }
 
@@ -96,14 +118,27 @@ export class Operations {
     const exchange = await send('PUT', messagePath(id), { form: pairs });
     const body = objectOf(exchange);
     if (!body) return { exchange, ok: false };
+    this.model.last = { rule: 'messages.update.keeps-the-rest', what: `an update of the message ${id}` };
     this.model.updateMessage(id, sent, body);
     const message = this.model.messages.get(id);
     if (message) compareMessage(this.model, message, body, 'update answer', exchange);
     return { exchange, ok: true };
   }
 
-  editMessage(id: string, label: string): Promise<Done> {
-    const text = messageText(label);
+  /** One update with any of the three optional parameters; undefined parts are not sent. */
+  updateParts(
+    id: string,
+    parts: { message?: string; reaction?: { name: string; username: string }; attachment?: string },
+  ): Promise<Done> {
+    const pairs: [string, string][] = [];
+    if (parts.message !== undefined) pairs.push(['message', parts.message]);
+    if (parts.reaction) pairs.push([`reactions[${parts.reaction.name}][]`, parts.reaction.username]);
+    if (parts.attachment !== undefined) pairs.push(...attachmentPairs(0, parts.attachment));
+    return this.updateMessage(id, pairs, parts);
+  }
+
+  editMessage(id: string, label: string, given?: string): Promise<Done> {
+    const text = given ?? messageText(label);
     return this.updateMessage(id, [['message', text]], { message: text });
   }
 
@@ -132,6 +167,7 @@ export class Operations {
   async deleteMessage(id: string): Promise<Done> {
     const exchange = await send('DELETE', messagePath(id));
     if (!is2xx(exchange)) return { exchange, ok: false };
+    this.model.last = { rule: 'messages.delete.permanent', what: `the delete of the message ${id}` };
     this.model.deleteMessage(id);
     return { exchange, ok: true };
   }

@@ -1,5 +1,5 @@
 import { failedRules, inBatches, runBin, startWrapped, type KitRun } from './harness';
-import { MODEL_ROGUES, ROGUES } from './servers';
+import { INPUT_ROGUES, MODEL_ROGUES, ROGUES } from './servers';
 
 /**
  * The proof that the kit can fail: against the real mock with exactly one documented rule broken,
@@ -7,7 +7,7 @@ import { MODEL_ROGUES, ROGUES } from './servers';
  */
 describe('the contract kit against rogue servers', () => {
   const runs = new Map<number, KitRun>();
-  const all = [...ROGUES, ...MODEL_ROGUES];
+  const all = [...ROGUES, ...MODEL_ROGUES, ...INPUT_ROGUES];
 
   beforeAll(async () => {
     await inBatches(
@@ -51,6 +51,21 @@ describe('the contract kit against rogue servers', () => {
         'messages.update.add-attachment',
         'lists.has-more',
         'lists.pages',
+      ]),
+    );
+  });
+
+  it('covers the input space and the whole account: optional parameters left out, values changed, records taken by an operation on another, paging that repeats', () => {
+    expect(INPUT_ROGUES.map((r) => r.how)).toEqual(
+      expect.arrayContaining([
+        'refuses a contact update without display_name',
+        'refuses a message update that carries no message text',
+        'cuts message texts at 200 characters',
+        'drops the + of phone numbers',
+        'replaces a given avatar_url with an empty string',
+        'also deletes the next message of the conversation',
+        "also empties another contact's conversation",
+        'repeats the last item of a page at the top of the next (starting_after)',
       ]),
     );
   });

@@ -795,3 +795,172 @@ export function strictInputs(): Wrapper {
     },
   };
 }
+
+const lacks = (req: ProxyRequest, key: string) => !req.form || !req.form.has(key);
+const refusal = (message: string): ProxyResponse => ({ status: 400, headers: {}, body: { message } });
+const dataOf = (res: ProxyResponse) => ((res.body as Json | undefined)?.data as Json[] | undefined) ?? [];
+
+/**
+ * Rogues of the input space and of the whole account: faults that no fixed check was written
+ * for, found by the combinations of optional parameters, the values sent and compared in every
+ * view, and the model's reading of every record after each step.
+ */
+export const INPUT_ROGUES: Rogue[] = [
+  {
+    rule: 'contacts.update.display-name',
+    how: 'refuses a contact update without display_name',
+    make: () => ({
+      request(req) {
+        if (req.method === 'PUT' && CONTACT.test(req.path) && lacks(req, 'display_name'))
+          return refusal('display_name is required');
+      },
+    }),
+  },
+  {
+    rule: 'contacts.update.keeps-the-rest',
+    how: 'renames a contact updated without display_name',
+    make: () => ({
+      request(req) {
+        if (req.method === 'PUT' && CONTACT.test(req.path) && lacks(req, 'display_name')) {
+          req.form = new URLSearchParams({ display_name: 'Unnamed' });
+          req.headers['content-type'] = 'application/x-www-form-urlencoded';
+        }
+      },
+    }),
+  },
+  {
+    rule: 'messages.update.add-reaction',
+    how: 'refuses a message update that carries no message text',
+    make: () => ({
+      request(req) {
+        if (req.method === 'PUT' && MESSAGE.test(req.path) && lacks(req, 'message'))
+          return refusal('message is required');
+      },
+    }),
+  },
+  {
+    rule: 'messages.send',
+    how: 'cuts message texts at 200 characters',
+    make: () => ({
+      request(req) {
+        const text = req.form?.get('message');
+        if (isCreate(req, 'messages') && text) req.form!.set('message', text.slice(0, 200));
+      },
+    }),
+  },
+  {
+    rule: 'messages.update.edit-text',
+    how: 'escapes < and > in edited texts',
+    make: () => ({
+      request(req) {
+        const text = req.form?.get('message');
+        if (req.method === 'PUT' && MESSAGE.test(req.path) && text)
+          req.form!.set('message', text.replace(/</g, '&lt;').replace(/>/g, '&gt;'));
+      },
+    }),
+  },
+  {
+    rule: 'contacts.create',
+    how: 'drops the + of phone numbers',
+    make: () => ({
+      request(req) {
+        const phone = req.form?.get('phone_number');
+        if (isCreate(req, 'contacts') && phone) req.form!.set('phone_number', phone.replace(/\+/g, ''));
+      },
+    }),
+  },
+  {
+    rule: 'contacts.create',
+    how: 'replaces a given avatar_url with an empty string',
+    make: () => {
+      const given = new Set<string>();
+      return {
+        response(req, res) {
+          if (isCreate(req, 'contacts') && ok(res) && req.form?.has('avatar_url'))
+            given.add(String(body(res).id));
+          eachResource(res.body, (item) => {
+            const contact = isMessage(item) ? (item.contact as Json) : item;
+            if (contact && given.has(String(contact.id))) contact.avatar_url = '';
+          });
+        },
+      };
+    },
+  },
+  {
+    rule: 'contacts.update.display-name',
+    how: 'upper-cases new display names',
+    make: () => ({
+      request(req) {
+        const name = req.form?.get('display_name');
+        if (req.method === 'PUT' && CONTACT.test(req.path) && name)
+          req.form!.set('display_name', name.toUpperCase());
+      },
+    }),
+  },
+  {
+    rule: 'messages.delete.permanent',
+    how: 'also deletes the next message of the conversation',
+    make: () => ({
+      async request(req, inner) {
+        const message = MESSAGE.exec(req.path);
+        if (req.method !== 'DELETE' || !message) return;
+        const found = await inner('GET', req.path, auth(req));
+        if (!ok(found)) return;
+        const listed = await inner(
+          'GET',
+          `/v1/messages?conversation_id=${String(body(found).conversation_id)}&limit=100`,
+          auth(req),
+        );
+        const items = dataOf(listed);
+        const at = items.findIndex((m) => String(m.id) === message[1]);
+        const next = at >= 0 ? (items[at + 1] ?? items[at - 1]) : undefined;
+        if (next) await inner('DELETE', `/v1/messages/${String(next.id)}`, auth(req));
+      },
+    }),
+  },
+  {
+    rule: 'contacts.delete',
+    how: "also empties another contact's conversation",
+    make: () => ({
+      async request(req, inner) {
+        const contact = CONTACT.exec(req.path);
+        if (req.method !== 'DELETE' || !contact) return;
+        const listed = await inner('GET', '/v1/messages?limit=100', auth(req));
+        const victim = dataOf(listed).find((m) => String((m.contact as Json | undefined)?.id) !== contact[1]);
+        if (!victim) return;
+        const all = await inner(
+          'GET',
+          `/v1/messages?conversation_id=${String(victim.conversation_id)}&limit=100`,
+          auth(req),
+        );
+        for (const m of dataOf(all)) await inner('DELETE', `/v1/messages/${String(m.id)}`, auth(req));
+      },
+    }),
+  },
+  {
+    rule: 'lists.pages',
+    how: 'repeats the last item of a page at the top of the next (starting_after)',
+    make: () => ({
+      async request(req, inner) {
+        const after = req.query.get('starting_after');
+        if (!isList(req) || !after) return;
+        const res = await forwardTo(inner, req);
+        const kind = req.path.includes('contacts') ? 'contacts' : 'messages';
+        const previous = await inner('GET', `/v1/${kind}/${after}`, auth(req));
+        if (ok(res) && ok(previous)) {
+          const data = dataOf(res);
+          data.unshift(body(previous));
+          if (data.length > Number(req.query.get('limit') ?? 10)) data.pop();
+        }
+        return res;
+      },
+    }),
+  },
+];
+
+async function forwardTo(
+  inner: Parameters<NonNullable<Wrapper['request']>>[1],
+  req: ProxyRequest,
+): Promise<ProxyResponse> {
+  return inner(req.method, `${req.path}?${req.query.toString()}`, auth(req));
+}
