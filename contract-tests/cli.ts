@@ -96,6 +96,15 @@ function program(): Command {
           'a JSON file of such values: {"contact.phone_number": "+4915112345678", …}',
         ).env('CONTRACT_SAMPLES_FILE'),
       )
+      .addOption(
+        new Option(
+          '--settle-ms <ms>',
+          'lists are eventually consistent: a list that disagrees is read again, with backoff, for up to this long before it fails (retrieve by id is never waited for)',
+        )
+          .default(0)
+          .argParser(whole)
+          .env('CONTRACT_SETTLE_MS'),
+      )
       .option('--list', 'print the rule catalogue and exit')
       .showHelpAfterError()
       // A usage mistake means the run could not judge (2), never that a rule failed (1).
@@ -116,6 +125,7 @@ interface CliOptions {
   workers?: number;
   list?: boolean;
   sample?: string[];
+  settleMs: number;
   samples?: string;
   sequences: number;
   seed?: number;
@@ -221,6 +231,7 @@ export async function main(argv: string[] = process.argv): Promise<number> {
       sequences: options.rule?.length ? explicitSequences(argv, options) : options.sequences,
       seed: options.seed,
       samples,
+      settleMs: options.settleMs,
     });
     console.log(formatConsole(result));
     if (options.junit) write(options.junit, buildJunit(result));

@@ -25,6 +25,8 @@ export interface KitOptions {
   seed?: number;
   /** Values the server accepts, given by the user, tried first (lib/samples.ts). */
   samples?: UserSamples;
+  /** How long lists may take to show a write (--settle-ms). */
+  settleMs?: number;
 }
 
 export interface RuleVerdict {
@@ -116,6 +118,7 @@ function configure(options: KitOptions, runId: string, resultsDir: string): void
   process.env.CONTRACT_RESULTS_DIR = resultsDir;
   process.env.CONTRACT_SEQUENCES = String(options.sequences ?? config.sequences);
   process.env.CONTRACT_SEED = String(options.seed ?? config.seed);
+  process.env.CONTRACT_SETTLE_MS = String(options.settleMs ?? 0);
   Object.assign(config, readConfig());
 }
 

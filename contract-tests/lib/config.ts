@@ -18,6 +18,8 @@ export interface KitConfig {
   /** How many random operation sequences to run (0: none), and their seed. */
   sequences: number;
   seed: number;
+  /** How long a list may take to show a write (eventually consistent lists); 0: at once. */
+  settleMs: number;
 }
 
 /** A default run tries a few random sequences; `--sequences N` runs more. */
@@ -39,6 +41,7 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): KitConfig {
     resultsDir: env.CONTRACT_RESULTS_DIR || undefined,
     sequences: wholeNumber(env.CONTRACT_SEQUENCES) ?? DEFAULT_SEQUENCES,
     seed: wholeNumber(env.CONTRACT_SEED) ?? 1,
+    settleMs: wholeNumber(env.CONTRACT_SETTLE_MS) ?? 0,
   };
 }
 

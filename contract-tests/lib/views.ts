@@ -1,3 +1,4 @@
+import { config } from './config';
 import type { Json } from './data';
 import { is2xx, is4xx, send, type Exchange } from './http';
 import { observe } from './recorder';
@@ -488,6 +489,36 @@ async function allMessagesList(state: Model, focus: Set<string>, full: boolean):
   }
 }
 
+/**
+ * A list view that disagrees with the model is read again, with backoff, until it agrees or the
+ * settle window (--settle-ms) ends; only then is it a failure. Retrieve by id is never waited for.
+ * The longest wait that ended in agreement is reported as the server's settle time.
+ */
+async function settled(read: () => Promise<void>): Promise<void> {
+  const started = Date.now();
+  let pause = 25;
+  let again = false;
+  for (;;) {
+    try {
+      await read();
+      if (again) observeSettle(Date.now() - started);
+      return;
+    } catch (error) {
+      if (!(error instanceof RuleFailure) || Date.now() - started + pause > config.settleMs) throw error;
+      await new Promise((resolve) => setTimeout(resolve, pause));
+      pause = Math.min(pause * 2, 400);
+      again = true;
+    }
+  }
+}
+
+let longestSettle = 0;
+function observeSettle(ms: number): void {
+  if (ms <= longestSettle) return;
+  longestSettle = ms;
+  observe('lists settled within', `${Math.ceil(ms / 100) * 100} ms`);
+}
+
 /** Reads every view of the records in focus and compares it with the model. */
 export async function verify(state: Model, focus: Focus): Promise<void> {
   const contacts = new Set(focus.contacts ?? []);
@@ -507,14 +538,15 @@ export async function verify(state: Model, focus: Focus): Promise<void> {
   const full = focus.full === true || /delete/.test(state.last?.rule ?? '');
   for (const id of contacts) await retrieveContact(state, id);
   for (const id of messages) await retrieveMessage(state, id);
-  if (contacts.size > 0 || full || state.contacts.size > 0) await contactsList(state, contacts, full);
+  if (contacts.size > 0 || full || state.contacts.size > 0)
+    await settled(() => contactsList(state, contacts, full));
   if (focus.active) {
-    await contactsList(state, contacts, true, 'true');
-    await contactsList(state, contacts, true, 'false');
+    await settled(() => contactsList(state, contacts, true, 'true'));
+    await settled(() => contactsList(state, contacts, true, 'false'));
   }
-  for (const conversation of conversations) await conversationList(state, conversation);
+  for (const conversation of conversations) await settled(() => conversationList(state, conversation));
   if (messages.size > 0 || full || conversations.size > 0 || state.messages.size > 0)
-    await allMessagesList(state, messages, full);
+    await settled(() => allMessagesList(state, messages, full));
 }
 
 export type { ModelContact, ModelMessage };

@@ -63,6 +63,13 @@ export function formatConsole(result: KitResult): string {
       `Sent ${result.requests} requests. Created ${result.created.contacts} contacts and ${result.created.messages} messages (run id ${result.runId}); ${gone}.`,
     );
   }
+  const samples = Object.entries(result.serverProfile).filter(([key]) => key.startsWith('accepted sample: '));
+  if (samples.length > 0)
+    lines.push(
+      `Values it takes: ${samples.map(([key, values]) => `${key.slice(17)} ${values.join(' / ')}`).join('; ')}.`,
+    );
+  const settle = result.serverProfile['lists settled within'];
+  if (settle) lines.push(`Lists took up to ${settle.at(-1)} to show a write (--settle-ms).`);
   if (result.leftovers.length > 0) {
     lines.push('');
     lines.push(`Could not delete ${result.leftovers.length} item(s) the kit created:`);
