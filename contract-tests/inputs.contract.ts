@@ -145,10 +145,7 @@ rule(
   'every non-empty combination of message, reactions and attachments is taken by an update, and each changes only what it sends',
   async (t: RuleContext) => {
     const ops = start();
-    const { id: contactId, username, conversation } = await owner(ops, 'updopt');
-    const sent = await ops.sendMessage(conversation, 'subsets');
-    mustSucceed(sent, 'messages.send', 'sending a message');
-    const id = sent.id!;
+    const { id: contactId, conversation } = await owner(ops, 'updopt');
     const name = reactionNames()[0]!;
     const subsets = [
       ['message'],
@@ -163,9 +160,13 @@ rule(
     let n = 0;
     for (const parts of subsets) {
       n += 1;
+      // A fresh message each: what one combination does is told apart from what earlier ones left.
+      const sent = await ops.sendMessage(conversation, `subset${n}`);
+      mustSucceed(sent, 'messages.send', 'sending a message');
+      const id = sent.id!;
       const done = await ops.updateParts(id, {
         ...(parts.includes('message') ? { message: messageText(`subset${n}`) } : {}),
-        ...(parts.includes('reactions') ? { reaction: { name, username } } : {}),
+        ...(parts.includes('reactions') ? { reaction: { name, username: `reactor_${n}` } } : {}),
         ...(parts.includes('attachments') ? { attachment: `subset${n}.pdf` } : {}),
       });
       tried.push({ parts, done });

@@ -213,7 +213,11 @@ export class Model {
       message.fields[field] = { ...message.fields[field]!, because: 'messages.update.keeps-the-rest' };
     if (sent.message !== undefined)
       message.fields.message = { value: sent.message, because: 'messages.update.edit-text', sent: 'text' };
-    const reactionRule = sent.reaction ? 'messages.update.add-reaction' : 'messages.update.keeps-the-rest';
+    // An update that also edits the text must keep every reaction and attachment, those it adds
+    // included: what such an update loses is laid to the edit (keeps-the-rest).
+    const withText = sent.message !== undefined;
+    const reactionRule =
+      sent.reaction && !withText ? 'messages.update.add-reaction' : 'messages.update.keeps-the-rest';
     for (const usernames of message.reactions.values())
       for (const username of usernames.keys()) usernames.set(username, reactionRule);
     if (sent.reaction) {
@@ -227,7 +231,7 @@ export class Model {
       message.attachments = {
         count: message.attachments.count + 1,
         keys: keys.length === message.attachments.count + 1 ? keys : [...message.attachments.keys],
-        because: 'messages.update.add-attachment',
+        because: withText ? 'messages.update.keeps-the-rest' : 'messages.update.add-attachment',
       };
     } else {
       message.attachments = { ...message.attachments, because: 'messages.update.keeps-the-rest' };
