@@ -1,5 +1,13 @@
+import { request as httpRequest } from 'node:http';
+import { gunzipSync } from 'node:zlib';
 import type { Running } from './harness';
-import { startStaging, STAGING_DEFAULTS, STAGING_VARIANTS, type StagingOptions } from './staging';
+import {
+  startStaging,
+  STAGING_DEFAULTS,
+  STAGING_HARD_VARIANTS,
+  STAGING_VARIANTS,
+  type StagingOptions,
+} from './staging';
 
 /**
  * The staging servers honour the API document in every variant, whatever they choose where it is
@@ -895,4 +903,909 @@ describe('the staging variants', () => {
     expect(STAGING_VARIANTS.length).toBeGreaterThanOrEqual(4);
     expect(new Set(STAGING_VARIANTS.map((v) => v.name)).size).toBe(STAGING_VARIANTS.length);
   });
+
+  it('leave the hard options off, and the hard variants take each of them, one each', () => {
+    // formats, gzip, rateLimit, prefix, sharedIds and settleMs are off in every STAGING_VARIANTS
+    // entry (they are unchanged); STAGING_HARD_VARIANTS cover them, each turning on one.
+    const hard: Record<HardOption, unknown[]> = {
+      formats: ['loose', 'strict'],
+      gzip: [false, true],
+      rateLimit: [undefined, { requests: 40, windowMs: 1000 }],
+      prefix: [undefined, '/api'],
+      sharedIds: [false, true],
+      settleMs: [undefined, 300],
+    };
+    const valueOf = (v: { options: Partial<StagingOptions> }, key: HardOption) =>
+      ({ ...STAGING_DEFAULTS, ...v.options })[key];
+    for (const [key, all] of Object.entries(hard) as [HardOption, unknown[]][]) {
+      expect({ key, values: new Set(STAGING_VARIANTS.map((v) => valueOf(v, key))) }).toEqual({
+        key,
+        values: new Set([all[0]]),
+      });
+      expect({ key, values: new Set(STAGING_HARD_VARIANTS.map((v) => valueOf(v, key))) }).toEqual({
+        key,
+        values: new Set(all),
+      });
+    }
+    for (const variant of STAGING_HARD_VARIANTS) {
+      const on = HARD_OPTIONS.filter((key) => valueOf(variant, key) !== hard[key][0]);
+      expect({ name: variant.name, on }).toEqual({ name: variant.name, on: [expect.any(String)] });
+    }
+    expect(STAGING_HARD_VARIANTS.map((v) => v.name)).toEqual([
+      'strict input formats',
+      'gzip answers',
+      'rate limited with Retry-After',
+      'under a path prefix /api',
+      'ids repeat across kinds',
+      'lists settle after 300 ms',
+    ]);
+  });
+});
+
+/*
+ * The hard variants' options, each proven over HTTP on the hard variant that turns it on (and, where
+ * a contrast proves more, on the same variant with the option changed).
+ */
+type HardOption = 'formats' | 'gzip' | 'rateLimit' | 'prefix' | 'sharedIds' | 'settleMs';
+const HARD_OPTIONS: HardOption[] = ['formats', 'gzip', 'rateLimit', 'prefix', 'sharedIds', 'settleMs'];
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+function hardVariant(name: string): { options: Partial<StagingOptions>; o: StagingOptions } {
+  const variant = STAGING_HARD_VARIANTS.find((v) => v.name === name);
+  if (!variant) throw new Error(`No hard variant ${JSON.stringify(name)}.`);
+  return { options: variant.options, o: { ...STAGING_DEFAULTS, ...variant.options } };
+}
+
+/** One request by fetch (which takes and decodes gzip by itself). */
+async function send(
+  server: Running,
+  token: string | null,
+  method: string,
+  path: string,
+  form?: Pairs,
+): Promise<Answer> {
+  const headers: Record<string, string> = {};
+  if (token !== null) headers.authorization = `Bearer ${token}`;
+  let body: string | undefined;
+  if (form) {
+    headers['content-type'] = 'application/x-www-form-urlencoded';
+    body = form.map(([k, v]) => `${encodeURIComponent(k)}=${encodeURIComponent(v)}`).join('&');
+  }
+  const res = await fetch(path.startsWith('http') ? path : `${server.url}${path}`, { method, headers, body });
+  const text = await res.text();
+  return { status: res.status, body: text === '' ? undefined : JSON.parse(text), headers: res.headers };
+}
+
+/** One request by node:http, which neither asks for nor decodes compression: the bytes as sent. */
+function raw(
+  server: Running,
+  method: string,
+  path: string,
+  headers: Record<string, string>,
+  body?: string,
+): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: Buffer }> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(`${server.url}${path}`, { method, headers }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (chunk: Buffer) => chunks.push(chunk));
+      res.on('end', () =>
+        resolve({ status: res.statusCode!, headers: res.headers, body: Buffer.concat(chunks) }),
+      );
+      res.on('error', reject);
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+const linkHeader = (answer: Answer, rel: string): string | undefined => {
+  for (const part of (answer.headers.get('link') ?? '').split(',')) {
+    const found = /<([^>]+)>\s*;\s*rel="([^"]+)"/.exec(part);
+    if (found && found[2] === rel) return found[1];
+  }
+  return undefined;
+};
+
+/** Every page of a list to has_more false, by the server's own mechanism; links followed as given. */
+async function listAll(
+  server: Running,
+  o: StagingOptions,
+  token: string,
+  path: string,
+  query: Record<string, string> = {},
+): Promise<{ pages: Answer[]; items: J[]; ids: string[] }> {
+  const withQuery = (extra: Record<string, string>) => {
+    const q = new URLSearchParams({ ...query, ...extra }).toString();
+    return q ? `${path}?${q}` : path;
+  };
+  const pages = [await send(server, token, 'GET', withQuery({}))];
+  for (;;) {
+    const last = pages.at(-1)!;
+    expect(last.status).toBe(200);
+    if (!last.body.has_more) break;
+    expect(pages.length).toBeLessThan(100);
+    const seen = pages.reduce((n, p) => n + (p.body.data as J[]).length, 0);
+    const next = {
+      page: () => withQuery({ page: String(pages.length + 1) }),
+      offset: () => withQuery({ offset: String(seen) }),
+      token: () => withQuery({ page_token: last.body.next_page_token as string }),
+      'link-body': () => last.body.links.next as string,
+      'link-header': () => linkHeader(last, 'next')!,
+    }[o.paging]();
+    pages.push(await send(server, token, 'GET', next));
+  }
+  const items = pages.flatMap((p) => p.body.data as J[]);
+  return { pages, items, ids: items.map((i) => i.id as string) };
+}
+
+/** The parameter an error names, in the variant's error shape. */
+const paramOf = (o: StagingOptions, body: any): unknown =>
+  o.errorShape === 'nested'
+    ? body?.error?.param
+    : o.errorShape === 'list'
+      ? body?.errors?.[0]?.source?.parameter
+      : body?.invalid_params?.[0]?.name;
+
+/** A refusal with the status, in the variant's error shape. */
+function expectError(o: StagingOptions, answer: Answer, status: number): void {
+  expect(answer.status).toBe(status);
+  if (o.errorShape === 'nested')
+    expect(answer.body.error).toMatchObject({ status, message: expect.any(String) });
+  else if (o.errorShape === 'list')
+    expect(answer.body.errors[0]).toMatchObject({ code: expect.any(String), detail: expect.any(String) });
+  else {
+    expect(answer.body).toMatchObject({ status, title: expect.any(String), detail: expect.any(String) });
+    expect(answer.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+  }
+}
+
+describe('formats: strict (the hard variant "strict input formats")', () => {
+  const { options, o } = hardVariant('strict input formats');
+  let server: Running;
+  beforeAll(async () => {
+    server = await startStaging(options);
+  });
+  afterAll(() => server.close());
+
+  const contactForm = (over: Record<string, string> = {}): Pairs =>
+    Object.entries({ username: `strict_${++made}`, phone_number: '+15550102783', ...over });
+  const createContact = async (token: string, over: Record<string, string> = {}): Promise<J> => {
+    const answer = await send(server, token, 'POST', '/v1/contacts', contactForm(over));
+    expect(answer.status).toBe(o.createStatus);
+    return answer.body as J;
+  };
+  const refusedFor = async (answer: Promise<Answer>, param: string) => {
+    const got = await answer;
+    expect({ param, status: got.status, at: paramOf(o, got.body) }).toEqual({
+      param,
+      status: o.invalidStatus,
+      at: param,
+    });
+    expectError(o, got, o.invalidStatus);
+  };
+
+  it('refuses a phone number other than E.164 (+1 555 0102 7838) and takes +15550102783; a refused create leaves no trace', async () => {
+    const token = freshToken();
+    const refusedNames: string[] = [];
+    for (const phone of [
+      '+1 555 0102 7838',
+      '15550102783',
+      '+1-555-010-2783',
+      '+1 (555) 0102783',
+      '+05550102783',
+      '+123456',
+      '+1234567890123456',
+      ' +15550102783',
+    ]) {
+      const form = contactForm({ phone_number: phone });
+      refusedNames.push(form[0]![1]);
+      await refusedFor(send(server, token, 'POST', '/v1/contacts', form), 'phone_number');
+    }
+    const taken = [
+      await createContact(token, { phone_number: '+15550102783' }),
+      await createContact(token, { phone_number: '+1234567' }),
+      await createContact(token, { phone_number: '+123456789012345' }),
+    ];
+    expect(taken.map((c) => c.phone_number)).toEqual(['+15550102783', '+1234567', '+123456789012345']);
+    const list = await listAll(server, o, token, '/v1/contacts', { limit: '50' });
+    expect(list.ids).toHaveLength(o.seedContacts + 3);
+    expect(list.ids).toEqual(expect.arrayContaining(taken.map((c) => c.id)));
+    const usernames = list.items.map((c) => c.username as string);
+    for (const name of refusedNames) expect(usernames).not.toContain(name);
+    // Its seeded numbers are E.164 too.
+    for (const c of list.items) expect(c.phone_number).toMatch(/^\+[1-9][0-9]{6,14}$/);
+  });
+
+  it('refuses usernames, avatar_urls and display_names out of format, takes them at their limits, and a refused update changes nothing', async () => {
+    const token = freshToken();
+    const bad: [string, string][] = [
+      ['username', 'two words'],
+      ['username', 'x'.repeat(41)],
+      ['username', 'josé'],
+      ['username', 'a/b'],
+      ['username', ''],
+      ['avatar_url', 'example.com/a.png'],
+      ['avatar_url', '/avatars/a.png'],
+      ['avatar_url', 'ftp://example.com/a.png'],
+      ['avatar_url', 'https://'],
+      ['avatar_url', 'https://example.com/a b.png'],
+      ['avatar_url', ''],
+      ['display_name', ''],
+      ['display_name', 'x'.repeat(101)],
+      ['display_name', 'tab\there'],
+      ['display_name', 'line\nbreak'],
+      ['display_name', 'bell\u0007'],
+      ['display_name', 'del\u007f'],
+    ];
+    for (const [key, value] of bad)
+      await refusedFor(send(server, token, 'POST', '/v1/contacts', contactForm({ [key]: value })), key);
+    const good = [
+      await createContact(token, { username: 'a.b-c_D9' }),
+      await createContact(token, { username: 'x'.repeat(40) }),
+      await createContact(token, { avatar_url: 'http://example.com/a.png' }),
+      await createContact(token, { avatar_url: 'https://cdn.example.com:8443/a/b.png?size=64#x' }),
+      await createContact(token, { display_name: 'x'.repeat(100) }),
+      await createContact(token, { display_name: '😀'.repeat(100) }),
+      await createContact(token, { display_name: 'Zoë Ñandú 山田' }),
+    ];
+    expect(good.map((c) => c.display_name).slice(4)).toEqual([
+      'x'.repeat(100),
+      '😀'.repeat(100),
+      'Zoë Ñandú 山田',
+    ]);
+    expect((await listAll(server, o, token, '/v1/contacts', { limit: '50' })).ids).toHaveLength(
+      o.seedContacts + good.length,
+    );
+    // On update: '' no longer means "back to the username" (1 to 100 characters).
+    const contact = good[0]!;
+    const path = `/v1/contacts/${contact.id}`;
+    for (const value of ['', 'x'.repeat(101), 'nul\u0000'])
+      await refusedFor(send(server, token, 'PUT', path, [['display_name', value]]), 'display_name');
+    expect((await send(server, token, 'GET', path)).body).toEqual(contact);
+    const renamed = await send(server, token, 'PUT', path, [['display_name', 'Renamed ✓']]);
+    expect(renamed.body).toEqual({ ...contact, display_name: 'Renamed ✓' });
+  });
+
+  it('takes message texts of 1 to 4000 characters, on send and on update', async () => {
+    const token = freshToken();
+    const contact = await createContact(token);
+    const sendText = (message: string) =>
+      send(server, token, 'POST', '/v1/messages', [
+        ['conversation_id', contact.conversation_id],
+        ['message', message],
+      ]);
+    await refusedFor(sendText(''), 'message');
+    await refusedFor(sendText('a'.repeat(4001)), 'message');
+    await refusedFor(sendText('😀'.repeat(4001)), 'message');
+    const longest = await sendText('a'.repeat(4000));
+    expect(longest.status).toBe(o.createStatus);
+    const wide = await sendText('😀'.repeat(4000));
+    expect(wide.status).toBe(o.createStatus);
+    expect(wide.body.message).toBe('😀'.repeat(4000));
+    const path = `/v1/messages/${longest.body.id}`;
+    await refusedFor(send(server, token, 'PUT', path, [['message', 'b'.repeat(4001)]]), 'message');
+    const after = (await send(server, token, 'GET', path)).body;
+    expect(after.message).toBe('a'.repeat(4000));
+    expect(after.updated_at).toBeNull();
+    const listed = await listAll(server, o, token, '/v1/messages', {
+      conversation_id: contact.conversation_id,
+    });
+    expect([...listed.ids].sort()).toEqual([longest.body.id, wide.body.id].sort());
+  });
+
+  it('stores attachments sent as attachments[i][url] and [name] (with ids of its own) and refuses other keys, changing nothing', async () => {
+    const token = freshToken();
+    const contact = await createContact(token);
+    const sent = await send(server, token, 'POST', '/v1/messages', [
+      ['conversation_id', contact.conversation_id],
+      ['message', 'files'],
+      ['attachments[0][url]', 'https://example.com/files/report.pdf'],
+      ['attachments[0][name]', 'report.pdf'],
+      ['attachments[1][url]', 'https://example.com/files/photo.jpg'],
+      ['attachments[1][name]', 'photo.jpg'],
+      ['attachments[1][content_type]', 'image/jpeg'],
+      ['attachments[1][size]', '2048'],
+      ['attachments[2][url]', 'http://example.com/raw'],
+    ]);
+    expect(sent.status).toBe(o.createStatus);
+    const id = expect.stringMatching(/^[1-9][0-9]*$/);
+    expect(sent.body.attachments).toEqual([
+      {
+        id,
+        name: 'report.pdf',
+        url: 'https://example.com/files/report.pdf',
+        content_type: 'application/octet-stream',
+        size: null,
+      },
+      {
+        id,
+        name: 'photo.jpg',
+        url: 'https://example.com/files/photo.jpg',
+        content_type: 'image/jpeg',
+        size: 2048,
+      },
+      { id, name: null, url: 'http://example.com/raw', content_type: 'application/octet-stream', size: null },
+    ]);
+    expect(new Set(sent.body.attachments.map((a: J) => a.id)).size).toBe(3);
+    const path = `/v1/messages/${sent.body.id}`;
+    expect((await send(server, token, 'GET', path)).body.attachments).toEqual(sent.body.attachments);
+    const listed = await listAll(server, o, token, '/v1/messages', {
+      conversation_id: contact.conversation_id,
+    });
+    expect(listed.items[0]!.attachments).toEqual(sent.body.attachments);
+
+    const refusals: [Pairs, string][] = [
+      [
+        [
+          ['attachments[0][filename]', 'a.pdf'],
+          ['attachments[0][file_url]', 'https://example.com/a.pdf'],
+        ],
+        'attachments[0][filename]',
+      ],
+      [[['attachments[0][file_url]', 'https://example.com/a.pdf']], 'attachments[0][file_url]'],
+      [
+        [
+          ['attachments[0][url]', 'https://example.com/a.pdf'],
+          ['attachments[0][file_type]', 'application/pdf'],
+        ],
+        'attachments[0][file_type]',
+      ],
+      [[['attachments[0][name]', 'a.pdf']], 'attachments[0][url]'],
+      [[['attachments[0][url]', 'files/a.pdf']], 'attachments[0][url]'],
+      [[['attachments[0][url]', 'ftp://example.com/a.pdf']], 'attachments[0][url]'],
+      [
+        [
+          ['attachments[0][url]', 'https://example.com/a.pdf'],
+          ['attachments[0][size]', 'big'],
+        ],
+        'attachments[0][size]',
+      ],
+      [
+        [
+          ['attachments[0][url]', 'https://example.com/a.pdf'],
+          ['attachments[0][name]', ''],
+        ],
+        'attachments[0][name]',
+      ],
+      // The first one is good: still nothing is added.
+      [
+        [
+          ['attachments[0][url]', 'https://example.com/good.pdf'],
+          ['attachments[1][filename]', 'bad.pdf'],
+        ],
+        'attachments[1][filename]',
+      ],
+    ];
+    for (const [form, param] of refusals) await refusedFor(send(server, token, 'PUT', path, form), param);
+    const unchanged = (await send(server, token, 'GET', path)).body;
+    expect(unchanged.attachments).toEqual(sent.body.attachments);
+    expect(unchanged.updated_at).toBeNull();
+    const added = await send(server, token, 'PUT', path, [
+      ['attachments[0][url]', 'https://example.com/files/more.txt'],
+      ['attachments[0][name]', 'more.txt'],
+    ]);
+    expect(added.status).toBe(200);
+    expect(added.body.attachments).toHaveLength(4);
+    expect(added.body.attachments[3]).toMatchObject({
+      id,
+      name: 'more.txt',
+      url: 'https://example.com/files/more.txt',
+    });
+  });
+
+  it('refuses reaction names other than [a-z0-9_]{1,32} besides its own rule, and reacting names that are no usernames', async () => {
+    const token = freshToken();
+    const contact = await createContact(token);
+    const react = async (srv: Running, pairs: Pairs) => {
+      const c =
+        srv === server ? contact : (await send(srv, token, 'POST', '/v1/contacts', contactForm())).body;
+      const m = await send(srv, token, 'POST', '/v1/messages', [
+        ['conversation_id', c.conversation_id],
+        ['message', 'react'],
+      ]);
+      return send(srv, token, 'PUT', `/v1/messages/${m.body.id}`, pairs);
+    };
+    // The variant's own rule (restricted) stays.
+    expect((await react(server, [['reactions[like][]', 'erin']])).status).toBe(200);
+    await refusedFor(react(server, [['reactions[heart][]', 'erin']]), 'reactions[heart]');
+    await refusedFor(react(server, [['reactions[like][]', 'two words']]), 'reactions[like][]');
+    // With any name: strict adds the length and the alphabet; loose takes what it took.
+    const any = await startStaging({ ...options, reactionNames: 'any' });
+    const loose = await startStaging({ ...options, reactionNames: 'any', formats: 'loose' });
+    try {
+      expect((await react(any, [['reactions[party_popper][]', 'erin']])).status).toBe(200);
+      expect((await react(any, [[`reactions[${'a'.repeat(32)}][]`, 'erin']])).status).toBe(200);
+      await refusedFor(
+        react(any, [[`reactions[${'a'.repeat(33)}][]`, 'erin']]),
+        `reactions[${'a'.repeat(33)}]`,
+      );
+      expect((await react(loose, [[`reactions[${'a'.repeat(33)}][]`, 'erin']])).status).toBe(200);
+      expect((await react(loose, [['reactions[like][]', 'two words']])).status).toBe(200);
+    } finally {
+      await any.close();
+      await loose.close();
+    }
+  });
+
+  it('keeps loose formats as they were: any non-empty string where the document says string', async () => {
+    const loose = await startStaging({ ...options, formats: 'loose' });
+    try {
+      const token = freshToken();
+      const contact = await send(loose, token, 'POST', '/v1/contacts', [
+        ['username', 'two words josé'],
+        ['phone_number', '+1 555 0102 7838'],
+        ['avatar_url', 'not a url'],
+        ['display_name', 'tab\there'],
+      ]);
+      expect(contact.status).toBe(o.createStatus);
+      expect(contact.body.phone_number).toBe('+155501027838');
+      const message = await send(loose, token, 'POST', '/v1/messages', [
+        ['conversation_id', contact.body.conversation_id],
+        ['message', 'a'.repeat(4001)],
+        ['attachments[0][filename]', 'a.pdf'],
+        ['attachments[0][file_url]', 'https://example.com/a.pdf'],
+      ]);
+      expect(message.status).toBe(o.createStatus);
+      expect(message.body.attachments[0]).toMatchObject({ name: 'a.pdf', url: 'https://example.com/a.pdf' });
+      const reset = await send(loose, token, 'PUT', `/v1/contacts/${contact.body.id}`, [
+        ['display_name', ''],
+      ]);
+      expect(reset.body.display_name).toBe('two words josé');
+    } finally {
+      await loose.close();
+    }
+  });
+});
+
+describe('gzip (the hard variant "gzip answers")', () => {
+  const { options, o } = hardVariant('gzip answers');
+  let server: Running;
+  beforeAll(async () => {
+    server = await startStaging(options);
+  });
+  afterAll(() => server.close());
+
+  it('compresses its answers when Accept-Encoding takes gzip, to the same JSON, and only then', async () => {
+    const token = freshToken();
+    const auth = { authorization: `Bearer ${token}` };
+    const plain = await raw(server, 'GET', '/v1/contacts?limit=50', {
+      ...auth,
+      'accept-encoding': 'identity',
+    });
+    expect(plain.status).toBe(200);
+    expect(plain.headers['content-encoding']).toBeUndefined();
+    expect(plain.headers.vary).toMatch(/accept-encoding/i);
+    const json = JSON.parse(plain.body.toString('utf8')) as J;
+    expect(json.data).toHaveLength(Math.min(50, o.seedContacts));
+    for (const accept of [
+      'gzip',
+      'gzip, deflate, br',
+      'br;q=1.0, gzip;q=0.5',
+      '*',
+      'deflate, *;q=0.1',
+      'GZIP',
+    ]) {
+      const packed = await raw(server, 'GET', '/v1/contacts?limit=50', {
+        ...auth,
+        'accept-encoding': accept,
+      });
+      expect({ accept, status: packed.status, encoding: packed.headers['content-encoding'] }).toEqual({
+        accept,
+        status: 200,
+        encoding: 'gzip',
+      });
+      expect(packed.headers.vary).toMatch(/accept-encoding/i);
+      expect(Number(packed.headers['content-length'])).toBe(packed.body.length);
+      expect([...packed.body.subarray(0, 2)]).toEqual([0x1f, 0x8b]);
+      expect(packed.body.length).toBeLessThan(plain.body.length);
+      expect(JSON.parse(gunzipSync(packed.body).toString('utf8'))).toEqual(json);
+    }
+    for (const accept of ['identity', 'gzip;q=0', 'deflate, br', '*;q=0', 'gzip;q=0, *']) {
+      const unpacked = await raw(server, 'GET', '/v1/contacts?limit=50', {
+        ...auth,
+        'accept-encoding': accept,
+      });
+      expect({ accept, encoding: unpacked.headers['content-encoding'] }).toEqual({
+        accept,
+        encoding: undefined,
+      });
+      expect(JSON.parse(unpacked.body.toString('utf8'))).toEqual(json);
+    }
+    const none = await raw(server, 'GET', '/v1/contacts?limit=50', auth);
+    expect(none.headers['content-encoding']).toBeUndefined();
+  });
+
+  it('compresses refusals and the answers to writes too, and a client that decodes reads them as they are', async () => {
+    const token = freshToken();
+    const gz = { 'accept-encoding': 'gzip' };
+    const decode = (answer: { body: Buffer }) => JSON.parse(gunzipSync(answer.body).toString('utf8')) as J;
+    const anonymous = await raw(server, 'GET', '/v1/contacts', gz);
+    expect([anonymous.status, anonymous.headers['content-encoding']]).toEqual([401, 'gzip']);
+    expect(decode(anonymous).errors[0]).toMatchObject({ detail: expect.any(String) });
+    const auth = { ...gz, authorization: `Bearer ${token}` };
+    const form = 'username=zipped_one&phone_number=%2B15550102783';
+    const created = await raw(
+      server,
+      'POST',
+      '/v1/contacts',
+      { ...auth, 'content-type': 'application/x-www-form-urlencoded' },
+      form,
+    );
+    expect([created.status, created.headers['content-encoding']]).toEqual([o.createStatus, 'gzip']);
+    const contact = decode(created);
+    expect(contact).toMatchObject({ username: 'zipped_one', phone_number: '+15550102783' });
+    const unknown = await raw(server, 'GET', '/v1/nothing', auth);
+    expect([unknown.status, unknown.headers['content-encoding']]).toEqual([404, 'gzip']);
+    // fetch asks for gzip and decodes it.
+    const fetched = await send(server, token, 'GET', `/v1/contacts/${contact.id}`);
+    expect(fetched.headers.get('content-encoding')).toBe('gzip');
+    expect(fetched.body).toEqual(contact);
+    const removed = await raw(server, 'DELETE', `/v1/contacts/${contact.id}`, auth);
+    expect(removed.headers['content-encoding']).toBe('gzip');
+    expect(decode(removed)).toEqual({ id: contact.id, deleted: true });
+    const walked = await listAll(server, o, token, '/v1/messages', { limit: '50' });
+    expect(walked.ids).toHaveLength(o.seedMessages);
+  });
+});
+
+describe('rateLimit (the hard variant "rate limited with Retry-After")', () => {
+  const { options, o } = hardVariant('rate limited with Retry-After');
+  const limit = o.rateLimit!;
+  let server: Running;
+  beforeAll(async () => {
+    server = await startStaging(options);
+  });
+  afterAll(() => server.close());
+
+  it('answers 429 with Retry-After beyond the limit of a token, changes nothing then, and takes requests again after waiting', async () => {
+    const token = freshToken();
+    const created: string[] = [];
+    let refused: Answer | undefined;
+    let refusedName = '';
+    for (let i = 0; i < limit.requests * 3 && !refused; i++) {
+      const username = `burst_${tokens}_${i}`;
+      const answer = await send(server, token, 'POST', '/v1/contacts', [
+        ['username', username],
+        ['phone_number', '+15550100000'],
+      ]);
+      if (answer.status === 429) {
+        refused = answer;
+        refusedName = username;
+      } else {
+        expect(answer.status).toBe(o.createStatus);
+        created.push(username);
+      }
+    }
+    expect(refused).toBeDefined();
+    expect(created.length).toBeGreaterThanOrEqual(limit.requests);
+    expectError(o, refused!, 429);
+    const retry = refused!.headers.get('retry-after');
+    expect(retry).toMatch(/^[1-9][0-9]*$/);
+    expect(Number(retry)).toBeLessThanOrEqual(Math.ceil(limit.windowMs / 1000));
+    // Every endpoint of this token is held back; another token is not.
+    const held = await send(server, token, 'GET', '/v1/contacts');
+    expectError(o, held, 429);
+    expect(held.headers.get('retry-after')).toMatch(/^[1-9][0-9]*$/);
+    expect((await send(server, freshToken(), 'GET', '/v1/contacts')).status).toBe(200);
+    await sleep(Number(retry) * 1000);
+    const list = await listAll(server, o, token, '/v1/contacts', { limit: '50' });
+    expect(list.ids).toHaveLength(o.seedContacts + created.length);
+    const usernames = list.items.map((c) => c.username as string);
+    expect(usernames).toEqual(expect.arrayContaining(created));
+    expect(usernames).not.toContain(refusedName);
+  });
+});
+
+describe('prefix (the hard variant "under a path prefix /api")', () => {
+  const { options, o } = hardVariant('under a path prefix /api');
+  let server: Running;
+  beforeAll(async () => {
+    server = await startStaging(options);
+  });
+  afterAll(() => server.close());
+
+  it('serves every endpoint under /api/v1 only: plain /v1 is 404', async () => {
+    const token = freshToken();
+    const contact = await send(server, token, 'POST', '/api/v1/contacts', [
+      ['username', 'prefixed_one'],
+      ['phone_number', '+15550102783'],
+    ]);
+    expect(contact.status).toBe(o.createStatus);
+    const message = await send(server, token, 'POST', '/api/v1/messages', [
+      ['conversation_id', contact.body.conversation_id],
+      ['message', 'under /api'],
+    ]);
+    expect(message.status).toBe(o.createStatus);
+    const c = `/v1/contacts/${contact.body.id}`;
+    const m = `/v1/messages/${message.body.id}`;
+    for (const path of ['/api/v1/contacts', '/api/v1/messages', `/api${c}`, `/api${m}`])
+      expect({ path, status: (await send(server, token, 'GET', path)).status }).toEqual({
+        path,
+        status: 200,
+      });
+    for (const path of [
+      '/v1/contacts',
+      '/v1/messages',
+      c,
+      m,
+      '/api/contacts',
+      '/api/v2/contacts',
+      '/apiv1/contacts',
+    ])
+      expect({ path, status: (await send(server, token, 'GET', path)).status }).toEqual({
+        path,
+        status: 404,
+      });
+    expect(
+      (
+        await send(server, token, 'POST', '/v1/contacts', [
+          ['username', 'x'],
+          ['phone_number', '+15550102783'],
+        ])
+      ).status,
+    ).toBe(404);
+    expect((await send(server, token, 'PUT', c, [['display_name', 'x']])).status).toBe(404);
+    expect((await send(server, token, 'DELETE', m)).status).toBe(404);
+    const patch = await send(server, token, 'PATCH', `/api${c}`);
+    expect(patch.status).toBe(405);
+    expect(patch.headers.get('allow')).toContain('PUT');
+    expect(
+      (await send(server, token, 'PUT', `/api${c}`, [['display_name', 'Renamed']])).body.display_name,
+    ).toBe('Renamed');
+    expect((await send(server, token, 'DELETE', `/api${m}`)).status).toBe(
+      { '200-object': 200, '202-deleted': 202, '204': 204 }[o.deleteAnswer],
+    );
+    expect((await send(server, token, 'GET', `/api${m}`)).status).toBe(o.goneStatus);
+  });
+
+  it('writes the prefix into every paging link, in the body and in a Link header', async () => {
+    const token = freshToken();
+    expect(o.paging).toBe('link-body');
+    const walked = await listAll(server, o, token, '/api/v1/contacts', { limit: '7' });
+    expect(walked.pages.length).toBeGreaterThan(2);
+    for (const page of walked.pages.slice(0, -1))
+      expect(page.body.links.next).toMatch(/^\/api\/v1\/contacts\?/);
+    for (const page of walked.pages.slice(1)) expect(page.body.links.prev).toMatch(/^\/api\/v1\/contacts\?/);
+    expect(new Set(walked.ids).size).toBe(o.seedContacts);
+    expect(walked.ids).toHaveLength(o.seedContacts);
+    const back = await send(server, token, 'GET', walked.pages[1]!.body.links.prev as string);
+    expect(back.body.data.map((x: J) => x.id)).toEqual(walked.pages[0]!.body.data.map((x: J) => x.id));
+    const messages = await listAll(server, o, token, '/api/v1/messages', { limit: '50' });
+    expect(messages.ids).toHaveLength(o.seedMessages);
+    for (const page of messages.pages.slice(0, -1))
+      expect(page.body.links.next).toMatch(/^\/api\/v1\/messages\?/);
+
+    const headers = await startStaging({ ...options, paging: 'link-header' });
+    try {
+      const ho: StagingOptions = { ...o, paging: 'link-header' };
+      const pages = await listAll(headers, ho, token, '/api/v1/contacts', { limit: '7' });
+      const origin = `${headers.url}/api/v1/contacts?`;
+      for (const page of pages.pages.slice(0, -1))
+        expect(linkHeader(page, 'next')!.startsWith(origin)).toBe(true);
+      for (const page of pages.pages.slice(1))
+        expect(linkHeader(page, 'prev')!.startsWith(origin)).toBe(true);
+      expect(new Set(pages.ids).size).toBe(o.seedContacts);
+    } finally {
+      await headers.close();
+    }
+  });
+});
+
+describe('sharedIds (the hard variant "ids repeat across kinds")', () => {
+  const { options, o } = hardVariant('ids repeat across kinds');
+  let server: Running;
+  beforeAll(async () => {
+    server = await startStaging(options);
+  });
+  afterAll(() => server.close());
+
+  const everything = async (srv: Running, token: string) => {
+    const contacts = await listAll(srv, o, token, '/v1/contacts', { limit: '50' });
+    const messages = await listAll(srv, o, token, '/v1/messages', { limit: '50' });
+    return { contacts, messages, conversations: contacts.items.map((c) => c.conversation_id as string) };
+  };
+
+  it('has a contact, a conversation and a message with the same id, each kept apart, and ids unique within a kind', async () => {
+    const token = freshToken();
+    const { contacts, messages, conversations } = await everything(server, token);
+    for (const ids of [contacts.ids, messages.ids, conversations]) {
+      expect(new Set(ids).size).toBe(ids.length);
+      for (const id of ids) expect(id).toMatch(/^[1-9][0-9]*$/);
+    }
+    const messageIds = new Set(messages.ids);
+    const shared = contacts.ids.filter((id) => messageIds.has(id) && conversations.includes(id));
+    expect(shared.length).toBeGreaterThan(1);
+    // One id, three records: retrieve tells them apart by the path.
+    const [id, other] = shared as [string, string];
+    const asContact = (await send(server, token, 'GET', `/v1/contacts/${id}`)).body;
+    const asMessage = (await send(server, token, 'GET', `/v1/messages/${id}`)).body;
+    expect(asContact).toMatchObject({ id, username: expect.any(String) });
+    expect(asMessage).toMatchObject({ id, message: expect.any(String) });
+    const inConversation = await listAll(server, o, token, '/v1/messages', { conversation_id: id });
+    expect(inConversation.items.every((m) => m.conversation_id === id)).toBe(true);
+    // Deleting the message leaves the contact and the conversation of that id.
+    await send(server, token, 'DELETE', `/v1/messages/${id}`);
+    expect((await send(server, token, 'GET', `/v1/messages/${id}`)).status).toBe(o.goneStatus);
+    expect((await send(server, token, 'GET', `/v1/contacts/${id}`)).body).toEqual(asContact);
+    const sent = await send(server, token, 'POST', '/v1/messages', [
+      ['conversation_id', id],
+      ['message', 'still here'],
+    ]);
+    expect(sent.status).toBe(o.createStatus);
+    // Deleting a contact leaves the message of its id, unless it was in its conversation.
+    const otherMessage = (await send(server, token, 'GET', `/v1/messages/${other}`)).body;
+    await send(server, token, 'DELETE', `/v1/contacts/${other}`);
+    expect((await send(server, token, 'GET', `/v1/contacts/${other}`)).status).toBe(o.goneStatus);
+    expect((await send(server, token, 'GET', `/v1/messages/${other}`)).status).toBe(
+      otherMessage.conversation_id === other ? o.goneStatus : 200,
+    );
+    // New records go on counting within their kind: a new contact's id is again a message's.
+    const created = await send(server, token, 'POST', '/v1/contacts', [
+      ['username', 'counted_on'],
+      ['phone_number', '+15550102783'],
+    ]);
+    expect(contacts.ids).not.toContain(created.body.id);
+    expect(messageIds.has(created.body.id as string)).toBe(true);
+  });
+
+  it('without sharedIds, conversations count apart from contacts and messages', async () => {
+    const apart = await startStaging({ ...options, sharedIds: false });
+    try {
+      const { contacts, messages, conversations } = await everything(apart, freshToken());
+      const others = new Set([...contacts.ids, ...messages.ids]);
+      expect(conversations.filter((id) => others.has(id))).toEqual([]);
+    } finally {
+      await apart.close();
+    }
+  });
+});
+
+describe('settleMs (the hard variant "lists settle after 300 ms")', () => {
+  const { options, o } = hardVariant('lists settle after 300 ms');
+  const settle = o.settleMs!;
+  let server: Running;
+  beforeAll(async () => {
+    server = await startStaging(options);
+  });
+  afterAll(() => server.close());
+
+  const settled = () => sleep(settle + 60);
+  const contactsOf = (token: string) => listAll(server, o, token, '/v1/contacts', { limit: '50' });
+  const messagesOf = (token: string, query: Record<string, string> = {}) =>
+    listAll(server, o, token, '/v1/messages', { limit: '50', ...query });
+  const create = async (token: string, username: string): Promise<J> => {
+    const answer = await send(server, token, 'POST', '/v1/contacts', [
+      ['username', username],
+      ['phone_number', '+15550102783'],
+    ]);
+    expect(answer.status).toBe(o.createStatus);
+    return answer.body as J;
+  };
+  const say = async (token: string, contact: J, text: string): Promise<J> => {
+    const answer = await send(server, token, 'POST', '/v1/messages', [
+      ['conversation_id', contact.conversation_id as string],
+      ['message', text],
+    ]);
+    expect(answer.status).toBe(o.createStatus);
+    return answer.body as J;
+  };
+
+  it('lists a created contact and message only settleMs after the create; retrieve sees them at once', async () => {
+    const token = freshToken();
+    // The seeded account is there from the start.
+    expect((await contactsOf(token)).ids).toHaveLength(o.seedContacts);
+    const contact = await create(token, 'settling_one');
+    expect((await send(server, token, 'GET', `/v1/contacts/${contact.id}`)).body).toEqual(contact);
+    expect((await contactsOf(token)).ids).not.toContain(contact.id);
+    const message = await say(token, contact, 'settling text');
+    expect((await send(server, token, 'GET', `/v1/messages/${message.id}`)).status).toBe(200);
+    expect((await messagesOf(token)).ids).not.toContain(message.id);
+    // Its new conversation lists empty, not refused.
+    expect((await messagesOf(token, { conversation_id: contact.conversation_id })).ids).toEqual([]);
+    await settled();
+    const now = (await send(server, token, 'GET', `/v1/contacts/${contact.id}`)).body;
+    expect((await contactsOf(token)).items.find((c) => c.id === contact.id)).toEqual(now);
+    const listed = await messagesOf(token, { conversation_id: contact.conversation_id });
+    expect(listed.ids).toEqual([message.id]);
+    expect(listed.items[0]).toEqual((await send(server, token, 'GET', `/v1/messages/${message.id}`)).body);
+    expect((await messagesOf(token)).ids).toHaveLength(o.seedMessages + 1);
+  });
+
+  it('shows an update in the lists only settleMs after it, and pages them as before', async () => {
+    const token = freshToken();
+    const contact = await create(token, 'settling_two');
+    const message = await say(token, contact, 'first text');
+    await settled();
+    const renamed = await send(server, token, 'PUT', `/v1/contacts/${contact.id}`, [
+      ['display_name', 'Renamed'],
+    ]);
+    expect(renamed.body.display_name).toBe('Renamed');
+    const edited = await send(server, token, 'PUT', `/v1/messages/${message.id}`, [
+      ['message', 'second text'],
+      ['reactions[like][]', 'erin'],
+    ]);
+    expect(edited.body.message).toBe('second text');
+    expect((await send(server, token, 'GET', `/v1/contacts/${contact.id}`)).body.display_name).toBe(
+      'Renamed',
+    );
+    const early = await contactsOf(token);
+    expect(early.items.find((c) => c.id === contact.id)!.display_name).toBe('settling_two');
+    const earlyMessage = (await messagesOf(token, { conversation_id: contact.conversation_id })).items[0]!;
+    expect([earlyMessage.message, earlyMessage.reactions, earlyMessage.updated_at]).toEqual([
+      'first text',
+      [],
+      null,
+    ]);
+    await settled();
+    expect((await contactsOf(token)).items.find((c) => c.id === contact.id)!.display_name).toBe('Renamed');
+    const lateMessage = (await messagesOf(token, { conversation_id: contact.conversation_id })).items[0]!;
+    // (This retrieve sets read_at, which the lists show only later.)
+    const retrieved = (await send(server, token, 'GET', `/v1/messages/${message.id}`)).body;
+    expect({ ...lateMessage, read_at: null }).toEqual({ ...retrieved, read_at: null });
+    expect(lateMessage.message).toBe('second text');
+    // Pages as before: every contact once, in the same order, whatever the page size.
+    const whole = await contactsOf(token);
+    expect(whole.ids).toHaveLength(o.seedContacts + 1);
+    expect((await listAll(server, o, token, '/v1/contacts', { limit: '4' })).ids).toEqual(whole.ids);
+  });
+
+  it('drops a deleted message, and a deleted contact with its conversation and messages, from the lists settleMs after the delete', async () => {
+    const token = freshToken();
+    const doomed = await create(token, 'settling_three');
+    const kept = await create(token, 'settling_four');
+    const inDoomed = [await say(token, doomed, 'doomed one'), await say(token, doomed, 'doomed two')];
+    const alone = await say(token, kept, 'deleted alone');
+    await settled();
+    expect((await send(server, token, 'DELETE', `/v1/messages/${alone.id}`)).status).toBeLessThan(300);
+    expect((await send(server, token, 'DELETE', `/v1/contacts/${doomed.id}`)).status).toBeLessThan(300);
+    expect((await send(server, token, 'GET', `/v1/messages/${alone.id}`)).status).toBe(o.goneStatus);
+    expect((await send(server, token, 'GET', `/v1/contacts/${doomed.id}`)).status).toBe(o.goneStatus);
+    expect((await send(server, token, 'GET', `/v1/messages/${inDoomed[0]!.id}`)).status).toBe(o.goneStatus);
+    // The lists still show them.
+    expect((await contactsOf(token)).ids).toContain(doomed.id);
+    expect((await messagesOf(token)).ids).toEqual(
+      expect.arrayContaining([alone.id, ...inDoomed.map((m) => m.id)]),
+    );
+    expect((await messagesOf(token, { conversation_id: doomed.conversation_id })).ids.sort()).toEqual(
+      inDoomed.map((m) => m.id).sort(),
+    );
+    await settled();
+    expect((await contactsOf(token)).ids).not.toContain(doomed.id);
+    expect((await contactsOf(token)).ids).toContain(kept.id);
+    const all = await messagesOf(token);
+    for (const gone of [alone, ...inDoomed]) expect(all.ids).not.toContain(gone.id);
+    expect(all.ids).toHaveLength(o.seedMessages);
+    const conversation = await send(
+      server,
+      token,
+      'GET',
+      `/v1/messages?conversation_id=${doomed.conversation_id}`,
+    );
+    if (o.deletedConversationList === 'refuse') expect(conversation.status).toBe(o.goneStatus);
+    else expect(conversation.body).toMatchObject({ has_more: false, data: [] });
+  });
+});
+
+describe('the hard staging variants', () => {
+  it.each(STAGING_HARD_VARIANTS.map((v) => [v.name, v.options] as const))(
+    '"%s" serves its seeded lists',
+    async (_name, options) => {
+      const o: StagingOptions = { ...STAGING_DEFAULTS, ...options };
+      const server = await startStaging(options);
+      try {
+        const token = freshToken();
+        const base = `${o.prefix ?? ''}/v1`;
+        const first = await send(server, token, 'GET', `${base}/contacts`);
+        expect(first.status).toBe(200);
+        expect(first.body).toMatchObject({ has_more: true });
+        expect(first.body.data).toHaveLength(o.defaultLimit);
+        expect((await listAll(server, o, token, `${base}/messages`, { limit: '50' })).ids).toHaveLength(
+          o.seedMessages,
+        );
+      } finally {
+        await server.close();
+      }
+    },
+  );
 });

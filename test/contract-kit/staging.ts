@@ -1,5 +1,6 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { gzipSync } from 'node:zlib';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import qs from 'qs';
 import type { Running } from './harness';
@@ -78,6 +79,32 @@ export interface StagingOptions {
   unknownKeys: 'refuse' | 'ignore';
   /** Phone numbers stored as `+` and digits only. */
   normalizePhone: boolean;
+  /** Input formats: 'loose' takes any non-empty string where the document says string; 'strict'
+   * refuses, with `invalidStatus` and the error shape, and changing nothing: a phone_number other
+   * than E.164 (`+` and 7 to 15 digits, no spaces), a username other than `[A-Za-z0-9_.-]{1,40}`,
+   * an avatar_url or attachment url that is no absolute http(s) URL, a display_name outside 1–100
+   * characters or with control characters, a message text outside 1–4000 characters, an
+   * attachment without `url` or with keys other than url, name, content_type and size, a reaction
+   * name other than `[a-z0-9_]{1,32}` (besides `reactionNames`), and a reacting username other
+   * than a username. Characters are code points. */
+  formats: 'loose' | 'strict';
+  /** Answers gzip-compressed (Content-Encoding: gzip, Vary: Accept-Encoding) when the request's
+   * Accept-Encoding takes gzip. */
+  gzip: boolean;
+  /** At most `requests` requests per token in a fixed window of `windowMs` that starts with the
+   * token's first request after the last window ended; beyond, 429 with Retry-After (whole
+   * seconds, at least 1) and the error shape, and nothing changes. Off when absent. */
+  rateLimit?: { requests: number; windowMs: number };
+  /** A path prefix such as '/api': every endpoint is at `${prefix}/v1/...` only, and every link
+   * the server writes (paging links in the body, Link headers) carries it. None when absent. */
+  prefix?: string;
+  /** With numeric ids, contacts, conversations and messages count from the same number, so that
+   * a contact, a conversation and a message can all be `1001` (unique within a kind only). */
+  sharedIds: boolean;
+  /** Eventually consistent lists: the lists show each record as it was `settleMs` ago (created,
+   * changed and deleted records reach them only then, the cascade of a contact's delete too);
+   * retrieve, update and delete see the current state. Off when absent or 0. */
+  settleMs?: number;
 }
 
 export const STAGING_DEFAULTS: StagingOptions = {
@@ -107,6 +134,9 @@ export const STAGING_DEFAULTS: StagingOptions = {
   deletedConversationList: 'empty',
   unknownKeys: 'ignore',
   normalizePhone: true,
+  formats: 'loose',
+  gzip: false,
+  sharedIds: false,
 };
 
 /**
@@ -268,6 +298,58 @@ export const STAGING_VARIANTS: { name: string; options: Partial<StagingOptions> 
   },
 ];
 
+const variantOptions = (name: string): Partial<StagingOptions> => {
+  const variant = STAGING_VARIANTS.find((v) => v.name === name);
+  if (!variant) throw new Error(`No staging variant ${JSON.stringify(name)}.`);
+  return variant.options;
+};
+
+/**
+ * Honest variants that are harder to test against: each is one of STAGING_VARIANTS (another seed)
+ * with one of the options that STAGING_VARIANTS leave off: strict input formats, gzip answers, a
+ * rate limit, a path prefix, numeric ids repeated across kinds, and lists that settle late.
+ */
+export const STAGING_HARD_VARIANTS: { name: string; options: Partial<StagingOptions> }[] = [
+  {
+    name: 'strict input formats',
+    options: { ...variantOptions('numeric ids, hash order, page=N'), seed: 66, formats: 'strict' },
+  },
+  {
+    name: 'gzip answers',
+    options: { ...variantOptions('uuids, alphabetical, offset=N'), seed: 77, gzip: true },
+  },
+  {
+    name: 'rate limited with Retry-After',
+    options: {
+      ...variantOptions('prefixed ids, oldest first, page_token'),
+      seed: 88,
+      rateLimit: { requests: 40, windowMs: 1000 },
+    },
+  },
+  {
+    name: 'under a path prefix /api',
+    options: {
+      ...variantOptions('numeric ids, hash order, links in the body'),
+      seed: 99,
+      paging: 'link-body',
+      prefix: '/api',
+    },
+  },
+  {
+    name: 'ids repeat across kinds',
+    options: {
+      ...variantOptions('numeric ids, hash order, page=N'),
+      seed: 111,
+      ids: 'numeric',
+      sharedIds: true,
+    },
+  },
+  {
+    name: 'lists settle after 300 ms',
+    options: { ...variantOptions('uuids, alphabetical, Link header'), seed: 122, settleMs: 300 },
+  },
+];
+
 type Json = Record<string, unknown>;
 type Kind = 'contact' | 'conversation' | 'message' | 'attachment';
 /** A total sort key: a primary value and a unique tie-breaker. */
@@ -278,6 +360,28 @@ const MAX_LIMIT = 50;
 const ACTIVE_WINDOW = 30 * DAY;
 const ALLOWED_RESTRICTED = ['thumbs_up', 'like'];
 const REACTION_NAME = /^[a-z_]+$/;
+/** The formats of 'strict'. */
+const E164 = /^\+[1-9][0-9]{6,14}$/;
+const USERNAME = /^[A-Za-z0-9_.-]{1,40}$/;
+const STRICT_REACTION_NAME = /^[a-z0-9_]{1,32}$/;
+const STRICT_ATTACHMENT_KEYS = ['url', 'name', 'content_type', 'size'];
+const CONTROL = /\p{Cc}/u;
+const MAX_DISPLAY_NAME = 100;
+const MAX_MESSAGE = 4000;
+
+/** Code points, as the length limits count them. */
+const charCount = (text: string) => [...text].length;
+
+/** An absolute http(s) URL with a host, and no white space. */
+function isWebUrl(text: string): boolean {
+  if (!/^https?:\/\/\S+$/i.test(text)) return false;
+  try {
+    const url = new URL(text);
+    return (url.protocol === 'http:' || url.protocol === 'https:') && url.hostname !== '';
+  } catch {
+    return false;
+  }
+}
 
 interface ContactRecord {
   id: string;
@@ -305,13 +409,14 @@ interface MessageRecord {
   updated_at: number | null;
 }
 
-/** A refusal: status, a machine code, a sentence, and the parameter at fault. */
+/** A refusal: status, a machine code, a sentence, the parameter at fault, and headers of its own. */
 class Refusal extends Error {
   constructor(
     readonly status: number,
     readonly code: string,
     message: string,
     readonly param?: string,
+    readonly headers: Record<string, string> = {},
   ) {
     super(message);
   }
@@ -347,6 +452,13 @@ const PREFIX: Record<Kind, string> = {
 const NUMERIC_BASE: Record<Kind, number> = {
   contact: 1000,
   conversation: 2000,
+  message: 1000,
+  attachment: 0,
+};
+/** sharedIds: every addressable kind counts from the same number. */
+const SHARED_BASE: Record<Kind, number> = {
+  contact: 1000,
+  conversation: 1000,
   message: 1000,
   attachment: 0,
 };
@@ -431,6 +543,67 @@ const PHRASES = [
 const SEEDED_REACTIONS = ['thumbs_up', 'like', 'heart', 'laugh', 'party_popper'];
 const capital = (word: string) => word[0]!.toUpperCase() + word.slice(1);
 
+const copyContact = (c: ContactRecord): ContactRecord => ({ ...c });
+const copyMessage = (m: MessageRecord): MessageRecord => ({
+  ...m,
+  reactions: new Map([...m.reactions].map(([name, users]) => [name, [...users]])),
+  attachments: m.attachments.map((a) => ({ ...a })),
+});
+
+/**
+ * The recent versions of each record of one kind, (time, state) with null for deleted, for lists
+ * that show each record as it was a while ago. Only the versions that a list can still show are
+ * kept: the last one at or before the horizon (now - settleMs) and those after it.
+ */
+class History<T> {
+  private readonly versions = new Map<string, { t: number; state: T | null }[]>();
+
+  constructor(
+    private readonly settleMs: number,
+    private readonly copy: (state: T) => T,
+  ) {}
+
+  record(id: string, state: T | null, t: number): void {
+    const list = this.versions.get(id) ?? [];
+    list.push({ t, state: state === null ? null : this.copy(state) });
+    this.versions.set(id, list);
+    this.prune(id, list, Date.now() - this.settleMs);
+  }
+
+  /** Every record that existed at `at`, as it was then. */
+  asOf(at: number): T[] {
+    const horizon = Date.now() - this.settleMs;
+    const seen: T[] = [];
+    for (const [id, list] of [...this.versions]) {
+      let visible: T | null = null;
+      for (const version of list) {
+        if (version.t > at) break;
+        visible = version.state;
+      }
+      if (visible !== null) seen.push(visible);
+      this.prune(id, list, horizon);
+    }
+    return seen;
+  }
+
+  private prune(id: string, list: { t: number; state: T | null }[], horizon: number): void {
+    let last = -1;
+    for (let i = 0; i < list.length && list[i]!.t <= horizon; i++) last = i;
+    if (last > 0) list.splice(0, last);
+    if (list.length === 1 && list[0]!.state === null && list[0]!.t <= horizon) this.versions.delete(id);
+  }
+}
+
+/** What the lists show: every record, or with settleMs each record as it was then. */
+interface ListView {
+  contacts: ContactRecord[];
+  messages: MessageRecord[];
+  /** Conversation id → its contact. */
+  conversations: Map<string, ContactRecord>;
+  /** Conversation id → its messages. */
+  byConversation: Map<string, MessageRecord[]>;
+}
+
 /** One token's account: its contacts, their conversations and the messages in them. */
 class Account {
   readonly contacts = new Map<string, ContactRecord>();
@@ -441,12 +614,56 @@ class Account {
   readonly byConversation = new Map<string, Set<string>>();
   readonly gone = { contact: new Set<string>(), conversation: new Set<string>(), message: new Set<string>() };
   private seq = 0;
-  private readonly counters: Record<Kind, number> = { ...NUMERIC_BASE };
+  private readonly counters: Record<Kind, number>;
   private readonly rng: () => number;
+  /** The versions the lists show, when they settle late (settleMs). */
+  private readonly history?: { contact: History<ContactRecord>; message: History<MessageRecord> };
+  /** While seeding: versions from before any list was read. */
+  private seeding = false;
 
   constructor(readonly options: StagingOptions) {
+    this.counters = { ...(options.sharedIds ? SHARED_BASE : NUMERIC_BASE) };
     this.rng = mulberry32(options.seed);
+    const settle = options.settleMs ?? 0;
+    if (settle > 0)
+      this.history = {
+        contact: new History(settle, copyContact),
+        message: new History(settle, copyMessage),
+      };
+    this.seeding = true;
     this.seed(Date.now());
+    this.seeding = false;
+  }
+
+  /** Keeps the contact's current state for the lists (after any change to it). */
+  savedContact(contact: ContactRecord, t = Date.now()): void {
+    this.history?.contact.record(contact.id, contact, this.seeding ? -Infinity : t);
+  }
+
+  /** Keeps the message's current state for the lists (after any change to it). */
+  savedMessage(message: MessageRecord, t = Date.now()): void {
+    this.history?.message.record(message.id, message, this.seeding ? -Infinity : t);
+  }
+
+  /** The records the lists show now. */
+  listView(): ListView {
+    let contacts: ContactRecord[];
+    let messages: MessageRecord[];
+    if (this.history) {
+      const at = Date.now() - (this.options.settleMs ?? 0);
+      contacts = this.history.contact.asOf(at);
+      messages = this.history.message.asOf(at);
+    } else {
+      contacts = [...this.contacts.values()];
+      messages = [...this.messages.values()];
+    }
+    const conversations = new Map(contacts.map((c) => [c.conversation_id, c]));
+    const byConversation = new Map(contacts.map((c) => [c.conversation_id, [] as MessageRecord[]]));
+    // A message shows with its conversation's contact as it was then (always there: the contact
+    // was created before the message and is deleted with it, at the same instant).
+    messages = messages.filter((m) => conversations.has(m.conversation_id));
+    for (const m of messages) byConversation.get(m.conversation_id)!.push(m);
+    return { contacts, messages, conversations, byConversation };
   }
 
   nextSeq(): number {
@@ -484,6 +701,11 @@ class Account {
     return this.options.normalizePhone ? text.replace(/(?!^\+)[^0-9]/g, '') : text;
   }
 
+  /** A seeded number as it was taken: E.164 where formats are strict. */
+  private seedPhone(text: string): string {
+    return this.options.formats === 'strict' ? text.replace(/(?!^\+)[^0-9]/g, '') : this.phone(text);
+  }
+
   addContact(fields: Omit<ContactRecord, 'id' | 'seq' | 'conversation_id'>): ContactRecord {
     const contact: ContactRecord = {
       id: this.newId('contact'),
@@ -494,6 +716,7 @@ class Account {
     this.contacts.set(contact.id, contact);
     this.conversations.set(contact.conversation_id, contact.id);
     this.byConversation.set(contact.conversation_id, new Set());
+    this.savedContact(contact);
     return contact;
   }
 
@@ -501,27 +724,32 @@ class Account {
     const message: MessageRecord = { id: this.newId('message'), seq: this.nextSeq(), ...fields };
     this.messages.set(message.id, message);
     this.byConversation.get(message.conversation_id)!.add(message.id);
+    this.savedMessage(message);
     return message;
   }
 
-  deleteMessage(id: string): void {
+  deleteMessage(id: string, t = Date.now()): void {
     const message = this.messages.get(id);
     if (!message) return;
     this.messages.delete(id);
     this.byConversation.get(message.conversation_id)?.delete(id);
     this.gone.message.add(id);
+    this.history?.message.record(id, null, t);
   }
 
   deleteContact(id: string): void {
     const contact = this.contacts.get(id);
     if (!contact) return;
+    // The cascade at one instant: the lists lose the contact and its messages together.
+    const t = Date.now();
     for (const messageId of [...(this.byConversation.get(contact.conversation_id) ?? [])])
-      this.deleteMessage(messageId);
+      this.deleteMessage(messageId, t);
     this.byConversation.delete(contact.conversation_id);
     this.conversations.delete(contact.conversation_id);
     this.contacts.delete(id);
     this.gone.contact.add(id);
     this.gone.conversation.add(contact.conversation_id);
+    this.history?.contact.record(id, null, t);
   }
 
   attachment(fields: Json): Json {
@@ -550,7 +778,7 @@ class Account {
       contacts.push(
         this.addContact({
           username,
-          phone_number: this.phone(`+44 7700 9${String(i).padStart(5, '0')}`),
+          phone_number: this.seedPhone(`+44 7700 9${String(i).padStart(5, '0')}`),
           avatar_url: `https://cdn.staging.example/avatars/${username}.jpg`,
           display_name: display,
           last_active_at: lastActive,
@@ -589,7 +817,9 @@ class Account {
             this.attachment(
               this.options.attachments === 'own-shape'
                 ? { name, url, content_type: 'image/jpeg', size: 20_000 + Math.floor(rng() * 2_000_000) }
-                : { filename: name, file_url: url, file_type: 'image/jpeg' },
+                : this.options.formats === 'strict'
+                  ? { name, url, content_type: 'image/jpeg' }
+                  : { filename: name, file_url: url, file_type: 'image/jpeg' },
             ),
           );
         }
@@ -658,6 +888,45 @@ function formOf(req: Request): Json {
   }) as Json;
 }
 
+/** Whether an Accept-Encoding header takes gzip (by name or by `*`, with a weight above 0). */
+function takesGzip(header: string | undefined): boolean {
+  if (!header) return false;
+  const weights = new Map<string, number>();
+  for (const part of header.split(',')) {
+    const [name, ...params] = part.trim().toLowerCase().split(';');
+    if (!name) continue;
+    const q = params.map((p) => /^\s*q\s*=\s*([0-9.]+)\s*$/.exec(p)).find(Boolean);
+    weights.set(name.trim(), q ? Number(q[1]) : 1);
+  }
+  const gzip = weights.get('gzip') ?? weights.get('x-gzip') ?? weights.get('*');
+  return gzip !== undefined && gzip > 0;
+}
+
+/** Answers gzip-compressed when the request takes it: every answer is written by one `end`. */
+function gzipAnswers(req: Request, res: Response, next: NextFunction): void {
+  res.vary('Accept-Encoding');
+  if (!takesGzip(req.headers['accept-encoding'])) {
+    next();
+    return;
+  }
+  const end = res.end.bind(res) as (...args: unknown[]) => Response;
+  res.end = ((chunk?: unknown, encoding?: unknown, callback?: unknown) => {
+    const body =
+      typeof chunk === 'string'
+        ? Buffer.from(chunk, typeof encoding === 'string' ? (encoding as BufferEncoding) : 'utf8')
+        : Buffer.isBuffer(chunk)
+          ? chunk
+          : undefined;
+    if (!body || body.length === 0 || res.headersSent || req.method === 'HEAD')
+      return end(chunk, encoding, callback);
+    const packed = gzipSync(body);
+    res.setHeader('Content-Encoding', 'gzip');
+    res.setHeader('Content-Length', packed.length);
+    return end(packed, typeof encoding === 'function' ? encoding : callback);
+  }) as Response['end'];
+  next();
+}
+
 function queryOf(req: Request): URLSearchParams {
   const at = req.originalUrl.indexOf('?');
   return new URLSearchParams(at === -1 ? '' : req.originalUrl.slice(at + 1));
@@ -666,10 +935,16 @@ function queryOf(req: Request): URLSearchParams {
 /** Starts a staging server on 127.0.0.1, on a free port. */
 export async function startStaging(options: Partial<StagingOptions> = {}): Promise<Running> {
   const o: StagingOptions = { ...STAGING_DEFAULTS, ...options };
+  const strict = o.formats === 'strict';
+  /** The path prefix, '' or '/name' (no trailing slash). */
+  const base = o.prefix ? `/${o.prefix.replace(/^\/+|\/+$/g, '')}`.replace(/^\/$/, '') : '';
   const accounts = new Map<string, Account>();
+  /** Token → its rate-limit window: when it started and the requests taken in it. */
+  const windows = new Map<string, { start: number; count: number }>();
   const app = express();
   app.disable('x-powered-by');
   app.disable('etag');
+  if (o.gzip) app.use(gzipAnswers);
 
   const time = (ms: number | null): number | null =>
     ms === null ? null : o.timestamps === 'seconds' ? Math.floor(ms / 1000) : ms;
@@ -694,6 +969,7 @@ export async function startStaging(options: Partial<StagingOptions> = {}): Promi
   const refuse = (res: Response, refusal: Refusal) => {
     res.status(refusal.status);
     if (refusal.status === 401) res.setHeader('WWW-Authenticate', 'Bearer realm="staging"');
+    for (const [name, value] of Object.entries(refusal.headers)) res.setHeader(name, value);
     const body = errorBody(refusal.status, refusal.code, refusal.message, refusal.param);
     if (o.errorShape === 'problem') {
       res.setHeader('Content-Type', 'application/problem+json; charset=utf-8');
@@ -706,7 +982,7 @@ export async function startStaging(options: Partial<StagingOptions> = {}): Promi
   const invalid = (param: string, message: string) =>
     new Refusal(o.invalidStatus, 'invalid_parameter', message, param);
 
-  const accountOf = (req: Request): Account => {
+  const tokenOf = (req: Request): string => {
     const header = req.headers.authorization;
     const match = typeof header === 'string' ? /^Bearer +([^\s]+)$/i.exec(header.trim()) : null;
     if (!match) {
@@ -716,7 +992,33 @@ export async function startStaging(options: Partial<StagingOptions> = {}): Promi
         'Send the header Authorization: Bearer <token>.',
       );
     }
-    const token = match[1]!;
+    return match[1]!;
+  };
+
+  /** Takes one request from the token's window, or refuses it (429) before anything happens. */
+  const takeRequest = (token: string): void => {
+    if (!o.rateLimit) return;
+    const { requests, windowMs } = o.rateLimit;
+    const now = Date.now();
+    let window = windows.get(token);
+    if (!window || now >= window.start + windowMs) {
+      window = { start: now, count: 0 };
+      windows.set(token, window);
+    }
+    if (window.count >= requests) {
+      const seconds = Math.max(1, Math.ceil((window.start + windowMs - now) / 1000));
+      throw new Refusal(
+        429,
+        'rate_limited',
+        `At most ${requests} requests per ${windowMs} ms for a token; retry in ${seconds} s.`,
+        undefined,
+        { 'Retry-After': String(seconds) },
+      );
+    }
+    window.count++;
+  };
+
+  const accountOf = (token: string): Account => {
     let account = accounts.get(token);
     if (!account) {
       account = new Account(o);
@@ -764,6 +1066,35 @@ export async function startStaging(options: Partial<StagingOptions> = {}): Promi
     return value;
   };
 
+  /** The formats of 'strict' (each a no-op when formats are loose). */
+  const check = {
+    username(value: string, param = 'username') {
+      if (strict && !USERNAME.test(value))
+        throw invalid(param, `${param} is 1 to 40 of A-Z, a-z, 0-9, '_', '.' and '-'.`);
+    },
+    phone(value: string) {
+      if (strict && !E164.test(value))
+        throw invalid(
+          'phone_number',
+          'phone_number is E.164: + and 7 to 15 digits, no spaces, e.g. +15550102783.',
+        );
+    },
+    url(param: string, value: string) {
+      if (strict && !isWebUrl(value)) throw invalid(param, `${param} must be an absolute http(s) URL.`);
+    },
+    displayName(value: string) {
+      if (!strict) return;
+      if (charCount(value) < 1 || charCount(value) > MAX_DISPLAY_NAME)
+        throw invalid('display_name', `display_name is 1 to ${MAX_DISPLAY_NAME} characters.`);
+      if (CONTROL.test(value))
+        throw invalid('display_name', 'display_name must not hold control characters.');
+    },
+    message(value: string) {
+      if (strict && (charCount(value) < 1 || charCount(value) > MAX_MESSAGE))
+        throw invalid('message', `message is 1 to ${MAX_MESSAGE} characters.`);
+    },
+  };
+
   const renderContact = (c: ContactRecord): Json => ({
     id: c.id,
     username: c.username,
@@ -791,8 +1122,8 @@ export async function startStaging(options: Partial<StagingOptions> = {}): Promi
     return [Object.fromEntries([...reactions].map(([name, users]) => [name, [...users]]))];
   };
 
-  const renderMessage = (account: Account, m: MessageRecord): Json => {
-    const contact = account.contacts.get(account.conversations.get(m.conversation_id)!)!;
+  /** A message with its conversation's contact (the current one, or the one a list shows). */
+  const renderMessage = (m: MessageRecord, contact: ContactRecord): Json => {
     return {
       id: m.id,
       conversation_id: m.conversation_id,
@@ -805,8 +1136,12 @@ export async function startStaging(options: Partial<StagingOptions> = {}): Promi
       updated_at: time(m.updated_at),
     };
   };
+  const senderOf = (account: Account, m: MessageRecord): ContactRecord =>
+    account.contacts.get(account.conversations.get(m.conversation_id)!)!;
+  const renderCurrent = (account: Account, m: MessageRecord): Json => renderMessage(m, senderOf(account, m));
 
-  /** Attachments from the form (`attachments[<i>][<field>]`), checked, in the server's shape. */
+  /** Attachments from the form (`attachments[<i>][<field>]`), checked, in the server's shape;
+   * ids are given only once all of them are taken. */
   const attachmentsOf = (account: Account, value: unknown): Json[] => {
     if (value === undefined) return [];
     const items = Array.isArray(value)
@@ -814,19 +1149,23 @@ export async function startStaging(options: Partial<StagingOptions> = {}): Promi
       : value && typeof value === 'object'
         ? Object.values(value)
         : [value];
-    return items.map((item, i) => {
+    const drafts = items.map((item, i): Json => {
       const param = `attachments[${i}]`;
       if (!item || typeof item !== 'object' || Array.isArray(item))
-        throw invalid(param, `${param} must be an object of fields, e.g. ${param}[filename].`);
+        throw invalid(
+          param,
+          `${param} must be an object of fields, e.g. ${param}[${strict ? 'url' : 'filename'}].`,
+        );
       const fields = item as Json;
       for (const [key, field] of Object.entries(fields))
         if (typeof field !== 'string')
           throw invalid(`${param}[${key}]`, `${param}[${key}] must be a string.`);
+      if (strict) return strictAttachment(param, fields as Record<string, string>);
       const get = (...keys: string[]) =>
         keys.map((k) => fields[k]).find((v): v is string => typeof v === 'string' && v !== '');
       if (o.attachments === 'as-sent') {
         if (Object.keys(fields).length === 0) throw invalid(param, `${param} has no fields.`);
-        return account.attachment({ ...fields });
+        return { ...fields };
       }
       const name = get('filename', 'name');
       const url = get('file_url', 'url');
@@ -836,13 +1175,41 @@ export async function startStaging(options: Partial<StagingOptions> = {}): Promi
       const size = get('file_size', 'size');
       if (size !== undefined && !/^[0-9]+$/.test(size))
         throw invalid(`${param}[file_size]`, `${param}[file_size] must be a whole number of bytes.`);
-      return account.attachment({
+      return {
         name,
         url,
         content_type: get('file_type', 'content_type') ?? 'application/octet-stream',
         size: size === undefined ? null : Number(size),
-      });
+      };
     });
+    return drafts.map((draft) => account.attachment(draft));
+  };
+
+  /** A strict attachment: `url` (absolute http(s)), and optionally name, content_type, size. */
+  const strictAttachment = (param: string, fields: Record<string, string>): Json => {
+    const extra = Object.keys(fields).filter((key) => !STRICT_ATTACHMENT_KEYS.includes(key));
+    if (extra.length > 0)
+      throw invalid(
+        `${param}[${extra[0]}]`,
+        `${param} takes ${STRICT_ATTACHMENT_KEYS.join(', ')}; not ${extra.join(', ')}.`,
+      );
+    const { url, name, content_type: contentType, size } = fields;
+    if (url === undefined) throw invalid(`${param}[url]`, `${param}[url] is required.`);
+    check.url(`${param}[url]`, url);
+    for (const [key, field] of [
+      ['name', name],
+      ['content_type', contentType],
+    ] as const)
+      if (field === '') throw invalid(`${param}[${key}]`, `${param}[${key}] must not be empty.`);
+    if (size !== undefined && !/^[0-9]+$/.test(size))
+      throw invalid(`${param}[size]`, `${param}[size] must be a whole number of bytes.`);
+    if (o.attachments === 'as-sent') return { ...fields };
+    return {
+      name: name ?? null,
+      url,
+      content_type: contentType ?? 'application/octet-stream',
+      size: size === undefined ? null : Number(size),
+    };
   };
 
   /** Reactions from the form (`reactions[<name>][]=<username>`, or an array of such objects). */
@@ -864,9 +1231,15 @@ export async function startStaging(options: Partial<StagingOptions> = {}): Promi
               : `Reaction names are lowercase letters and underscores; got ${JSON.stringify(name)}.`,
           );
         }
+        if (strict && !STRICT_REACTION_NAME.test(name))
+          throw invalid(
+            param,
+            `Reaction names are 1 to 32 of a-z, 0-9 and '_'; got ${JSON.stringify(name)}.`,
+          );
         const list = Array.isArray(users) ? users : [users];
         if (list.length === 0 || list.some((u) => typeof u !== 'string' || u === ''))
           throw invalid(param, `${param}[] takes usernames.`);
+        for (const user of list as string[]) check.username(user, `${param}[]`);
         pairs.push([name, list as string[]]);
       }
     }
@@ -1030,8 +1403,9 @@ export async function startStaging(options: Partial<StagingOptions> = {}): Promi
     (handler: Handler) =>
     (req: Request, res: Response): void => {
       try {
-        const account = accountOf(req);
-        handler(req, res, account);
+        const token = tokenOf(req);
+        takeRequest(token);
+        handler(req, res, accountOf(token));
       } catch (error) {
         if (error instanceof Refusal) refuse(res, error);
         else refuse(res, new Refusal(500, 'internal', 'Something went wrong on our side.'));
@@ -1041,11 +1415,15 @@ export async function startStaging(options: Partial<StagingOptions> = {}): Promi
 
   app.use(express.raw({ type: () => true, limit: '100kb' }));
 
+  const CONTACTS = `${base}/v1/contacts`;
+  const MESSAGES = `${base}/v1/messages`;
+
   app.get(
-    '/v1/contacts',
+    CONTACTS,
     route((req, res, account) => {
       const active = queryOf(req).get('active');
-      let contacts = [...account.contacts.values()];
+      const view = account.listView();
+      let contacts = view.contacts;
       if (active !== null) {
         if (!['true', 'false', '1', '0'].includes(active))
           throw invalid('active', 'active is true or false.');
@@ -1056,16 +1434,16 @@ export async function startStaging(options: Partial<StagingOptions> = {}): Promi
             ? c.last_active_at !== null
             : o.active === 'recent'
               ? c.last_active_at !== null && c.last_active_at >= now - ACTIVE_WINDOW
-              : (account.byConversation.get(c.conversation_id)?.size ?? 0) > 0;
+              : (view.byConversation.get(c.conversation_id)?.length ?? 0) > 0;
         contacts = contacts.filter((c) => isActive(c) === wanted);
       }
       const { items, keys } = sorted(contacts, contactKey);
-      sendPage(req, res, '/v1/contacts', items, keys, renderContact);
+      sendPage(req, res, CONTACTS, items, keys, renderContact);
     }),
   );
 
   app.post(
-    '/v1/contacts',
+    CONTACTS,
     route((req, res, account) => {
       const form = formOf(req);
       strictKeys(form, ['username', 'phone_number', 'avatar_url', 'display_name']);
@@ -1073,6 +1451,10 @@ export async function startStaging(options: Partial<StagingOptions> = {}): Promi
       const phone = text(form, 'phone_number', true)!;
       const avatar = text(form, 'avatar_url', false);
       const display = text(form, 'display_name', false);
+      check.username(username);
+      check.phone(phone);
+      if (avatar !== undefined) check.url('avatar_url', avatar);
+      if (display !== undefined) check.displayName(display);
       if (account.phone(phone) === '' || account.phone(phone) === '+')
         throw invalid('phone_number', 'phone_number must hold digits.');
       const contact = account.addContact({
@@ -1088,27 +1470,31 @@ export async function startStaging(options: Partial<StagingOptions> = {}): Promi
   );
 
   app.get(
-    '/v1/contacts/:id',
+    `${CONTACTS}/:id`,
     route((req, res, account) => {
       res.status(200).json(renderContact(find(account, 'contact', idParam(req), account.contacts)));
     }),
   );
 
   app.put(
-    '/v1/contacts/:id',
+    `${CONTACTS}/:id`,
     route((req, res, account) => {
       const contact = find(account, 'contact', idParam(req), account.contacts);
       const form = formOf(req);
       strictKeys(form, ['display_name']);
       const display = text(form, 'display_name', false);
-      // An empty display_name goes back to the default: the username.
-      if (display !== undefined) contact.display_name = display === '' ? contact.username : display;
+      if (display !== undefined) {
+        check.displayName(display);
+        // An empty display_name (loose formats) goes back to the default: the username.
+        contact.display_name = display === '' ? contact.username : display;
+        account.savedContact(contact);
+      }
       res.status(200).json(renderContact(contact));
     }),
   );
 
   app.delete(
-    '/v1/contacts/:id',
+    `${CONTACTS}/:id`,
     route((req, res, account) => {
       const contact = find(account, 'contact', idParam(req), account.contacts);
       const rendered = renderContact(contact);
@@ -1118,35 +1504,41 @@ export async function startStaging(options: Partial<StagingOptions> = {}): Promi
   );
 
   app.get(
-    '/v1/messages',
+    MESSAGES,
     route((req, res, account) => {
       const conversation = queryOf(req).get('conversation_id');
+      const view = account.listView();
       let messages: MessageRecord[];
       if (conversation === null) {
-        messages = [...account.messages.values()];
+        messages = view.messages;
+      } else if (account.conversations.has(conversation) || view.conversations.has(conversation)) {
+        // Live now, or still in the lists (settleMs): its messages as the lists show them.
+        messages = view.byConversation.get(conversation) ?? [];
       } else {
         try {
           conversationOf(account, conversation, 'conversation_id');
-          messages = [...account.byConversation.get(conversation)!].map((id) => account.messages.get(id)!);
         } catch (error) {
           // A deleted or unknown conversation: no messages, or refused, as the variant chooses.
           const missing = error instanceof Refusal && (error.code === 'gone' || error.code === 'not_found');
           if (!missing || o.deletedConversationList === 'refuse') throw error;
-          messages = [];
         }
+        messages = [];
       }
       const { items, keys } = sorted(messages, messageKey);
-      sendPage(req, res, '/v1/messages', items, keys, (m) => renderMessage(account, m));
+      sendPage(req, res, MESSAGES, items, keys, (m) =>
+        renderMessage(m, view.conversations.get(m.conversation_id)!),
+      );
     }),
   );
 
   app.post(
-    '/v1/messages',
+    MESSAGES,
     route((req, res, account) => {
       const form = formOf(req);
       strictKeys(form, ['conversation_id', 'message', 'attachments']);
       const conversationId = text(form, 'conversation_id', true)!;
       const body = text(form, 'message', true)!;
+      check.message(body);
       const contact = conversationOf(account, conversationId, 'conversation_id');
       const attachments = attachmentsOf(account, form.attachments);
       const now = Date.now();
@@ -1159,28 +1551,35 @@ export async function startStaging(options: Partial<StagingOptions> = {}): Promi
         created_at: now,
         updated_at: null,
       });
-      if (o.touchOnMessage) contact.last_active_at = now;
-      res.status(o.createStatus).json(renderMessage(account, message));
+      if (o.touchOnMessage) {
+        contact.last_active_at = now;
+        account.savedContact(contact, now);
+      }
+      res.status(o.createStatus).json(renderCurrent(account, message));
     }),
   );
 
   app.get(
-    '/v1/messages/:id',
+    `${MESSAGES}/:id`,
     route((req, res, account) => {
       const message = find(account, 'message', idParam(req), account.messages);
-      if (o.readOnRetrieve && message.read_at === null) message.read_at = Date.now();
-      res.status(200).json(renderMessage(account, message));
+      if (o.readOnRetrieve && message.read_at === null) {
+        message.read_at = Date.now();
+        account.savedMessage(message);
+      }
+      res.status(200).json(renderCurrent(account, message));
     }),
   );
 
   app.put(
-    '/v1/messages/:id',
+    `${MESSAGES}/:id`,
     route((req, res, account) => {
       const message = find(account, 'message', idParam(req), account.messages);
       const form = formOf(req);
       strictKeys(form, ['message', 'reactions', 'attachments']);
       // Everything is checked before anything changes.
       const body = form.message === undefined ? undefined : text(form, 'message', true);
+      if (body !== undefined) check.message(body);
       const reactions = form.reactions === undefined ? [] : reactionsOf(form.reactions);
       const attachments = attachmentsOf(account, form.attachments);
       let changed = false;
@@ -1201,24 +1600,28 @@ export async function startStaging(options: Partial<StagingOptions> = {}): Promi
         message.attachments.push(...attachments);
         changed = true;
       }
-      if (changed) message.updated_at = Date.now();
-      res.status(200).json(renderMessage(account, message));
+      if (changed) {
+        message.updated_at = Date.now();
+        account.savedMessage(message);
+      }
+      res.status(200).json(renderCurrent(account, message));
     }),
   );
 
   app.delete(
-    '/v1/messages/:id',
+    `${MESSAGES}/:id`,
     route((req, res, account) => {
       const message = find(account, 'message', idParam(req), account.messages);
-      const rendered = renderMessage(account, message);
+      const rendered = renderCurrent(account, message);
       account.deleteMessage(message.id);
       deleted(res, message.id, rendered);
     }),
   );
 
+  const escaped = base.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
   const ALLOWED: [RegExp, string][] = [
-    [/^\/v1\/(contacts|messages)\/?$/, 'GET, HEAD, POST'],
-    [/^\/v1\/(contacts|messages)\/[^/]+\/?$/, 'GET, HEAD, PUT, DELETE'],
+    [new RegExp(`^${escaped}/v1/(contacts|messages)/?$`), 'GET, HEAD, POST'],
+    [new RegExp(`^${escaped}/v1/(contacts|messages)/[^/]+/?$`), 'GET, HEAD, PUT, DELETE'],
   ];
   app.use((req: Request, res: Response) => {
     const allowed = ALLOWED.find(([pattern]) => pattern.test(req.path));
