@@ -1,4 +1,3 @@
-import { config } from './config';
 import type { Json } from './data';
 import { is2xx, is4xx, send, type Exchange } from './http';
 import { observe } from './recorder';
@@ -14,6 +13,7 @@ import {
 } from './model';
 import { asPage, idOf, walk, type Walk } from './paging';
 import { NotRun, RuleFailure } from './rule';
+import { settled } from './settle';
 import { CONTACT, MESSAGE, SENDER, SENDER_FORBIDDEN, nonIntegerTimestamps, problems } from './schemas';
 
 /**
@@ -487,36 +487,6 @@ async function allMessagesList(state: Model, focus: Set<string>, full: boolean):
       walked.pages.at(-1)?.exchange,
     );
   }
-}
-
-/**
- * A list view that disagrees with the model is read again, with backoff, until it agrees or the
- * settle window (--settle-ms) ends; only then is it a failure. Retrieve by id is never waited for.
- * The longest wait that ended in agreement is reported as the server's settle time.
- */
-async function settled(read: () => Promise<void>): Promise<void> {
-  const started = Date.now();
-  let pause = 25;
-  let again = false;
-  for (;;) {
-    try {
-      await read();
-      if (again) observeSettle(Date.now() - started);
-      return;
-    } catch (error) {
-      if (!(error instanceof RuleFailure) || Date.now() - started + pause > config.settleMs) throw error;
-      await new Promise((resolve) => setTimeout(resolve, pause));
-      pause = Math.min(pause * 2, 400);
-      again = true;
-    }
-  }
-}
-
-let longestSettle = 0;
-function observeSettle(ms: number): void {
-  if (ms <= longestSettle) return;
-  longestSettle = ms;
-  observe('lists settled within', `${Math.ceil(ms / 100) * 100} ms`);
 }
 
 /** Reads every view of the records in focus and compares it with the model. */

@@ -7,7 +7,7 @@ import express from 'express';
 import { RULES } from '../../contract-tests/rules';
 import { failedRules, inBatches, runBin, startBin, startWrapped, type KitRun, type Running } from './harness';
 import { strictInputs, MODEL_ROGUES, ROGUES, honestButDifferent, withoutPaging } from './servers';
-import { STAGING_VARIANTS, startStaging } from './staging';
+import { STAGING_HARD_VARIANTS, STAGING_VARIANTS, startStaging } from './staging';
 
 /** The contract kit run as users run it (the bin), against the mock and honest variants of it. */
 describe('the contract kit', () => {
@@ -202,6 +202,66 @@ describe('the contract kit', () => {
       expect(found).toEqual(
         expect.arrayContaining(['`page=<n>`', '`offset=<items so far>`', 'a `Link: <…>; rel="next"` header']),
       );
+    });
+  });
+
+  describe('against staging servers as real services run them: strict formats, gzip, a rate limit, a path prefix, ids shared across kinds, lists that settle late', () => {
+    const runs = new Map<string, KitRun>();
+    beforeAll(async () => {
+      await inBatches(
+        STAGING_HARD_VARIANTS.map((variant) => async () => {
+          const server = await startStaging(variant.options);
+          const settle = variant.options.settleMs
+            ? ['--settle-ms', String(variant.options.settleMs * 5)]
+            : [];
+          try {
+            runs.set(
+              variant.name,
+              await runBin([
+                '--base-url',
+                server.url + (variant.options.prefix ?? ''),
+                '--token',
+                'hard',
+                ...settle,
+              ]),
+            );
+          } finally {
+            await server.close();
+          }
+        }),
+        2,
+      );
+    }, 900_000);
+
+    it.each(STAGING_HARD_VARIANTS.map((v) => v.name))(
+      'passes the documented profile on %s, and exits 0',
+      (name) => {
+        const run = runs.get(name)!;
+        expect({ code: run.code, failed: failedRules(run), problems: run.json?.problems }).toEqual({
+          code: 0,
+          failed: [],
+          problems: [],
+        });
+        expect(run.json?.leftovers).toEqual([]);
+      },
+    );
+
+    it('fails the late lists without --settle-ms: the window is what lets them pass', async () => {
+      const late = STAGING_HARD_VARIANTS.find((v) => v.options.settleMs)!;
+      const server = await startStaging(late.options);
+      try {
+        const run = await runBin(['--base-url', server.url, '--token', 'hasty']);
+        expect(run.code).toBe(1);
+        expect(failedRules(run)).toEqual(expect.arrayContaining(['lists.has-more']));
+        expect(run.json?.leftovers).toEqual([]);
+      } finally {
+        await server.close();
+      }
+    }, 300_000);
+
+    it('reports how long the late lists took to settle', () => {
+      const run = runs.get('lists settle after 300 ms')!;
+      expect(run.json?.serverProfile['lists settled within']).toEqual([expect.stringMatching(/^\d+ ms$/)]);
     });
   });
 

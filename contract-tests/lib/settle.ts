@@ -1,0 +1,35 @@
+import { config } from './config';
+import { observe } from './recorder';
+import { RuleFailure } from './rule';
+
+/**
+ * Lists may be eventually consistent: a record shows in them some time after it is written. With
+ * a settle window (--settle-ms), a reading of lists that disagrees with what the kit wrote is
+ * made again, with backoff, until it agrees or the window ends; only then is it a failure.
+ * Retrieve by id is never waited for, so callers wrap only what reads lists. The longest wait that
+ * ended in agreement is reported as the server's settle time.
+ */
+export async function settled<T>(read: () => Promise<T>): Promise<T> {
+  const started = Date.now();
+  let pause = 25;
+  let again = false;
+  for (;;) {
+    try {
+      const result = await read();
+      if (again) observeSettle(Date.now() - started);
+      return result;
+    } catch (error) {
+      if (!(error instanceof RuleFailure) || Date.now() - started + pause > config.settleMs) throw error;
+      await new Promise((resolve) => setTimeout(resolve, pause));
+      pause = Math.min(pause * 2, 400);
+      again = true;
+    }
+  }
+}
+
+let longestSettle = 0;
+function observeSettle(ms: number): void {
+  if (ms <= longestSettle) return;
+  longestSettle = ms;
+  observe('lists settled within', `${Math.ceil(ms / 100) * 100} ms`);
+}
