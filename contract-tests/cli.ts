@@ -105,6 +105,14 @@ function program(): Command {
           .argParser(whole)
           .env('CONTRACT_SETTLE_MS'),
       )
+      .addOption(
+        new Option(
+          '--max-requests <n>',
+          "the request budget of the run, stated up front; past it the run stops judging and exits 2 (default: 5000 for the documented profile, 7000 for the mock profile, plus the random sequences' budget)",
+        )
+          .argParser(positive)
+          .env('CONTRACT_MAX_REQUESTS'),
+      )
       .option('--list', 'print the rule catalogue and exit')
       .showHelpAfterError()
       // A usage mistake means the run could not judge (2), never that a rule failed (1).
@@ -126,6 +134,7 @@ interface CliOptions {
   list?: boolean;
   sample?: string[];
   settleMs: number;
+  maxRequests?: number;
   samples?: string;
   sequences: number;
   seed?: number;
@@ -232,6 +241,11 @@ export async function main(argv: string[] = process.argv): Promise<number> {
       seed: options.seed,
       samples,
       settleMs: options.settleMs,
+      maxRequests: options.maxRequests,
+      onStart: (plan) =>
+        console.log(
+          `Checking ${plan.baseUrl} against the ${plan.profile} profile, within a budget of ${plan.budget} requests.`,
+        ),
     });
     console.log(formatConsole(result));
     if (options.junit) write(options.junit, buildJunit(result));

@@ -10,6 +10,7 @@ import {
 import { is2xx, send } from './lib/http';
 import { rule, type RuleContext } from './lib/rule';
 import { CONTACT, problems } from './lib/schemas';
+import { settled } from './lib/settle';
 
 useCleanup();
 
@@ -250,21 +251,25 @@ rule(
         'retrieving a message of the deleted conversation',
       );
     }
-    const listed = await send('GET', '/v1/messages', { query: { conversation_id: contact.conversation_id } });
-    if (is2xx(listed)) {
-      // Only items of that conversation count: a list that ignores the filter fails another rule.
-      const data = (listed.body as Json | undefined)?.data;
-      const left = Array.isArray(data)
-        ? data.filter((m: Json) => m?.conversation_id === contact.conversation_id)
-        : [];
-      t.check(
-        Array.isArray(data) && left.length === 0,
-        'the deleted conversation still lists messages',
-        listed,
-      );
-    } else {
-      t.refusal(listed, 'listing the deleted conversation');
-    }
+    await settled(async () => {
+      const listed = await send('GET', '/v1/messages', {
+        query: { conversation_id: contact.conversation_id },
+      });
+      if (is2xx(listed)) {
+        // Only items of that conversation count: a list that ignores the filter fails another rule.
+        const data = (listed.body as Json | undefined)?.data;
+        const left = Array.isArray(data)
+          ? data.filter((m: Json) => m?.conversation_id === contact.conversation_id)
+          : [];
+        t.check(
+          Array.isArray(data) && left.length === 0,
+          'the deleted conversation still lists messages',
+          listed,
+        );
+      } else {
+        t.refusal(listed, 'listing the deleted conversation');
+      }
+    });
     const sent = await postMessage([
       ['conversation_id', contact.conversation_id],
       ['message', 'into a deleted conversation'],

@@ -34,18 +34,16 @@ const world = shared(async () => {
 const ids = (items: Json[]) => items.map(idOf);
 
 /**
- * A rule that reads the lists of the kit's shared records. On a server whose lists settle late
- * (--settle-ms), its reading is made again until it agrees or the window ends.
+ * The body of a rule that reads the lists of the kit's shared records. On a server whose lists
+ * settle late (--settle-ms), its reading is made again until it agrees or the window ends.
  */
-function listRule(
-  id: string,
-  title: string,
+function readingLists(
   body: (t: RuleContext, own: Awaited<ReturnType<typeof world>>) => Promise<void>,
-): void {
-  rule(id, title, async (t: RuleContext) => {
+): (t: RuleContext) => Promise<void> {
+  return async (t) => {
     const own = await world();
     await settled(() => body(t, own));
-  });
+  };
 }
 
 /** The conversation filter is a rule of its own; other rules only lean on it when it works. */
@@ -90,10 +88,10 @@ rule('lists.page-fields', 'lists answer has_more (boolean) and data (array)', as
   }
 });
 
-listRule(
+rule(
   'lists.default-page-size',
   'without limit, a page holds at most ten items',
-  async (t: RuleContext, { a }) => {
+  readingLists(async (t: RuleContext, { a }) => {
     for (const [path, query] of listsOf(a)) {
       const listed = await send('GET', path, { query });
       const page = asPage(listed);
@@ -105,13 +103,13 @@ listRule(
       );
       t.check(page.data.length > 0, `GET ${path} returned no items although at least ${OWN} exist`, listed);
     }
-  },
+  }),
 );
 
-listRule(
+rule(
   'lists.has-more',
   'has_more is true while items lie beyond the page, false on the last page',
-  async (t: RuleContext, { a, contacts, inA }) => {
+  readingLists(async (t: RuleContext, { a, contacts, inA }) => {
     // A conversation whose size the kit knows: eleven messages.
     const first = asPage(
       await send('GET', '/v1/messages', { query: { conversation_id: a.conversation_id } }),
@@ -164,36 +162,43 @@ listRule(
         three.exchange,
       );
     }
-  },
+  }),
 );
 
-listRule('lists.limit', 'limit reduces the number of items per page', async (t: RuleContext, { a }) => {
-  for (const [path, query] of [
-    ['/v1/contacts', { limit: 3 }],
-    ['/v1/messages', { limit: 3 }],
-    ['/v1/messages', { conversation_id: a.conversation_id, limit: 3 }],
-  ] as const) {
-    const listed = await send('GET', path, { query });
-    const page = asPage(listed);
-    t.success(listed, `GET ${path}?limit=3`);
-    if (!page) t.notRun(`GET ${path} did not answer a page of results; see lists.page-fields`);
-    t.check(page.data.length <= 3, `GET ${path}?limit=3 returned ${page.data.length} items`, listed);
-    t.check(
-      page.data.length > 0,
-      `GET ${path}?limit=3 returned no items although at least ${OWN} exist`,
-      listed,
+rule(
+  'lists.limit',
+  'limit reduces the number of items per page',
+  readingLists(async (t: RuleContext, { a }) => {
+    for (const [path, query] of [
+      ['/v1/contacts', { limit: 3 }],
+      ['/v1/messages', { limit: 3 }],
+      ['/v1/messages', { conversation_id: a.conversation_id, limit: 3 }],
+    ] as const) {
+      const listed = await send('GET', path, { query });
+      const page = asPage(listed);
+      t.success(listed, `GET ${path}?limit=3`);
+      if (!page) t.notRun(`GET ${path} did not answer a page of results; see lists.page-fields`);
+      t.check(page.data.length <= 3, `GET ${path}?limit=3 returned ${page.data.length} items`, listed);
+      t.check(
+        page.data.length > 0,
+        `GET ${path}?limit=3 returned no items although at least ${OWN} exist`,
+        listed,
+      );
+    }
+    // The maximum limit is not shown: observe it, for the server profile.
+    const large = await send('GET', '/v1/messages', { query: { limit: 1000 } });
+    const largePage = asPage(large);
+    observe(
+      'limit=1000',
+      largePage ? `answered ${largePage.data.length} items` : `refused (${large.status})`,
     );
-  }
-  // The maximum limit is not shown: observe it, for the server profile.
-  const large = await send('GET', '/v1/messages', { query: { limit: 1000 } });
-  const largePage = asPage(large);
-  observe('limit=1000', largePage ? `answered ${largePage.data.length} items` : `refused (${large.status})`);
-});
+  }),
+);
 
-listRule(
+rule(
   'messages.list.conversation-filter',
   'conversation_id restricts the list to that conversation',
-  async (t: RuleContext, { a, b, inA, inB }) => {
+  readingLists(async (t: RuleContext, { a, b, inA, inB }) => {
     for (const [contact, own, other] of [
       [a, inA, inB],
       [b, inB, inA],
@@ -229,13 +234,13 @@ listRule(
         walked.pages.at(-1)?.exchange,
       );
     }
-  },
+  }),
 );
 
-listRule(
+rule(
   'messages.list.all-conversations',
   'without conversation_id, messages of all conversations are listed',
-  async (t: RuleContext, { inA, inB }) => {
+  readingLists(async (t: RuleContext, { inA, inB }) => {
     const wanted = [inA[inA.length - 1]!.id, inB[inB.length - 1]!.id];
     const walked = await walk(
       '/v1/messages',
@@ -262,7 +267,7 @@ listRule(
       walked.pages.at(-1)?.exchange,
     );
     observeOrder(walked.items, [...inA, ...inB]);
-  },
+  }),
 );
 
 /** The list order, for the server profile: where the kit's messages, made one after another, appear. */

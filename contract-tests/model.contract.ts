@@ -204,11 +204,11 @@ rule(
     const doomed = await contact(ops, 'cascade');
     const kept = await contact(ops, 'cascadekept');
     const conversation = ops.model.contacts.get(doomed)!.conversationId;
-    const messages = [
-      await message(ops, doomed, 'cascade0'),
-      await message(ops, doomed, 'cascade1'),
-      await message(ops, kept, 'cascadekept'),
-    ];
+    // A conversation longer than two pages of the default size: a cascade that deletes only what
+    // one page, or two, of its own listing shows is seen.
+    const messages: string[] = [];
+    for (let i = 0; i < 21; i++) messages.push(await message(ops, doomed, `cascade${i}`));
+    messages.push(await message(ops, kept, 'cascadekept'));
     mustSucceed(await ops.deleteContact(doomed), 'contacts.delete', 'deleting the contact');
     await verify(ops.model, { contacts: [doomed, kept], messages, full: true });
     const sent = await ops.sendMessage(conversation, 'into the deleted conversation');
@@ -352,11 +352,14 @@ rule(
   'walked page by page, forward and back where the server has a way back, a list shows every item once',
   async (t: RuleContext) => {
     const ops = start();
-    const conversation = await conversationOf(ops, 'pages', 11);
+    // Longer than two pages of the default size, so that every walk crosses at least two boundaries.
+    const conversation = await conversationOf(ops, 'pages', 21);
     const mine = new Set(ops.model.messagesIn(conversation).map((m) => m.id));
     await settled(async () => {
-      for (const limit of [3, 4, 11]) {
-        const query = { conversation_id: conversation, limit };
+      for (const limit of [3, 4, 11, undefined]) {
+        const query =
+          limit === undefined ? { conversation_id: conversation } : { conversation_id: conversation, limit };
+        const at = limit === undefined ? 'the default page' : `limit=${limit}`;
         const forward = await walk('/v1/messages', query, { maxPages: 20 });
         if (forward.pages.length === 0) t.notRun('the list did not answer a page of results');
         if (!forward.complete) t.notRun(`could not walk the conversation: ${forward.reason}`);
@@ -364,7 +367,7 @@ rule(
         const repeated = forward.repeated[0];
         t.check(
           !repeated,
-          `limit=${limit}: ${repeated ? idOf(repeated) : ''} is on two pages`,
+          `${at}: ${repeated ? idOf(repeated) : ''} is on two pages`,
           forward.pages.at(-1)?.exchange,
           {
             check: 'walked forward to its end',
@@ -374,14 +377,18 @@ rule(
         const missing = [...mine].filter((id) => !listed.has(id));
         // One full page that says nothing lies beyond it, while more do: that is has_more's rule.
         t.check(
-          !(missing.length > 0 && forward.pages.length === 1 && forward.pages[0]!.data.length === limit),
-          `limit=${limit}: the first page of ${limit} said has_more=false, though the conversation holds ${mine.size}`,
+          !(
+            missing.length > 0 &&
+            forward.pages.length === 1 &&
+            forward.pages[0]!.data.length === (limit ?? 10)
+          ),
+          `${at}: the first page of ${limit ?? 10} said has_more=false, though the conversation holds ${mine.size}`,
           forward.pages[0]!.exchange,
           { rule: 'lists.has-more', check: 'has_more with items beyond the page' },
         );
         t.check(
           missing.length === 0 && listed.size === mine.size,
-          `limit=${limit}: walked to its end, the conversation of ${mine.size} shows ${listed.size}, lacking ${missing.join(', ') || 'none'}`,
+          `${at}: walked to its end, the conversation of ${mine.size} shows ${listed.size}, lacking ${missing.join(', ') || 'none'}`,
           forward.pages.at(-1)?.exchange,
           { check: 'walked forward to its end' },
         );
@@ -390,7 +397,7 @@ rule(
         const again = back.repeated[0];
         t.check(
           !again,
-          `limit=${limit}: on the way back, ${again ? idOf(again) : ''} is on two pages`,
+          `${at}: on the way back, ${again ? idOf(again) : ''} is on two pages`,
           back.pages.at(-1)?.exchange,
           {
             check: `walked back (${back.mechanism})`,
@@ -400,7 +407,7 @@ rule(
         const lacking = [...mine].filter((id) => !backSet.has(id));
         t.check(
           lacking.length === 0,
-          `limit=${limit}: walked back to the first page (${back.mechanism}), the conversation lacks ${lacking.join(', ')}`,
+          `${at}: walked back to the first page (${back.mechanism}), the conversation lacks ${lacking.join(', ')}`,
           back.pages.at(-1)?.exchange,
           { check: `walked back (${back.mechanism})` },
         );

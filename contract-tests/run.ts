@@ -4,10 +4,12 @@ import path from 'node:path';
 import { config, readConfig } from './lib/config';
 import { deleteResource } from './lib/data';
 import { discoverSamples } from './lib/discover';
+import { lastSweep } from './lib/last-sweep';
+import { SETTLED } from './lib/settle';
 import { describeExchange, InfraError, requestsSinceLastCount, send } from './lib/http';
 import { readRecords, stopFile, type ExchangeExcerpt, type RecordLine, type Verdict } from './lib/records';
 import type { UserSamples } from './lib/samples';
-import { SEQUENCE_TITLE, type SequenceSummary } from './lib/sequences';
+import { budgetFor, SEQUENCE_TITLE, type SequenceSummary } from './lib/sequences';
 import { RULES, rulesOf, type Profile, type Rule } from './rules';
 
 export interface KitOptions {
@@ -27,6 +29,21 @@ export interface KitOptions {
   samples?: UserSamples;
   /** How long lists may take to show a write (--settle-ms). */
   settleMs?: number;
+  /** The run's request budget (--max-requests); by default requestBudget() of the profile and sequences. */
+  maxRequests?: number;
+  /** Told, before the first request, what the run will check and within which budget. */
+  onStart?: (plan: { baseUrl: string; profile: Profile; budget: number }) => void;
+}
+
+/**
+ * Requests the fixed rules may send, the clean-up and the last sweep included: about five times
+ * what they send to a local mock, for a server that pages in small pages or holds much data.
+ */
+const RULE_REQUESTS: Record<Profile, number> = { documented: 5000, mock: 7000 };
+
+/** The request budget a run states up front: its rules', and its random sequences' (lib/sequences.ts). */
+function requestBudget(profile: Profile, sequences: number): number {
+  return RULE_REQUESTS[profile] + budgetFor(sequences);
 }
 
 export interface RuleVerdict {
@@ -60,6 +77,8 @@ export interface KitResult {
   serverProfile: Record<string, string[]>;
   /** Requests the run sent to the server, clean-up included. */
   requests: number;
+  /** The request budget the run stated up front (0 where it never started). */
+  budget?: number;
   /** The random operation sequences: how many ran, within which budget, and a failure shrunk. */
   sequences?: SequenceSummary;
   /** How many contacts and messages the kit created (all deleted again, but the leftovers). */
@@ -100,6 +119,7 @@ function cannotJudge(options: KitOptions, problem: string, started: number): Kit
     verdicts: [],
     problems: [problem],
     requests: 0,
+    budget: 0,
     serverProfile: {},
     created: { contacts: 0, messages: 0 },
     leftovers: [],
@@ -119,6 +139,9 @@ function configure(options: KitOptions, runId: string, resultsDir: string): void
   process.env.CONTRACT_SEQUENCES = String(options.sequences ?? config.sequences);
   process.env.CONTRACT_SEED = String(options.seed ?? config.seed);
   process.env.CONTRACT_SETTLE_MS = String(options.settleMs ?? 0);
+  process.env.CONTRACT_MAX_REQUESTS = String(
+    options.maxRequests ?? requestBudget(options.profile, options.sequences ?? config.sequences),
+  );
   Object.assign(config, readConfig());
 }
 
@@ -275,6 +298,7 @@ export async function runKit(options: KitOptions): Promise<KitResult> {
   if (options.rules?.length && options.sequences === undefined) options = { ...options, sequences: 0 };
   const resultsDir = fs.mkdtempSync(path.join(os.tmpdir(), 'messaging-contract-'));
   configure(options, runId, resultsDir);
+  options.onStart?.({ baseUrl, profile: options.profile, budget: config.maxRequests });
   try {
     const unusable = await preflight();
     if (unusable) return { ...cannotJudge(options, unusable, started), runId };
@@ -326,8 +350,15 @@ export async function runKit(options: KitOptions): Promise<KitResult> {
       const problem = `the kit found none of its test files (*.contract.*) in ${KIT_DIR}`;
       return { ...cannotJudge(options, problem, started), runId };
     }
-    const records = readRecords(resultsDir);
+    // Every record the kit deleted must stay gone: its failures join the tests' verdicts.
     const problems: string[] = [];
+    try {
+      if (!interrupted) await lastSweep(readRecords(resultsDir));
+    } catch (error) {
+      if (!(error instanceof InfraError)) throw error;
+      problems.push(`the last sweep could not judge: ${error.message}`);
+    }
+    const records = readRecords(resultsDir);
     const outcomes: TestOutcome[] = [];
     for (const file of results.testResults) {
       if (file.testExecError) {
@@ -378,6 +409,9 @@ export async function runKit(options: KitOptions): Promise<KitResult> {
       const values = (serverProfile[record.key] ??= []);
       if (!values.includes(record.value)) values.push(record.value);
     }
+    // Each process (the bin, jest's workers) reports the longest settle it waited: the run's is theirs.
+    const settle = serverProfile[SETTLED];
+    if (settle) serverProfile[SETTLED] = [`${Math.max(...settle.map((v) => parseInt(v, 10)))} ms`];
     const sequences = records.find(
       (r): r is Extract<RecordLine, { kind: 'sequences' }> => r.kind === 'sequences',
     )?.summary;
@@ -401,6 +435,7 @@ export async function runKit(options: KitOptions): Promise<KitResult> {
       problems,
       serverProfile,
       requests,
+      budget: config.maxRequests,
       ...(sequences ? { sequences } : {}),
       created: {
         contacts: records.filter((r) => r.kind === 'created' && r.resource === 'contact').length,

@@ -1,7 +1,9 @@
 /**
  * Runs the contract kit against the mock started as a real process (the built `dist/cli/bin.js`, as
  * `npm start` runs it) on an ephemeral port, in both profiles. `npm test` ends with it.
- * With `--runs N` it repeats each profile and prints the wall times: the kit's benchmark.
+ * With `--runs N` it repeats each profile and prints the wall times and request counts: the kit's
+ * benchmark. `--latency MS` starts the mock with that delay on every answer (a server that far
+ * away), `--workers N` runs the kit's test files N at a time.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
@@ -16,6 +18,8 @@ const { values } = parseArgs({
     profile: { type: 'string', multiple: true },
     'no-build': { type: 'boolean', default: false },
     quiet: { type: 'boolean', default: false },
+    latency: { type: 'string' },
+    workers: { type: 'string' },
   },
 });
 const runs = Math.max(1, Number(values.runs) || 1);
@@ -24,7 +28,13 @@ const profiles = values.profile?.length ? values.profile : ['documented', 'mock'
 function startMock(): Promise<{ url: string; child: ChildProcess }> {
   const child = spawn(
     process.execPath,
-    [path.join(root, 'dist', 'cli', 'bin.js'), '--port', '0', '--quiet'],
+    [
+      path.join(root, 'dist', 'cli', 'bin.js'),
+      '--port',
+      '0',
+      '--quiet',
+      ...(values.latency ? ['--latency', values.latency] : []),
+    ],
     {
       cwd: root,
       stdio: ['ignore', 'pipe', 'inherit'],
@@ -50,7 +60,16 @@ function runKit(url: string, profile: string): Promise<{ code: number; ms: numbe
   const started = Date.now();
   const child = spawn(
     process.execPath,
-    [bin, '--base-url', url, '--token', `ci-${profile}-${Date.now()}`, '--profile', profile],
+    [
+      bin,
+      '--base-url',
+      url,
+      '--token',
+      `ci-${profile}-${Date.now()}`,
+      '--profile',
+      profile,
+      ...(values.workers ? ['--workers', values.workers] : []),
+    ],
     {
       cwd: root,
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -73,11 +92,14 @@ async function main(): Promise<number> {
   let worst = 0;
   try {
     const times: Record<string, number[]> = {};
+    const requests: Record<string, number[]> = {};
     const totals = { passed: 0, failed: 0, notRun: 0 };
     for (let i = 0; i < runs; i++) {
       for (const profile of profiles) {
         const result = await runKit(url, profile);
         (times[profile] ??= []).push(result.ms);
+        const sent = /Sent (\d+) requests/.exec(result.output);
+        if (sent) (requests[profile] ??= []).push(Number(sent[1]));
         const last = result.output.trim().split('\n').at(-1) ?? '';
         const counts = /(\d+) passed, (\d+) failed, (\d+) not run/.exec(last);
         if (counts)
@@ -92,13 +114,13 @@ async function main(): Promise<number> {
     console.log(`contract: ${totals.passed} passed, ${totals.failed} failed, ${totals.notRun} skipped`);
     if (runs > 1) {
       console.log(
-        `\nWall time of the kit against the local mock (${runs} runs each, Node ${process.version}, ${require('node:os').cpus().length} cores):`,
+        `\nWall time of the kit against the local mock (${runs} runs each${values.latency ? `, ${values.latency} ms latency` : ''}${values.workers ? `, ${values.workers} workers` : ''}, Node ${process.version}, ${require('node:os').cpus().length} cores):`,
       );
       for (const [profile, list] of Object.entries(times)) {
         const sorted = [...list].sort((a, b) => a - b);
         const median = sorted[Math.floor(sorted.length / 2)]!;
         console.log(
-          `  ${profile.padEnd(10)} median ${(median / 1000).toFixed(1)} s, min ${(sorted[0]! / 1000).toFixed(1)} s, max ${(sorted.at(-1)! / 1000).toFixed(1)} s`,
+          `  ${profile.padEnd(10)} median ${(median / 1000).toFixed(1)} s, min ${(sorted[0]! / 1000).toFixed(1)} s, max ${(sorted.at(-1)! / 1000).toFixed(1)} s; requests ${(requests[profile] ?? []).join(', ')}`,
         );
       }
     }

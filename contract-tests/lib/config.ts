@@ -20,6 +20,8 @@ export interface KitConfig {
   seed: number;
   /** How long a list may take to show a write (eventually consistent lists); 0: at once. */
   settleMs: number;
+  /** The run's request budget, stated up front (--max-requests); 0: none. */
+  maxRequests: number;
 }
 
 /** A default run tries a few random sequences; `--sequences N` runs more. */
@@ -42,6 +44,7 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): KitConfig {
     sequences: wholeNumber(env.CONTRACT_SEQUENCES) ?? DEFAULT_SEQUENCES,
     seed: wholeNumber(env.CONTRACT_SEED) ?? 1,
     settleMs: wholeNumber(env.CONTRACT_SETTLE_MS) ?? 0,
+    maxRequests: wholeNumber(env.CONTRACT_MAX_REQUESTS) ?? 0,
   };
 }
 

@@ -1,7 +1,7 @@
 import request from 'supertest';
 import { describeExchange, is2xx, parseJson, type Exchange } from '../../common/http';
 import { config } from './config';
-import { markUnreachable, unreachable } from './records';
+import { markUnreachable, spendRequests, unreachable } from './records';
 
 // One shape of an exchange for the kit and the account walker (common/http.ts).
 export { describeExchange, is2xx, type Exchange };
@@ -27,7 +27,7 @@ export interface RequestOptions {
   headers?: Record<string, string>;
   /** The bearer token; null sends no Authorization header; a string starting "raw:" is sent as the whole header. */
   token?: string | null;
-  /** Send it even after another request got no answer (the clean-up does). */
+  /** Send it even after another request got no answer, or past the request budget (the clean-up does). */
   evenIfUnreachable?: boolean;
 }
 
@@ -92,7 +92,7 @@ export async function send(method: string, path: string, options: RequestOptions
       for (const listener of listeners) listener(exchange);
       return exchange;
     } catch (error) {
-      if (!(error instanceof InfraError)) throw error;
+      if (!(error instanceof InfraError) || error instanceof BudgetSpent) throw error;
       lastError = error;
     }
   }
@@ -139,7 +139,19 @@ export function requestsSinceLastCount(): number {
   return count;
 }
 
+/** Thrown before a request past the run's budget: the run stops judging and says so. */
+class BudgetSpent extends InfraError {
+  override name = 'BudgetSpent';
+}
+
 async function sendOnce(method: string, fullPath: string, options: RequestOptions): Promise<Exchange> {
+  // A POST may create a record: it pays for its own clean-up (a delete, and a retrieve when that is
+  // refused) up front, so that the clean-up, which is sent whatever the budget, stays within it.
+  const cost = options.evenIfUnreachable ? 0 : method === 'POST' ? 3 : 1;
+  if (!spendRequests(cost))
+    throw new BudgetSpent(
+      `${method} ${fullPath} not sent: the run has spent its budget of ${config.maxRequests} requests (--max-requests)`,
+    );
   sentCount += 1;
   const agent = request(config.baseUrl);
   const verb = method.toLowerCase() as 'get' | 'post' | 'put' | 'delete' | 'head' | 'options' | 'patch';

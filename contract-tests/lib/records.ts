@@ -32,8 +32,30 @@ export type RecordLine =
   | { kind: 'observe'; key: string; value: string }
   | { kind: 'requests'; count: number }
   | { kind: 'sequences'; summary: SequenceSummary }
-  | { kind: 'created'; resource: 'contact' | 'message'; id: string; label: string }
-  | { kind: 'deleted'; resource: 'contact' | 'message'; id: string };
+  | {
+      kind: 'created';
+      resource: 'contact' | 'message';
+      id: string;
+      label: string;
+      /** What tells this record from another that a server might later give the same id. */
+      fingerprint?: string;
+    }
+  | {
+      kind: 'deleted';
+      resource: 'contact' | 'message';
+      id: string;
+      /** 'delete': the server answered the kit's delete with success; 'gone': it was gone already. */
+      by: 'delete' | 'gone';
+    };
+
+/**
+ * What tells a record the kit made from another one a server might later give the same id: when
+ * it was made, and its username (a contact) or conversation (a message), none of which an update
+ * changes.
+ */
+export function fingerprint(resource: 'contact' | 'message', item: Record<string, unknown>): string {
+  return JSON.stringify([item.created_at, resource === 'contact' ? item.username : item.conversation_id]);
+}
 
 export function writeRecord(line: RecordLine): void {
   if (!config.resultsDir) return;
@@ -80,6 +102,20 @@ function unreachableFile(dir: string): string {
 export function markUnreachable(reason: string): void {
   if (config.resultsDir && fs.existsSync(config.resultsDir))
     fs.writeFileSync(unreachableFile(config.resultsDir), reason);
+}
+
+/**
+ * The run's request budget is shared by every process (the bin and jest's workers): each request
+ * adds its cost in bytes to a file of the run, and its size is what the run has spent. Returns
+ * false, and spends nothing, when the cost does not fit in the budget (config.maxRequests; 0: none).
+ */
+export function spendRequests(cost: number): boolean {
+  if (!config.resultsDir || config.maxRequests === 0 || !fs.existsSync(config.resultsDir)) return true;
+  const file = path.join(config.resultsDir, 'SPENT');
+  const spent = fs.existsSync(file) ? fs.statSync(file).size : 0;
+  if (spent + cost > config.maxRequests) return false;
+  fs.appendFileSync(file, '.'.repeat(cost));
+  return true;
 }
 
 export function unreachable(): string | undefined {

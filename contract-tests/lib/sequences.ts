@@ -22,7 +22,7 @@ export const REQUESTS_PER_SEQUENCE = 180;
 export const SHRINK_REQUESTS = 1500;
 const MAX_STEPS = 10;
 
-function budgetFor(sequences: number): number {
+export function budgetFor(sequences: number): number {
   return sequences === 0 ? 0 : sequences * REQUESTS_PER_SEQUENCE + SHRINK_REQUESTS;
 }
 

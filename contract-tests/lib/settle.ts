@@ -27,9 +27,12 @@ export async function settled<T>(read: () => Promise<T>): Promise<T> {
   }
 }
 
+/** The server profile's key for the longest wait, `<n> ms` rounded up to 100 ms. */
+export const SETTLED = 'lists settled within';
+
 let longestSettle = 0;
 function observeSettle(ms: number): void {
   if (ms <= longestSettle) return;
   longestSettle = ms;
-  observe('lists settled within', `${Math.ceil(ms / 100) * 100} ms`);
+  observe(SETTLED, `${Math.ceil(ms / 100) * 100} ms`);
 }

@@ -1,4 +1,5 @@
 import { REFERENCE } from '../lib/reference';
+import { SETTLED } from '../lib/settle';
 import type { KitResult, RuleVerdict } from '../run';
 
 const MARK: Record<RuleVerdict['verdict'], string> = { pass: 'PASS', fail: 'FAIL', 'not-run': 'NOT RUN' };
@@ -60,7 +61,7 @@ export function formatConsole(result: KitResult): string {
       result.leftovers.length === 0 ? 'deleted them all' : `${result.leftovers.length} could not be deleted`;
     lines.push(
       '',
-      `Sent ${result.requests} requests. Created ${result.created.contacts} contacts and ${result.created.messages} messages (run id ${result.runId}); ${gone}.`,
+      `Sent ${result.requests} requests${result.budget ? ` of a budget of ${result.budget}` : ''}. Created ${result.created.contacts} contacts and ${result.created.messages} messages (run id ${result.runId}); ${gone}.`,
     );
   }
   const samples = Object.entries(result.serverProfile).filter(([key]) => key.startsWith('accepted sample: '));
@@ -68,7 +69,7 @@ export function formatConsole(result: KitResult): string {
     lines.push(
       `Values it takes: ${samples.map(([key, values]) => `${key.slice(17)} ${values.join(' / ')}`).join('; ')}.`,
     );
-  const settle = result.serverProfile['lists settled within'];
+  const settle = result.serverProfile[SETTLED];
   if (settle) lines.push(`Lists took up to ${settle.at(-1)} to show a write (--settle-ms).`);
   if (result.leftovers.length > 0) {
     lines.push('');

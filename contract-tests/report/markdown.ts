@@ -18,7 +18,7 @@ export function buildMarkdown(result: KitResult): string {
   lines.push(`- Profile: **${result.profile}**`);
   lines.push(`- Rules: as stated in [${REFERENCE.title}](${pathToFileURL(REFERENCE.path).href}), by section`);
   lines.push(
-    `- Run: ${code(result.runId || '-')}, started ${result.startedAt}, ${(result.durationMs / 1000).toFixed(1)} s, ${result.requests} requests`,
+    `- Run: ${code(result.runId || '-')}, started ${result.startedAt}, ${(result.durationMs / 1000).toFixed(1)} s, ${result.requests} requests${result.budget ? ` of a budget of ${result.budget}` : ''}`,
   );
   lines.push(
     `- Verdict: **${outcome}** (exit ${result.exitCode}): ${count('pass')} passed, ${count('fail')} failed, ${count('not-run')} not run`,

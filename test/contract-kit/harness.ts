@@ -184,6 +184,8 @@ export interface KitRun {
     problems: string[];
     serverProfile: Record<string, string[]>;
     leftovers: unknown[];
+    requests: number;
+    budget?: number;
   };
 }
 

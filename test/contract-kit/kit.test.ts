@@ -43,6 +43,17 @@ describe('the contract kit', () => {
       expect(runs.mock!.json?.leftovers).toEqual([]);
     });
 
+    it('states its request budget before the first request, and stays within it', () => {
+      for (const run of [runs.documented!, runs.mock!]) {
+        const budget = run.json!.budget!;
+        expect(run.output.split('\n')[0]).toBe(
+          `Checking ${server.url} against the ${run === runs.mock ? 'mock' : 'documented'} profile, within a budget of ${budget} requests.`,
+        );
+        expect(run.json!.requests).toBeGreaterThan(0);
+        expect(run.json!.requests).toBeLessThanOrEqual(budget);
+      }
+    });
+
     it("records the mock's choices as its server profile", () => {
       const profile = runs.documented!.json!.serverProfile;
       expect(profile['success status: create contacts']).toEqual(['201']);
@@ -348,6 +359,19 @@ describe('the contract kit', () => {
       expect(run.code).toBe(2);
       expect(run.output).toContain("argument 'strict' is invalid");
     }, 60_000);
+
+    it('stops judging at its request budget (--max-requests): exits 2, says so, sends no more, and still deletes what it made', async () => {
+      const server = await startWrapped();
+      try {
+        const run = await runBin(['--base-url', server.url, '--token', 'thrifty', '--max-requests', '200']);
+        expect(run.code).toBe(2);
+        expect(run.json?.problems.join('\n')).toContain('spent its budget of 200 requests (--max-requests)');
+        expect(run.json?.requests).toBeLessThanOrEqual(200);
+        expect(run.json?.leftovers).toEqual([]);
+      } finally {
+        await server.close();
+      }
+    }, 120_000);
 
     it('exits 2 without a token', async () => {
       const run = await runBin(['--base-url', 'http://127.0.0.1:9']);

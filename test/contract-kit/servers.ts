@@ -807,6 +807,64 @@ const dataOf = (res: ProxyResponse) => ((res.body as Json | undefined)?.data as 
  */
 export const INPUT_ROGUES: Rogue[] = [
   {
+    rule: 'contacts.delete.cascades-conversation',
+    how: "deletes with a contact only the first 20 of its conversation's messages (two pages), and the rest stay",
+    make: () => {
+      const stayed = new Map<string, Json>();
+      return {
+        async request(req, inner) {
+          const id = idOfPath(MESSAGE, req);
+          const ghost = id === undefined ? undefined : stayed.get(id);
+          if (ghost && req.method === 'GET') return { status: 200, headers: {}, body: ghost };
+          if (req.method !== 'DELETE' || !CONTACT.test(req.path)) return;
+          const found = await inner('GET', req.path, auth(req));
+          if (!ok(found)) return;
+          const listed = await inner(
+            'GET',
+            `/v1/messages?conversation_id=${String(body(found).conversation_id)}&limit=100`,
+            auth(req),
+          );
+          if (ok(listed))
+            for (const m of (body(listed).data as Json[]).slice(20)) stayed.set(String(m.id), m);
+        },
+        response(req, res) {
+          if (!isList(req) || !req.path.startsWith('/v1/messages') || !ok(res)) return;
+          const conversation = req.query.get('conversation_id');
+          const ghosts = [...stayed.values()].filter(
+            (m) => conversation === null || m.conversation_id === conversation,
+          );
+          if (conversation !== null || firstLargePage(req)) haunt(req, res, ghosts);
+        },
+      };
+    },
+  },
+  {
+    rule: 'messages.delete.permanent',
+    how: 'brings a deleted message back, to retrieve and the list of all messages, once 40 more messages are sent',
+    make: () => {
+      /** Deleted messages, each with the number of messages sent when it was deleted. */
+      const trash: { message: Json; at: number }[] = [];
+      let sent = 0;
+      const back = () => trash.filter((t) => sent - t.at >= 40).map((t) => t.message);
+      return {
+        async request(req, inner) {
+          const id = idOfPath(MESSAGE, req);
+          if (id && req.method === 'DELETE') {
+            const found = await inner('GET', req.path, auth(req));
+            if (ok(found)) trash.push({ message: body(found), at: sent });
+          }
+          const ghost = back().find((m) => String(m.id) === id);
+          if (ghost && req.method === 'GET') return { status: 200, headers: {}, body: ghost };
+        },
+        response(req, res) {
+          if (isCreate(req, 'messages') && ok(res)) sent += 1;
+          if (firstLargePage(req) && req.path.startsWith('/v1/messages') && !req.query.has('conversation_id'))
+            haunt(req, res, back());
+        },
+      };
+    },
+  },
+  {
     rule: 'contacts.update.display-name',
     how: 'refuses a contact update without display_name',
     make: () => ({
