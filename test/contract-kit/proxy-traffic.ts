@@ -239,9 +239,11 @@ export async function heldAgainstCounted(
       last = read(exchange).body as Json | undefined;
     }
   }
-  // Once to warm up (code, caches), then measured.
-  const warm = newSession(limits);
+  // Once to warm up (code, caches), then let go before the first reading: a session still held
+  // then, but collected before the second, would make what is held look negative.
+  let warm: ReturnType<typeof newSession> | undefined = newSession(limits);
   for (const exchange of exchanges) learn(warm, read(exchange));
+  warm = undefined;
   const state = newSession(limits);
   const before = heap();
   // Each answer is read and learnt, then let go, as in the proxy: only what the session keeps stays.
