@@ -8,6 +8,7 @@ import {
   type Json,
 } from './lib/data';
 import { is2xx, send } from './lib/http';
+import { idOf, walk } from './lib/paging';
 import { rule, type RuleContext } from './lib/rule';
 import { CONTACT, problems } from './lib/schemas';
 import { settled } from './lib/settle';
@@ -77,6 +78,24 @@ rule(
     t.refusal(withoutUsername, 'POST /v1/contacts without username');
     const withoutPhone = await postContact(form.filter(([k]) => k !== 'phone_number'));
     t.refusal(withoutPhone, 'POST /v1/contacts without phone_number');
+    // A refused request leaves no trace: no contact of that username in the list.
+    const username = form.find(([k]) => k === 'username')?.[1];
+    const walked = await walk(
+      '/v1/contacts',
+      {},
+      {
+        limit: 100,
+        maxPages: 200,
+        until: (items) => items.some((item) => item.username === username),
+      },
+    );
+    const trace = walked.items.find((item) => item.username === username);
+    t.check(
+      trace === undefined,
+      `the refused create left a contact ${JSON.stringify(username)} (${trace ? idOf(trace) : ''}) in the list`,
+      walked.pages.find((p) => trace !== undefined && p.data.includes(trace))?.exchange,
+      { check: 'no trace of a refused create' },
+    );
   },
 );
 

@@ -800,12 +800,39 @@ const lacks = (req: ProxyRequest, key: string) => !req.form || !req.form.has(key
 const refusal = (message: string): ProxyResponse => ({ status: 400, headers: {}, body: { message } });
 const dataOf = (res: ProxyResponse) => ((res.body as Json | undefined)?.data as Json[] | undefined) ?? [];
 
+/** Refuses a create that lacks `key` (400), after making it with `filler` in its place. */
+function leavesATrace(kind: 'contacts' | 'messages', key: string, filler: string): Wrapper {
+  const marked = new WeakSet<ProxyRequest>();
+  return {
+    request(req) {
+      if (!isCreate(req, kind) || !req.form || req.form.has(key)) return;
+      req.form.set(key, filler);
+      marked.add(req);
+    },
+    response(req, res) {
+      if (!marked.has(req)) return;
+      res.status = 400;
+      res.body = { error: { type: 'invalid_request_error', message: `${key} is required` } };
+    },
+  };
+}
+
 /**
  * Rogues of the input space and of the whole account: faults that no fixed check was written
  * for, found by the combinations of optional parameters, the values sent and compared in every
  * view, and the model's reading of every record after each step.
  */
 export const INPUT_ROGUES: Rogue[] = [
+  {
+    rule: 'contacts.create.requires-username-and-phone-number',
+    how: 'answers a create without phone_number with 400, and creates the contact all the same',
+    make: () => leavesATrace('contacts', 'phone_number', '+15550000000'),
+  },
+  {
+    rule: 'messages.send.requires-conversation-id-and-message',
+    how: 'answers a send without message with 400, and sends it with a text of its own all the same',
+    make: () => leavesATrace('messages', 'message', 'x'),
+  },
   {
     rule: 'contacts.delete.cascades-conversation',
     how: "deletes with a contact only the first 20 of its conversation's messages (two pages), and the rest stay",
