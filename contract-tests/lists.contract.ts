@@ -62,11 +62,8 @@ rule(
     for (const active of ['true', 'false']) {
       const listed = await send('GET', '/v1/contacts', { query: { active } });
       const body = t.object(listed, `GET /v1/contacts?active=${active}`);
-      t.check(
-        Array.isArray(body.data) && typeof body.has_more === 'boolean',
-        `active=${active}: expected a page of results`,
-        listed,
-      );
+      // A page at all; the type of its has_more is lists.page-fields'.
+      t.check(Array.isArray(body.data), `active=${active}: expected a page of results`, listed);
     }
   },
 );

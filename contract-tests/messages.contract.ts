@@ -99,9 +99,11 @@ rule(
     );
     const retrieved = await send('GET', path(message.id));
     const of = (t.object(retrieved, 'GET /v1/messages/:id').contact ?? {}) as Json;
+    // The conversation's contact as it was created, or as retrieve shows it: a fault of retrieve
+    // alone is contacts.retrieve's.
     for (const field of ['id', 'username', 'phone_number', 'avatar_url', 'created_at']) {
       t.check(
-        JSON.stringify(of[field]) === JSON.stringify(stored[field]),
+        [contact[field], stored[field]].some((value) => JSON.stringify(of[field]) === JSON.stringify(value)),
         `contact.${field} is ${JSON.stringify(of[field])}, but the conversation's contact has ${JSON.stringify(stored[field])}`,
         retrieved,
       );

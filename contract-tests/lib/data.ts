@@ -64,11 +64,17 @@ function requireSample(what: 'contact' | 'message'): void {
 /** POST /v1/contacts with exactly these form pairs; what the server answers, whatever it is. */
 export async function postContact(
   form: Pairs,
-  options: { token?: string; discovering?: boolean } = {},
+  options: { token?: string; discovering?: boolean; asJson?: boolean } = {},
 ): Promise<Exchange> {
   refuseAfterStop();
   if (!options.discovering) requireSample('contact');
-  const exchange = await send('POST', '/v1/contacts', { form, token: options.token });
+  const exchange = await send(
+    'POST',
+    '/v1/contacts',
+    options.asJson
+      ? { json: Object.fromEntries(form), token: options.token }
+      : { form, token: options.token },
+  );
   remember('contact', exchange, form.find(([k]) => k === 'username')?.[1] ?? '');
   return exchange;
 }

@@ -1,6 +1,8 @@
 import { deleteResource, postContact, postMessage } from './data';
 import { describeExchange, is2xx, send, type Exchange, type Pairs } from './http';
 import { observe } from './recorder';
+import { writeRecord } from './records';
+import { excerpt } from './rule';
 import {
   ATTACHMENT_SHAPES,
   attachmentKeysOf,
@@ -32,6 +34,31 @@ const idOf = (exchange: Exchange): string | undefined => {
 };
 
 const first = <T>(user: T[] | undefined, guesses: T[]): T[] => [...(user ?? []), ...guesses];
+
+/**
+ * Every contact form refused: is it the values, or the form encoding? A refusal that names one of
+ * the parameters sent is about its value. Otherwise the first guess is sent once more as a JSON
+ * body: taken so, the server refuses the document's form parameters, which fails
+ * api.form-parameters (the contact made is deleted at once); refused so too, it is the values, and
+ * the rules that need a contact are not run.
+ */
+async function formsRefused(form: Pairs, refused: Exchange | undefined): Promise<void> {
+  if (!refused) return;
+  if (refused.status !== 415 && form.some(([key]) => refused.text.includes(key))) return;
+  const asJson = await postContact(form, { discovering: true, asJson: true });
+  const id = idOf(asJson);
+  if (!id) return;
+  await deleteResource('contact', id);
+  writeRecord({
+    kind: 'verdict',
+    rule: 'api.form-parameters',
+    test: 'finding values the server accepts',
+    verdict: 'fail',
+    check: 'form body',
+    reason: `a contact refused as a form body (${refused.status}) was created from the same values as JSON (${asJson.status})`,
+    exchange: excerpt(refused),
+  });
+}
 
 export async function discoverSamples(user: UserSamples): Promise<Found> {
   const found: Found = { reactions: [], missing: {} };
@@ -115,6 +142,7 @@ export async function discoverSamples(user: UserSamples): Promise<Found> {
     if (!displayName) found.missing['contact.display_name'] = `refused: ${describeExchange(last!, 200)}`;
   } else {
     found.missing['contact.phone_number'] = last ? `refused: ${describeExchange(last, 200)}` : 'no answer';
+    await formsRefused(contactForm(styles[0]!, phones[0]!), last);
   }
 
   // 2. A message in that contact's conversation, its attachments and reactions.

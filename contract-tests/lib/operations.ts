@@ -20,9 +20,19 @@ export interface Done {
 const contactPath = (id: string) => `/v1/contacts/${encodeURIComponent(id)}`;
 const messagePath = (id: string) => `/v1/messages/${encodeURIComponent(id)}`;
 
+/**
+ * The JSON object a create or update answered; undefined when it was refused. A success without
+ * one breaks the document's answer format (api.json-objects), not the operation.
+ */
 function objectOf(exchange: Exchange): Json | undefined {
+  if (!is2xx(exchange)) return undefined;
   const body = exchange.body as Json | undefined;
-  return is2xx(exchange) && body && typeof body === 'object' && !Array.isArray(body) ? body : undefined;
+  if (body && typeof body === 'object' && !Array.isArray(body)) return body;
+  throw new RuleFailure(
+    `${exchange.method} ${exchange.path} succeeded (${exchange.status}) without a JSON object in its answer`,
+    exchange,
+    { rule: 'api.json-objects', check: `${exchange.method === 'POST' ? 'create' : 'update'} answer` },
+  );
 }
 
 /** Fails the rule when a well-formed operation on live data is refused. */

@@ -89,10 +89,12 @@ export class RuleContext {
   object(exchange: Exchange, what: string): Record<string, unknown> {
     this.success(exchange, what);
     const body = exchange.body;
+    // A success without a JSON object breaks the document's answer format, whatever the rule.
     this.check(
       body !== null && typeof body === 'object' && !Array.isArray(body),
       `${what}: expected a JSON object in the body`,
       exchange,
+      { rule: 'api.json-objects', check: 'a JSON object' },
     );
     return body as Record<string, unknown>;
   }

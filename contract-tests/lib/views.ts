@@ -506,17 +506,55 @@ export async function verify(state: Model, focus: Focus): Promise<void> {
   for (const contact of state.contacts.values()) conversations.add(contact.conversationId);
   // After a delete, the lists are walked to their end: what it took must be gone, and nothing else.
   const full = focus.full === true || /delete/.test(state.last?.rule ?? '');
-  for (const id of contacts) await retrieveContact(state, id);
-  for (const id of messages) await retrieveMessage(state, id);
-  if (contacts.size > 0 || full || state.contacts.size > 0)
-    await settled(() => contactsList(state, contacts, full));
-  if (focus.active) {
-    await settled(() => contactsList(state, contacts, true, 'true'));
-    await settled(() => contactsList(state, contacts, true, 'false'));
+  // A value that only retrieve shows wrong, while every list shows it as the model says, is
+  // retrieve's fault: the lists are read first, and only then is it failed, under the retrieve rule.
+  let onlyRetrieve: RuleFailure | undefined;
+  const retrieving = async (kind: 'contact' | 'message', read: () => Promise<void>) => {
+    try {
+      await read();
+    } catch (error) {
+      if (!(error instanceof RuleFailure) || onlyRetrieve || !isModelDisagreement(error)) throw error;
+      onlyRetrieve = new RuleFailure(error.message.split('\n')[0]!, error.exchange, {
+        rule: `${kind}s.retrieve`,
+        check: error.of.check,
+      });
+    }
+  };
+  for (const id of contacts) await retrieving('contact', () => retrieveContact(state, id));
+  for (const id of messages) await retrieving('message', () => retrieveMessage(state, id));
+  await lists();
+  if (onlyRetrieve) throw onlyRetrieve;
+
+  async function lists(): Promise<void> {
+    if (contacts.size > 0 || full || state.contacts.size > 0)
+      await settled(() => contactsList(state, contacts, full));
+    if (focus.active) {
+      await settled(() => contactsList(state, contacts, true, 'true'));
+      await settled(() => contactsList(state, contacts, true, 'false'));
+    }
+    for (const conversation of conversations) await settled(() => conversationList(state, conversation));
+    if (messages.size > 0 || full || conversations.size > 0 || state.messages.size > 0)
+      await settled(() => allMessagesList(state, messages, full));
   }
-  for (const conversation of conversations) await settled(() => conversationList(state, conversation));
-  if (messages.size > 0 || full || conversations.size > 0 || state.messages.size > 0)
-    await settled(() => allMessagesList(state, messages, full));
+}
+
+/** The rules of a record's shape, which name their fault whatever the view that shows it. */
+const SHAPE_RULES = new Set([
+  'contacts.fields',
+  'messages.fields',
+  'api.integer-timestamps',
+  'messages.contact-fields',
+  'messages.contact-is-sender',
+]);
+
+/** A live record's value in retrieve that differs from the model's. */
+function isModelDisagreement(error: RuleFailure): boolean {
+  const check = error.of.check ?? '';
+  return (
+    check.startsWith('retrieve: ') &&
+    check !== 'retrieve: collateral' &&
+    !SHAPE_RULES.has(error.of.rule ?? '')
+  );
 }
 
 export type { ModelContact, ModelMessage };

@@ -1,5 +1,6 @@
 import { failedRules, inBatches, runBin, startWrapped, type KitRun } from './harness';
-import { INPUT_ROGUES, MODEL_ROGUES, ROGUES } from './servers';
+import { INPUT_ROGUES, MODEL_ROGUES, ROGUES, VIEW_ROGUES } from './servers';
+import { RULES } from '../../contract-tests/rules';
 
 /**
  * The proof that the kit can fail: against the real mock with exactly one documented rule broken,
@@ -7,7 +8,7 @@ import { INPUT_ROGUES, MODEL_ROGUES, ROGUES } from './servers';
  */
 describe('the contract kit against rogue servers', () => {
   const runs = new Map<number, KitRun>();
-  const all = [...ROGUES, ...MODEL_ROGUES, ...INPUT_ROGUES];
+  const all = [...ROGUES, ...MODEL_ROGUES, ...INPUT_ROGUES, ...VIEW_ROGUES];
 
   beforeAll(async () => {
     await inBatches(
@@ -91,5 +92,10 @@ describe('the contract kit against rogue servers', () => {
         'api.integer-timestamps',
       ]),
     );
+  });
+  it('breaks every documented rule with one rogue at least, but the /v1 prefix (without it, the kit cannot tell the server from a wrong base URL, and exits 2)', () => {
+    const broken = new Set(all.map((r) => r.rule));
+    const unbroken = RULES.filter((r) => r.profile === 'documented' && !broken.has(r.id)).map((r) => r.id);
+    expect(unbroken).toEqual(['api.v1-prefix']);
   });
 });

@@ -818,6 +818,157 @@ function leavesATrace(kind: 'contacts' | 'messages', key: string, filler: string
 }
 
 /**
+ * One rogue more for each documented rule that no rogue above breaks, each in the view where the
+ * rule is seen: retrieve, the unknown ids, the fields in a list, the page fields, the `active`
+ * parameter, the list of all messages, the attachments of a new message.
+ */
+export const VIEW_ROGUES: Rogue[] = [
+  {
+    rule: 'contacts.retrieve',
+    how: 'answers the retrieve of a contact with its created_at a second late',
+    make: () => ({
+      response(req, res) {
+        if (req.method === 'GET' && CONTACT.test(req.path) && ok(res)) {
+          const c = body(res);
+          if (typeof c.created_at === 'number') c.created_at += 1;
+        }
+      },
+    }),
+  },
+  {
+    rule: 'messages.retrieve',
+    how: 'answers the retrieve of a message with its created_at a second late',
+    make: () => ({
+      response(req, res) {
+        if (req.method === 'GET' && MESSAGE.test(req.path) && ok(res)) {
+          const m = body(res);
+          if (typeof m.created_at === 'number') m.created_at += 1;
+        }
+      },
+    }),
+  },
+  {
+    rule: 'contacts.unknown-id',
+    how: 'answers the delete of a contact it does not have with 204',
+    make: () => ({
+      response(req, res) {
+        if (req.method === 'DELETE' && CONTACT.test(req.path) && res.status === 404) {
+          res.status = 204;
+          res.body = undefined;
+        }
+      },
+    }),
+  },
+  {
+    rule: 'messages.unknown-id',
+    how: 'answers the update of a message it does not have with 200 and an empty object',
+    make: () => ({
+      response(req, res) {
+        if (isUpdate(req, MESSAGE) && res.status === 404 && idOfPath(MESSAGE, req)?.startsWith('zz')) {
+          res.status = 200;
+          res.body = {};
+        }
+      },
+    }),
+  },
+  {
+    rule: 'contacts.fields',
+    how: 'leaves avatar_url out of the contacts in the contacts list',
+    make: () => ({
+      response(req, res) {
+        if (isList(req) && req.path.startsWith('/v1/contacts') && ok(res))
+          for (const c of body(res).data as Json[]) delete c.avatar_url;
+      },
+    }),
+  },
+  {
+    rule: 'messages.fields',
+    how: 'leaves updated_at out of the messages of a conversation list',
+    make: () => ({
+      response(req, res) {
+        if (isList(req) && req.query.has('conversation_id') && ok(res))
+          for (const m of body(res).data as Json[]) delete m.updated_at;
+      },
+    }),
+  },
+  {
+    rule: 'lists.page-fields',
+    how: 'answers has_more as 0 or 1 on a page asked for without limit',
+    make: () => ({
+      response(req, res) {
+        if (isList(req) && !req.query.has('limit') && ok(res))
+          body(res).has_more = body(res).has_more ? 1 : 0;
+      },
+    }),
+  },
+  {
+    rule: 'contacts.list.active-parameter',
+    how: 'refuses active=true with 400',
+    make: () => ({
+      request(req) {
+        if (isList(req) && req.path.startsWith('/v1/contacts') && req.query.get('active') === 'true')
+          return refusal('active must be 1 or 0');
+      },
+    }),
+  },
+  {
+    rule: 'messages.list.all-conversations',
+    how: 'leaves conversations of more than ten messages out of the list without conversation_id',
+    make: () => {
+      const sent = new Map<unknown, number>();
+      return {
+        response(req, res) {
+          if (isCreate(req, 'messages') && ok(res)) {
+            const conversation = body(res).conversation_id;
+            sent.set(conversation, (sent.get(conversation) ?? 0) + 1);
+          }
+          if (
+            !isList(req) ||
+            !req.path.startsWith('/v1/messages') ||
+            req.query.has('conversation_id') ||
+            !ok(res)
+          )
+            return;
+          body(res).data = (body(res).data as Json[]).filter((m) => (sent.get(m.conversation_id) ?? 0) <= 10);
+        },
+      };
+    },
+  },
+  {
+    rule: 'api.json-objects',
+    how: 'answers a contact update with 204 and no body',
+    make: () => ({
+      response(req, res) {
+        if (isUpdate(req, CONTACT) && ok(res)) {
+          res.status = 204;
+          res.body = undefined;
+        }
+      },
+    }),
+  },
+  {
+    rule: 'api.form-parameters',
+    how: 'takes JSON bodies only: every form body of a POST or PUT is refused with 415',
+    make: () => ({
+      request(req) {
+        if ((req.method === 'POST' || req.method === 'PUT') && req.form)
+          return { status: 415, headers: {}, body: { message: 'send application/json' } };
+      },
+    }),
+  },
+  {
+    rule: 'messages.send.attachments',
+    how: 'stores a new message without the attachments it was sent with',
+    make: () => ({
+      request(req) {
+        if (!isCreate(req, 'messages') || !req.form) return;
+        for (const key of [...req.form.keys()]) if (key.startsWith('attachments')) req.form.delete(key);
+      },
+    }),
+  },
+];
+
+/**
  * Rogues of the input space and of the whole account: faults that no fixed check was written
  * for, found by the combinations of optional parameters, the values sent and compared in every
  * view, and the model's reading of every record after each step.
