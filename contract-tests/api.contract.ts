@@ -1,7 +1,7 @@
 import { makeContact, makeMessage, postContact, contactForm, useCleanup, type Json } from './lib/data';
 import { is2xx, send } from './lib/http';
 import { rule, type RuleContext } from './lib/rule';
-import { nonIntegerTimestamps } from './lib/schemas';
+import { nonIntegerTimestamps } from './judge/fields';
 
 useCleanup();
 

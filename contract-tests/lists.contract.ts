@@ -11,7 +11,7 @@ import { send } from './lib/http';
 import { asPage, idOf, walk } from './lib/paging';
 import { observe } from './lib/recorder';
 import { rule, type RuleContext } from './lib/rule';
-import { PAGE, problems } from './lib/schemas';
+import { PAGE, problems } from './judge/fields';
 import { settled } from './lib/settle';
 
 useCleanup();

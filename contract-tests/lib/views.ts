@@ -1,7 +1,6 @@
 import type { Json } from './data';
 import { is2xx, is4xx, send, type Exchange } from './http';
 import { observe } from './recorder';
-import { describeChange, kept } from './values';
 import {
   AS_CREATED,
   Model,
@@ -14,7 +13,16 @@ import {
 import { asPage, idOf, walk, type Walk } from './paging';
 import { NotRun, RuleFailure } from './rule';
 import { settled } from './settle';
-import { CONTACT, MESSAGE, SENDER, SENDER_FORBIDDEN, nonIntegerTimestamps, problems } from './schemas';
+import {
+  CONTACT,
+  describeChange,
+  kept,
+  MESSAGE,
+  SENDER,
+  SENDER_FORBIDDEN,
+  nonIntegerTimestamps,
+  problems,
+} from '../judge/fields';
 
 /**
  * Reads every view the document gives of the records in focus and compares it with the model:

@@ -3,7 +3,8 @@ import type { AddressInfo } from 'node:net';
 import { rulesOf, type Profile, type Rule } from '../rules';
 import { read, type ProxyExchange } from './exchange';
 import { createForwarder, type TargetProblem } from './forward';
-import { judge, JUDGED, type Violation } from './judge';
+import { judge } from '../judge/documented';
+import { JUDGED, type Violation } from '../judge/verdicts';
 import { copy, DEFAULT_LIMITS, type Limits } from './memory';
 import { learn, newSession } from './session';
 

@@ -3,7 +3,7 @@ import { buildJunit } from '../report/junit';
 import { cell, code } from '../report/markdown';
 import { rulesOf } from '../rules';
 import type { KitResult, RuleVerdict } from '../run';
-import { JUDGED, type Violation } from './judge';
+import { JUDGED, type Violation } from '../judge/verdicts';
 import type { ProxyResult, RuleTally } from './proxy';
 
 /** The proxy's reports: the summary printed on exit, and the --report, --junit and --json files. */

@@ -1,5 +1,5 @@
 import { read, redact, type ProxyExchange } from '../../contract-tests/proxy/exchange';
-import { judge, JUDGED } from '../../contract-tests/proxy/judge';
+import { judge, JUDGED } from '../../contract-tests/judge/documented';
 import { learn, newSession, type SessionState } from '../../contract-tests/proxy/session';
 import { findRule, type Profile } from '../../contract-tests/rules';
 

@@ -1,7 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { read, type ProxyExchange } from '../../contract-tests/proxy/exchange';
-import { judge } from '../../contract-tests/proxy/judge';
+import { judge } from '../../contract-tests/judge/documented';
 import { DEFAULT_LIMITS, type Limits } from '../../contract-tests/proxy/memory';
 import { learn, newSession, type SessionState } from '../../contract-tests/proxy/session';
 import { drive } from './proxy-traffic';

@@ -1,0 +1,121 @@
+import type { Reading } from '../proxy/exchange';
+import { isObject } from '../proxy/exchange';
+import { idOf, worldOf, type SessionState } from '../proxy/session';
+import type { Profile } from '../rules';
+import { conventionsOfAnyAnswer, PARAMETERS, preflight, requestConventions } from './conventions';
+import { list } from './lists';
+import {
+  contactRecord,
+  createdContact,
+  messageRecord,
+  sentMessage,
+  updatedContact,
+  updatedMessage,
+  views,
+} from './records';
+import { routeId, show, Verdicts, type Judgement } from './verdicts';
+
+/**
+ * The judgment of one exchange: which rules it shows broken, given what the session learnt before
+ * it. A pure function: it reads the exchange and the session state and changes neither (the proxy
+ * calls `learn` afterwards). It judges only what a passive observer can know for certain: the
+ * answer's own shape, what the request sent against what the answer shows, and what earlier
+ * exchanges of the same token make certain. The kit's own checks share its field rules
+ * (fields.ts); the proxy (`messaging-contract proxy`) runs it on live traffic.
+ */
+
+/** RFC 6750 §2.1: `Bearer` 1*SP b64token, the scheme in any case (RFC 7235 §2.1). */
+const TOKEN = /^Bearer +[A-Za-z0-9\-._~+/]+=* *$/i;
+
+export function judge(reading: Reading, state: SessionState, profile: Profile): Judgement {
+  const v = new Verdicts(reading, profile);
+  const { exchange, route } = reading;
+  if (exchange.method === 'OPTIONS') {
+    preflight(v, reading);
+    return v.result();
+  }
+  if (v.has('mock.error-body')) conventionsOfAnyAnswer(v, reading);
+  if (route.kind === 'outside' || route.kind === 'unknown-api') return v.result();
+  const operation = `${exchange.method === 'HEAD' ? 'GET' : exchange.method} ${route.kind}`;
+  if (!(operation in PARAMETERS)) return v.result();
+  if (reading.authorization === undefined) {
+    v.check(
+      'api.auth-required',
+      reading.ok && `answered ${exchange.status} to a request without Authorization`,
+    );
+    v.check(
+      'mock.error-statuses',
+      exchange.status !== 401 && `no Authorization: expected 401, got ${exchange.status}`,
+    );
+    return v.result();
+  }
+  if (!TOKEN.test(reading.authorization))
+    v.check(
+      'mock.token-isolation',
+      reading.ok && `answered ${exchange.status} to a malformed Authorization header`,
+    );
+  if (reading.forced) return v.result();
+  const world = worldOf(state, reading.authorization);
+  requestConventions(v, reading, operation, state, world);
+  if (!reading.ok) return v.result();
+  v.check(
+    'mock.success-codes',
+    exchange.status !== expectedSuccess(exchange.method) &&
+      `${exchange.method} answered ${exchange.status}, not ${expectedSuccess(exchange.method)}`,
+    exchange.method === 'DELETE' &&
+      reading.text !== undefined &&
+      reading.text !== '' &&
+      'DELETE answered a body',
+  );
+  if (exchange.method === 'DELETE' || exchange.method === 'HEAD') return v.result();
+  if (reading.text !== undefined)
+    v.check(
+      'api.json-objects',
+      !isObject(reading.body) && `the answer is not a JSON object: ${show(reading.text)}`,
+    );
+  if (!isObject(reading.body)) return v.result();
+  const body = reading.body;
+  switch (operation) {
+    case 'GET contacts':
+    case 'GET messages':
+      list(v, reading, state, world);
+      break;
+    case 'GET contact':
+      contactRecord(v, state, body, 'the contact');
+      v.check(
+        'contacts.retrieve',
+        idOf(body) !== routeId(reading) && `asked for ${routeId(reading)}, answered ${show(body.id)}`,
+      );
+      break;
+    case 'GET message':
+      messageRecord(v, body, 'the message', state, world);
+      v.check(
+        'messages.retrieve',
+        idOf(body) !== routeId(reading) && `asked for ${routeId(reading)}, answered ${show(body.id)}`,
+      );
+      break;
+    case 'POST contacts':
+      createdContact(v, reading, body, state);
+      break;
+    case 'PUT contact':
+      contactRecord(v, state, body, 'the contact');
+      updatedContact(v, reading, body, world?.contacts.get(routeId(reading)));
+      break;
+    case 'POST messages':
+      messageRecord(v, body, 'the message', state, world);
+      sentMessage(v, reading, body);
+      break;
+    case 'PUT message':
+      messageRecord(v, body, 'the message', state, world);
+      updatedMessage(v, reading, body, world?.messages.get(routeId(reading)));
+      break;
+  }
+  if (world) views(v, reading, world);
+  return v.result();
+}
+
+function expectedSuccess(method: string): number {
+  return method === 'POST' ? 201 : method === 'DELETE' ? 204 : 200;
+}
+
+export { JUDGED, type Judgement, type Violation } from './verdicts';

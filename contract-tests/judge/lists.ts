@@ -1,0 +1,116 @@
+import { isObject, type Json, type Reading } from '../proxy/exchange';
+import { idOf, listKey, pageOf, type SessionState, type World } from '../proxy/session';
+import { mockPage } from './conventions';
+import { PAGE, problems } from './fields';
+import { contactRecord, messageRecord } from './records';
+import { show, type Verdicts } from './verdicts';
+
+/** A page of a list: its fields and records, its size, its filter, and has_more against the list. */
+
+const DEFAULT_PAGE = 10;
+/** A list's first page: no parameter but these (a page further on is asked for with another). */
+const FIRST_PAGE_PARAMS = new Set(['limit', 'conversation_id', 'active']);
+
+export function list(v: Verdicts, reading: Reading, state: SessionState, world: World | undefined): void {
+  const { query } = reading;
+  const kind = reading.route.kind === 'contacts' ? 'contacts' : 'messages';
+  v.check('lists.page-fields', ...problems(reading.body, PAGE));
+  const page = pageOf(reading);
+  if (!page) return;
+  const body = reading.body as Json;
+  (body.data as unknown[]).forEach((item, i) => {
+    const at = `data[${i}]`;
+    if (!isObject(item))
+      v.check(
+        kind === 'contacts' ? 'contacts.fields' : 'messages.fields',
+        `${at} is ${show(item)}, not an object`,
+      );
+    else if (kind === 'contacts') contactRecord(v, state, item, at);
+    else messageRecord(v, item, at, state, world);
+  });
+  const limit = query.get('limit');
+  if (limit === null)
+    v.check(
+      'lists.default-page-size',
+      page.data.length > DEFAULT_PAGE &&
+        `without limit, the page holds ${page.data.length} items, more than ${DEFAULT_PAGE}`,
+    );
+  else if (/^[1-9][0-9]*$/.test(limit))
+    v.check(
+      'lists.limit',
+      page.data.length > Number(limit) && `limit=${limit}, and the page holds ${page.data.length} items`,
+    );
+  const conversation = query.get('conversation_id');
+  if (kind === 'messages' && conversation !== null) {
+    const stray = page.data.filter((m) => m.conversation_id !== conversation);
+    v.check(
+      'messages.list.conversation-filter',
+      stray.length > 0 &&
+        `listed by conversation_id=${conversation}, the page holds ${stray.length} message(s) of other conversations (e.g. ${show(stray[0]!.conversation_id)})`,
+    );
+  }
+  if (world) hasMore(v, reading, page, world);
+  if (v.has('mock.newest-first')) mockPage(v, reading, page);
+}
+
+function hasMore(
+  v: Verdicts,
+  reading: Reading,
+  page: { has_more: boolean; data: Json[] },
+  world: World,
+): void {
+  const started = reading.exchange.startedAt;
+  const names = [...reading.query.keys()];
+  const conversation = reading.query.get('conversation_id');
+  const limit = reading.query.get('limit');
+  // A first page that says it holds the whole list must show every record seen alive before it:
+  // a full page that leaves some out has has_more wrong; a shorter one leaves them out of the list.
+  if (!page.has_more && names.every((n) => FIRST_PAGE_PARAMS.has(n)) && !reading.query.has('active')) {
+    const listed = new Set(page.data.map(idOf));
+    const alive: string[] =
+      reading.route.kind === 'contacts'
+        ? [...world.contacts].filter(([, c]) => c.seenAt <= started).map(([id]) => id)
+        : [...world.messages]
+            .filter(
+              ([, m]) => m.seenAt <= started && (conversation === null || m.conversationId === conversation),
+            )
+            .map(([id]) => id);
+    const missing = alive.filter((id) => !listed.has(id));
+    const full =
+      page.data.length >= (limit !== null && /^[0-9]+$/.test(limit) ? Number(limit) : DEFAULT_PAGE);
+    const rule = full
+      ? 'lists.has-more'
+      : reading.route.kind === 'contacts'
+        ? 'contacts.list'
+        : conversation === null
+          ? 'messages.list.all-conversations'
+          : 'messages.list.conversation-filter';
+    v.check(
+      rule,
+      missing.length > 0 &&
+        `has_more is false on the first page${full ? '' : ` of ${page.data.length} items`}, but ${missing.length} ${reading.route.kind} seen earlier in this session are not on it (e.g. ${missing[0]})`,
+    );
+  }
+  // The page after a page that said has_more=true (asked for with its last id): not empty, and
+  // none of the items of the page before (unless it is that same page: the parameter was ignored).
+  const lastDelete = Math.max(0, ...world.goneContacts.values(), ...world.goneMessages.values());
+  for (const [name, value] of reading.query) {
+    if (FIRST_PAGE_PARAMS.has(name) || /before|prev|back/i.test(name)) continue;
+    const open = world.openPages.get(`${listKey(reading)}|${value}`);
+    if (open === undefined || open.at > started) continue;
+    const ids = page.data.map(idOf);
+    const again = ids.filter((id) => open.ids.includes(id));
+    if (ids.join('\n') !== open.ids.join('\n'))
+      v.check(
+        'lists.pages',
+        again.length > 0 &&
+          `the page after the one ending with ${value} (${name}=${value}) shows ${again.length} of its items again (e.g. ${again[0]})`,
+      );
+    if (lastDelete > open.at) continue;
+    v.check(
+      'lists.has-more',
+      page.data.length === 0 &&
+        `the page ending with ${value} said has_more=true, but the page after it (${name}=${value}) is empty`,
+    );
+  }
+}

@@ -1,0 +1,410 @@
+import { reactionsOf } from '../lib/model';
+import { isObject, type Json, type Reading } from '../proxy/exchange';
+import {
+  CONTACT_STABLE,
+  idOf,
+  itemsOf,
+  sentAttachments,
+  sentReactions,
+  type ContactFacts,
+  type MessageFacts,
+  type SessionState,
+  type World,
+} from '../proxy/session';
+import { contactFieldRules, mockMessage, badId, otherKind, notSeconds, notNow } from './conventions';
+import { CONTACT, MESSAGE, nonIntegerTimestamps, problems, SENDER, SENDER_FORBIDDEN } from './fields';
+import { routeId, show, where, type Problem, type Verdicts } from './verdicts';
+
+/**
+ * The records in one answer: their fields, what the request sent against what the answer shows,
+ * and what earlier exchanges of the same token make certain (a record deleted, a field no
+ * operation changes).
+ */
+
+export function contactRecord(
+  v: Verdicts,
+  state: SessionState,
+  item: Json,
+  at: string,
+  skip: string[] = [],
+): void {
+  v.check('contacts.fields', ...problems(item, CONTACT, skip).map((p) => where(at, p)));
+  v.check(
+    'api.integer-timestamps',
+    ...nonIntegerTimestamps(item, 'contact').map((p) => where(at, `${p} is not an integer`)),
+  );
+  if (!v.has('mock.ids')) return;
+  v.check(
+    'mock.ids',
+    ...[item.id, item.conversation_id].map((id) => badId(id, at)),
+    otherKind(state, item.id, 'contact', at),
+  );
+  v.check('mock.unix-seconds', ...notSeconds(item, ['created_at', 'last_active_at'], at));
+}
+
+export function messageRecord(
+  v: Verdicts,
+  item: Json,
+  at: string,
+  state: SessionState,
+  world: World | undefined,
+): void {
+  v.check('messages.fields', ...problems(item, MESSAGE).map((p) => where(at, p)));
+  v.check(
+    'api.integer-timestamps',
+    ...nonIntegerTimestamps(item, 'message').map((p) => where(at, `${p} is not an integer`)),
+  );
+  v.check('messages.reactions-shape', ...reactionsShape(item.reactions).map((p) => where(at, p)));
+  const sender = item.contact;
+  if (isObject(sender)) {
+    v.check(
+      'messages.contact-fields',
+      ...problems(sender, SENDER).map((p) => where(`${at}'s contact`, p)),
+      ...SENDER_FORBIDDEN.filter((field) => field in sender).map((field) =>
+        where(`${at}'s contact`, `carries ${field} (${show(sender[field])})`),
+      ),
+    );
+    const owner =
+      typeof item.conversation_id === 'string' ? world?.owners.get(item.conversation_id) : undefined;
+    if (owner !== undefined)
+      v.check(
+        'messages.contact-is-sender',
+        String(sender.id) !== owner &&
+          where(
+            at,
+            `its contact is ${show(sender.id)}, but conversation ${item.conversation_id as string} belongs to contact ${owner}`,
+          ),
+      );
+  }
+  if (!v.has('mock.ids')) return;
+  mockMessage(v, item, at, state, world);
+}
+
+function reactionsShape(reactions: unknown): string[] {
+  if (!Array.isArray(reactions)) return [];
+  const found: string[] = [];
+  reactions.forEach((element, i) => {
+    if (!isObject(element)) found.push(`reactions[${i}] is not an object: ${show(element)}`);
+    else
+      for (const [name, usernames] of Object.entries(element)) {
+        if (!Array.isArray(usernames) || usernames.some((u) => typeof u !== 'string'))
+          found.push(`reactions[${i}].${name} is ${show(usernames)}, not a list of usernames`);
+      }
+  });
+  return found;
+}
+
+export function createdContact(v: Verdicts, reading: Reading, body: Json, state: SessionState): void {
+  const params = reading.params;
+  // conversation_id on a create answer is its own rule; the other fields are contacts.fields.
+  contactRecord(v, state, body, 'the created contact', ['conversation_id']);
+  v.check(
+    'contacts.create.conversation-id',
+    (typeof body.conversation_id !== 'string' || body.conversation_id === '') &&
+      `the created contact has conversation_id ${show(body.conversation_id)}`,
+  );
+  v.check(
+    'contacts.create.last-active-at-null',
+    body.last_active_at !== null && `the created contact has last_active_at ${show(body.last_active_at)}`,
+  );
+  if (params === undefined) return;
+  v.check(
+    'contacts.create.requires-username-and-phone-number',
+    ...['username', 'phone_number'].map(
+      (key) => !(key in params) && `a create without ${key} answered ${reading.exchange.status}`,
+    ),
+  );
+  if (typeof params.username === 'string') {
+    v.check(
+      'contacts.create',
+      body.username !== params.username &&
+        `sent username ${show(params.username)}, the answer has ${show(body.username)}`,
+    );
+    if (!('display_name' in params))
+      v.check(
+        'contacts.create.display-name-defaults-to-username',
+        body.display_name !== params.username &&
+          `created without display_name, the answer has display_name ${show(body.display_name)} (the username is ${show(params.username)})`,
+      );
+  }
+  if (v.has('mock.field-rules')) {
+    v.check('mock.unix-seconds', notNow(body.created_at, reading, 'the created contact'));
+    contactFieldRules(v, params, body, 'create');
+  }
+}
+
+export function updatedContact(
+  v: Verdicts,
+  reading: Reading,
+  body: Json,
+  known: ContactFacts | undefined,
+): void {
+  const params = reading.params;
+  if (params === undefined) return;
+  const name = params.display_name;
+  v.check(
+    'contacts.update.display-name',
+    idOf(body) !== routeId(reading) && `updated ${routeId(reading)}, answered ${show(body.id)}`,
+    typeof name === 'string' &&
+      name !== '' &&
+      body.display_name !== name &&
+      `sent display_name ${show(name)}, the answer has ${show(body.display_name)}`,
+  );
+  if (known) {
+    const applied: Problem[] = [];
+    const moved: Problem[] = [];
+    for (const field of CONTACT_STABLE) {
+      const before = known.stable[field];
+      if (before === undefined || !(field in body)) continue;
+      if (field in params)
+        applied.push(
+          body[field] !== before &&
+            String(body[field]) === String(params[field]) &&
+            `sent ${field} ${show(params[field])}, and the update applied it (it was ${show(before)})`,
+        );
+      else
+        moved.push(
+          body[field] !== before &&
+            `${field} changed from ${show(before)} to ${show(body[field])}, though only display_name was sent`,
+        );
+    }
+    if (Object.keys(params).some((key) => key !== 'display_name'))
+      v.check('contacts.update.only-display-name', ...applied);
+    v.check('contacts.update.keeps-the-rest', ...moved);
+  }
+  if (v.has('mock.field-rules')) contactFieldRules(v, params, body, 'update');
+}
+
+export function sentMessage(v: Verdicts, reading: Reading, body: Json): void {
+  const params = reading.params;
+  v.check(
+    'messages.send.new-message-defaults',
+    body.read_at !== null && `the new message has read_at ${show(body.read_at)}`,
+    body.updated_at !== null && `the new message has updated_at ${show(body.updated_at)}`,
+    params !== undefined &&
+      !('reactions' in params) &&
+      Array.isArray(body.reactions) &&
+      body.reactions.length > 0 &&
+      `the new message has reactions ${show(body.reactions)}`,
+    params !== undefined &&
+      sentAttachments(params) === 0 &&
+      Array.isArray(body.attachments) &&
+      body.attachments.length > 0 &&
+      `the new message has attachments ${show(body.attachments)}, though none were sent`,
+  );
+  if (v.has('mock.unix-seconds'))
+    v.check('mock.unix-seconds', notNow(body.created_at, reading, 'the new message'));
+  if (params === undefined) return;
+  v.check(
+    'messages.send.requires-conversation-id-and-message',
+    ...['conversation_id', 'message'].map(
+      (key) => !(key in params) && `a send without ${key} answered ${reading.exchange.status}`,
+    ),
+  );
+  v.check(
+    'messages.send',
+    typeof params.conversation_id === 'string' &&
+      body.conversation_id !== params.conversation_id &&
+      `sent into ${show(params.conversation_id)}, the answer is in ${show(body.conversation_id)}`,
+    typeof params.message === 'string' &&
+      body.message !== params.message &&
+      `sent the text ${show(params.message)}, the answer has ${show(body.message)}`,
+  );
+  const attachments = sentAttachments(params);
+  if (attachments > 0)
+    v.check(
+      'messages.send.attachments',
+      (!Array.isArray(body.attachments) || body.attachments.length !== attachments) &&
+        `sent ${attachments} attachment(s), the answer has ${Array.isArray(body.attachments) ? body.attachments.length : show(body.attachments)}`,
+    );
+  if (v.has('mock.field-rules') && typeof params.message === 'string')
+    v.check(
+      'mock.field-rules',
+      (params.message.length < 1 || params.message.length > 4000) &&
+        `a message of ${params.message.length} characters was accepted (1–4000)`,
+    );
+}
+
+export function updatedMessage(
+  v: Verdicts,
+  reading: Reading,
+  body: Json,
+  known: MessageFacts | undefined,
+): void {
+  const params = reading.params;
+  if (params === undefined) return;
+  const shown = reactionsOf(body.reactions);
+  const sent = sentReactions(params);
+  const added: Problem[] = [];
+  const kept: Problem[] = [];
+  if (typeof params.message === 'string')
+    v.check(
+      'messages.update.edit-text',
+      body.message !== params.message &&
+        `sent the text ${show(params.message)}, the answer has ${show(body.message)}`,
+    );
+  else if (known && known.text !== undefined)
+    kept.push(
+      body.message !== known.text &&
+        `the text changed from ${show(known.text)} to ${show(body.message)}, though none was sent`,
+    );
+  if (shown) {
+    for (const [name, usernames] of sent)
+      for (const username of usernames)
+        added.push(
+          !shown.get(name)?.has(username) &&
+            `sent the reaction ${name} by ${username}; the answer does not show it`,
+        );
+    for (const [name, usernames] of known?.reactions ?? [])
+      for (const username of usernames) {
+        if (shown.get(name)?.has(username)) continue;
+        (sent.has(name) ? added : kept).push(`the reaction ${name} by ${username} is gone after the update`);
+      }
+  }
+  if (sent.size > 0) v.check('messages.update.add-reaction', ...added);
+  const attachments = sentAttachments(params);
+  const count = Array.isArray(body.attachments) ? body.attachments.length : undefined;
+  if (attachments > 0 && count !== undefined)
+    v.check(
+      'messages.update.add-attachment',
+      count < (known?.attachments ?? 0) + attachments &&
+        `sent ${attachments} attachment(s) to a message that had ${known?.attachments ?? 'at least 0'}; the answer has ${count}`,
+    );
+  else if (known && count !== undefined)
+    kept.push(
+      count < known.attachments &&
+        `the message had ${known.attachments} attachment(s), the answer to an update without any has ${count}`,
+    );
+  if (known) {
+    kept.push(
+      body.conversation_id !== known.conversationId &&
+        `conversation_id changed from ${show(known.conversationId)} to ${show(body.conversation_id)}`,
+      body.created_at !== known.createdAt &&
+        `created_at changed from ${show(known.createdAt)} to ${show(body.created_at)}`,
+      isObject(body.contact) &&
+        known.senderId !== undefined &&
+        body.contact.id !== known.senderId &&
+        `the sender changed from ${show(known.senderId)} to ${show(body.contact.id)}`,
+    );
+    v.check('messages.update.keeps-the-rest', ...kept);
+  }
+  if (v.has('mock.updated-at'))
+    v.check(
+      'mock.updated-at',
+      notNow(body.updated_at, reading, 'updated_at of the updated message'),
+      typeof body.updated_at === 'number' &&
+        typeof body.created_at === 'number' &&
+        body.updated_at < body.created_at &&
+        `updated_at ${body.updated_at} is before created_at ${body.created_at}`,
+    );
+}
+
+// ---- what earlier exchanges of this token make certain ----
+
+export function views(v: Verdicts, reading: Reading, world: World): void {
+  const started = reading.exchange.startedAt;
+  const { contacts, messages } = itemsOf(reading);
+  const isList = reading.route.kind === 'contacts' || reading.route.kind === 'messages';
+  const viewRule = (single: string, listed: string) => (isList ? listed : single);
+  const deleted = (gone: Map<string, number>, id: string) => {
+    const at = gone.get(id);
+    return at !== undefined && at <= started;
+  };
+  const again = (rule: string, kind: string, items: Json[], gone: Map<string, number>) => {
+    if (gone.size > 0)
+      v.check(
+        rule,
+        ...items.map(
+          (item) =>
+            deleted(gone, idOf(item)) &&
+            `${kind} ${idOf(item)} was deleted, and is ${isList ? 'listed' : 'answered'} again`,
+        ),
+      );
+  };
+  again('contacts.delete', 'contact', contacts, world.goneContacts);
+  again('messages.delete.permanent', 'message', messages, world.goneMessages);
+  if (world.goneConversations.size > 0)
+    v.check(
+      'contacts.delete.cascades-conversation',
+      ...messages.map(
+        (m) =>
+          typeof m.conversation_id === 'string' &&
+          deleted(world.goneConversations, m.conversation_id) &&
+          !deleted(world.goneMessages, idOf(m)) &&
+          `message ${idOf(m)} is in conversation ${m.conversation_id}, whose contact was deleted`,
+      ),
+    );
+  for (const item of contacts) {
+    const known = world.contacts.get(idOf(item));
+    if (!known || reading.exchange.method === 'PUT') continue;
+    const moved = CONTACT_STABLE.filter(
+      (field) => known.stable[field] !== undefined && field in item && item[field] !== known.stable[field],
+    ).map(
+      (field) => `contact ${idOf(item)}: ${field} was ${show(known.stable[field])}, now ${show(item[field])}`,
+    );
+    if (moved.length > 0)
+      v.check(
+        known.renamedAt !== undefined
+          ? 'contacts.update.keeps-the-rest'
+          : viewRule('contacts.retrieve', 'contacts.list'),
+        ...moved,
+      );
+    if (known.renamedAt !== undefined && known.renamedAt <= started)
+      v.check(
+        'contacts.update.display-name',
+        item.display_name !== known.displayName &&
+          known.formerNames.includes(item.display_name) &&
+          `contact ${idOf(item)} shows its former display_name ${show(item.display_name)}, not ${show(known.displayName)}`,
+      );
+  }
+  for (const item of messages) {
+    const known = world.messages.get(idOf(item));
+    if (!known || reading.exchange.method === 'PUT' || known.learntAt > started) continue;
+    messageView(v, item, known, started, isList);
+  }
+}
+
+function messageView(v: Verdicts, item: Json, known: MessageFacts, started: number, isList: boolean): void {
+  const id = idOf(item);
+  const updated = known.updatedAt !== undefined && known.updatedAt <= started;
+  const moved = [
+    item.conversation_id !== known.conversationId &&
+      `conversation_id was ${show(known.conversationId)}, now ${show(item.conversation_id)}`,
+    item.created_at !== known.createdAt &&
+      `created_at was ${show(known.createdAt)}, now ${show(item.created_at)}`,
+    isObject(item.contact) &&
+      known.senderId !== undefined &&
+      item.contact.id !== known.senderId &&
+      `the sender was ${show(known.senderId)}, now ${show(item.contact.id)}`,
+  ]
+    .filter((p): p is string => typeof p === 'string')
+    .map((p) => `message ${id}: ${p}`);
+  if (moved.length > 0 && (updated || !isList))
+    v.check(updated ? 'messages.update.keeps-the-rest' : 'messages.retrieve', ...moved);
+  if (known.editedAt !== undefined && known.editedAt <= started)
+    v.check(
+      'messages.update.edit-text',
+      item.message !== known.text &&
+        known.formerTexts.includes(item.message) &&
+        `message ${id} shows its former text ${show(item.message)}, not ${show(known.text)}`,
+    );
+  if (!updated) return;
+  const shown = reactionsOf(item.reactions);
+  if (shown) {
+    const lost = [...known.reactions].flatMap(([name, usernames]) =>
+      [...usernames]
+        .filter((u) => !shown.get(name)?.has(u))
+        .map((u) => `message ${id}: the reaction ${name} by ${u} is gone`),
+    );
+    v.check(
+      known.lastUpdate?.reaction ? 'messages.update.add-reaction' : 'messages.update.keeps-the-rest',
+      ...lost,
+    );
+  }
+  if (Array.isArray(item.attachments))
+    v.check(
+      known.lastUpdate?.attachment ? 'messages.update.add-attachment' : 'messages.update.keeps-the-rest',
+      item.attachments.length < known.attachments &&
+        `message ${id} had ${known.attachments} attachment(s), and shows ${item.attachments.length}`,
+    );
+}

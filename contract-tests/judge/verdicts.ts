@@ -1,0 +1,159 @@
+import { redact, type Reading } from '../proxy/exchange';
+import { findRule, rulesOf, type Profile } from '../rules';
+
+/**
+ * What the judgment of one exchange gives, and how its modules (records, lists, documented,
+ * conventions) note what they found: each problem against the rule it breaks, at most one
+ * violation a rule, and only rules of the profile.
+ */
+
+/** Every rule the judge can find broken; the others need requests of their own (see the report). */
+export const JUDGED: readonly string[] = [
+  'api.auth-required',
+  'api.json-objects',
+  'api.integer-timestamps',
+  'contacts.fields',
+  'contacts.create',
+  'contacts.create.requires-username-and-phone-number',
+  'contacts.create.display-name-defaults-to-username',
+  'contacts.create.last-active-at-null',
+  'contacts.create.conversation-id',
+  'contacts.retrieve',
+  'contacts.list',
+  'contacts.update.display-name',
+  'contacts.update.only-display-name',
+  'contacts.update.keeps-the-rest',
+  'contacts.delete',
+  'contacts.delete.cascades-conversation',
+  'lists.page-fields',
+  'lists.default-page-size',
+  'lists.has-more',
+  'lists.limit',
+  'messages.fields',
+  'messages.contact-fields',
+  'messages.contact-is-sender',
+  'messages.reactions-shape',
+  'messages.send',
+  'messages.send.requires-conversation-id-and-message',
+  'messages.send.new-message-defaults',
+  'messages.send.attachments',
+  'messages.retrieve',
+  'messages.list.conversation-filter',
+  'messages.list.all-conversations',
+  'lists.pages',
+  'messages.update.edit-text',
+  'messages.update.add-reaction',
+  'messages.update.add-attachment',
+  'messages.update.keeps-the-rest',
+  'messages.delete.permanent',
+  'mock.success-codes',
+  'mock.error-body',
+  'mock.error-statuses',
+  'mock.token-isolation',
+  'mock.unix-seconds',
+  'mock.ids',
+  'mock.newest-first',
+  'mock.limit-bounds',
+  'mock.cursor-walks',
+  'mock.active-filter',
+  'mock.unknown-conversation',
+  'mock.sender-exact',
+  'mock.request-bodies',
+  'mock.unknown-parameters',
+  'mock.field-rules',
+  'mock.reactions',
+  'mock.attachments',
+  'mock.updated-at',
+  'mock.cors',
+  'mock.routing',
+];
+
+export interface Violation {
+  rule: string;
+  section: string;
+  /** What was wrong, in words. */
+  message: string;
+  exchange: {
+    seq: number;
+    method: string;
+    url: string;
+    status: number;
+    /** The Authorization header cut to its first characters (`Bearer abcd…`). */
+    authorization: string;
+    /** The start of the answer's body, as the reports quote it. */
+    body: string;
+  };
+}
+
+export interface Judgement {
+  /** The rules this exchange was judged against. */
+  checked: string[];
+  /** At most one a rule: the first problem, and how many more this answer showed. */
+  violations: Violation[];
+}
+
+export const show = (value: unknown): string => {
+  const text = JSON.stringify(value);
+  return text === undefined ? 'undefined' : text.length > 60 ? `${text.slice(0, 60)}…` : text;
+};
+const BODY_EXCERPT = 300;
+const excerpt = (text: string | undefined) =>
+  text === undefined ? '(not kept)' : text.length > BODY_EXCERPT ? `${text.slice(0, BODY_EXCERPT)}…` : text;
+export const where = (at: string, problem: string) => `${at}: ${problem}`;
+export type Problem = string | false | undefined | null;
+
+const JUDGED_IDS: ReadonlySet<string> = new Set(JUDGED);
+const PROFILE_RULES: Record<Profile, ReadonlySet<string>> = {
+  documented: new Set(rulesOf('documented').map((rule) => rule.id)),
+  mock: new Set(rulesOf('mock').map((rule) => rule.id)),
+};
+
+export class Verdicts {
+  private readonly checked = new Set<string>();
+  private readonly found = new Map<string, string[]>();
+  private readonly rules: ReadonlySet<string>;
+
+  constructor(
+    private readonly reading: Reading,
+    profile: Profile,
+  ) {
+    this.rules = PROFILE_RULES[profile];
+  }
+
+  /** The exchange was judged against `rule`; each problem given is a way it broke it. */
+  check(rule: string, ...found: Problem[]): void {
+    if (!JUDGED_IDS.has(rule)) throw new Error(`the judge names the rule "${rule}", which it does not list`);
+    if (!this.rules.has(rule)) return;
+    this.checked.add(rule);
+    const problems = found.filter((p): p is string => typeof p === 'string' && p !== '');
+    if (problems.length > 0) this.found.set(rule, [...(this.found.get(rule) ?? []), ...problems]);
+  }
+
+  has(rule: string): boolean {
+    return this.rules.has(rule);
+  }
+
+  result(): Judgement {
+    const { exchange, authorization } = this.reading;
+    const violations = [...this.found].map(([rule, problems]) => ({
+      rule,
+      section: findRule(rule)!.section,
+      message:
+        problems.length > 1
+          ? `${problems[0]} (and ${problems.length - 1} more in this answer)`
+          : problems[0]!,
+      exchange: {
+        seq: exchange.seq,
+        method: exchange.method,
+        url: exchange.url,
+        status: exchange.status,
+        authorization: redact(authorization),
+        body: excerpt(this.reading.text),
+      },
+    }));
+    return { checked: [...this.checked], violations };
+  }
+}
+
+/** The id in the path of a single record's route. */
+export const routeId = (reading: Reading) => ('id' in reading.route ? reading.route.id : '');
