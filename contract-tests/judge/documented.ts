@@ -6,6 +6,7 @@ import { conventionsOfAnyAnswer, PARAMETERS, preflight, requestConventions } fro
 import { list } from './lists';
 import {
   contactRecord,
+  refusedForOptional,
   createdContact,
   messageRecord,
   sentMessage,
@@ -27,7 +28,11 @@ import { routeId, show, Verdicts, type Judgement } from './verdicts';
 /** RFC 6750 §2.1: `Bearer` 1*SP b64token, the scheme in any case (RFC 7235 §2.1). */
 const TOKEN = /^Bearer +[A-Za-z0-9\-._~+/]+=* *$/i;
 
-export function judge(reading: Reading, state: SessionState, profile: Profile): Judgement {
+/**
+ * `settleMs`: lists may show a write that long after it (--settle-ms); until then a list that
+ * lacks a record learnt, or still shows one deleted, is no violation. Retrieve is never waited for.
+ */
+export function judge(reading: Reading, state: SessionState, profile: Profile, settleMs = 0): Judgement {
   const v = new Verdicts(reading, profile);
   const { exchange, route } = reading;
   if (exchange.method === 'OPTIONS') {
@@ -57,6 +62,7 @@ export function judge(reading: Reading, state: SessionState, profile: Profile): 
   if (reading.forced) return v.result();
   const world = worldOf(state, reading.authorization);
   requestConventions(v, reading, operation, state, world);
+  refusedForOptional(v, reading, operation, world);
   if (!reading.ok) return v.result();
   v.check(
     'mock.success-codes',
@@ -78,7 +84,7 @@ export function judge(reading: Reading, state: SessionState, profile: Profile): 
   switch (operation) {
     case 'GET contacts':
     case 'GET messages':
-      list(v, reading, state, world);
+      list(v, reading, state, world, settleMs);
       break;
     case 'GET contact':
       contactRecord(v, state, body, 'the contact');
@@ -110,7 +116,7 @@ export function judge(reading: Reading, state: SessionState, profile: Profile): 
       updatedMessage(v, reading, body, world?.messages.get(routeId(reading)));
       break;
   }
-  if (world) views(v, reading, world);
+  if (world) views(v, reading, world, settleMs);
   return v.result();
 }
 

@@ -11,7 +11,13 @@ const DEFAULT_PAGE = 10;
 /** A list's first page: no parameter but these (a page further on is asked for with another). */
 const FIRST_PAGE_PARAMS = new Set(['limit', 'conversation_id', 'active']);
 
-export function list(v: Verdicts, reading: Reading, state: SessionState, world: World | undefined): void {
+export function list(
+  v: Verdicts,
+  reading: Reading,
+  state: SessionState,
+  world: World | undefined,
+  settleMs = 0,
+): void {
   const { query } = reading;
   const kind = reading.route.kind === 'contacts' ? 'contacts' : 'messages';
   v.check('lists.page-fields', ...problems(reading.body, PAGE));
@@ -49,7 +55,7 @@ export function list(v: Verdicts, reading: Reading, state: SessionState, world: 
         `listed by conversation_id=${conversation}, the page holds ${stray.length} message(s) of other conversations (e.g. ${show(stray[0]!.conversation_id)})`,
     );
   }
-  if (world) hasMore(v, reading, page, world);
+  if (world) hasMore(v, reading, page, world, settleMs);
   if (v.has('mock.newest-first')) mockPage(v, reading, page);
 }
 
@@ -58,8 +64,11 @@ function hasMore(
   reading: Reading,
   page: { has_more: boolean; data: Json[] },
   world: World,
+  settleMs: number,
 ): void {
   const started = reading.exchange.startedAt;
+  // With --settle-ms, a record learnt less than that before the list was asked for may not show yet.
+  const settledBy = started - settleMs;
   const names = [...reading.query.keys()];
   const conversation = reading.query.get('conversation_id');
   const limit = reading.query.get('limit');
@@ -69,10 +78,11 @@ function hasMore(
     const listed = new Set(page.data.map(idOf));
     const alive: string[] =
       reading.route.kind === 'contacts'
-        ? [...world.contacts].filter(([, c]) => c.seenAt <= started).map(([id]) => id)
+        ? [...world.contacts].filter(([, c]) => c.seenAt <= settledBy).map(([id]) => id)
         : [...world.messages]
             .filter(
-              ([, m]) => m.seenAt <= started && (conversation === null || m.conversationId === conversation),
+              ([, m]) =>
+                m.seenAt <= settledBy && (conversation === null || m.conversationId === conversation),
             )
             .map(([id]) => id);
     const missing = alive.filter((id) => !listed.has(id));

@@ -12,7 +12,16 @@ import {
   type World,
 } from '../proxy/session';
 import { contactFieldRules, mockMessage, badId, otherKind, notSeconds, notNow } from './conventions';
-import { CONTACT, MESSAGE, nonIntegerTimestamps, problems, SENDER, SENDER_FORBIDDEN } from './fields';
+import {
+  CONTACT,
+  kept,
+  MESSAGE,
+  nonIntegerTimestamps,
+  problems,
+  SENDER,
+  SENDER_FORBIDDEN,
+  type SentKind,
+} from './fields';
 import { routeId, show, where, type Problem, type Verdicts } from './verdicts';
 
 /**
@@ -20,6 +29,73 @@ import { routeId, show, where, type Problem, type Verdicts } from './verdicts';
  * and what earlier exchanges of the same token make certain (a record deleted, a field no
  * operation changes).
  */
+
+/**
+ * A value sent that the answer lost or changed: the kit's own rule of what a server may do to what
+ * it took (fields.ts kept(): only NFC, trimmed ends and phone punctuation lose nothing).
+ */
+function lost(sent: unknown, shown: unknown, kind: SentKind, what: string): Problem {
+  return (
+    typeof sent === 'string' &&
+    sent !== '' &&
+    kept(sent, shown, kind) === 'lost' &&
+    `sent ${what} ${show(sent)}, the answer has ${show(shown)}`
+  );
+}
+
+const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+/** The documented optional parameters of each operation, and the rule a refusal for leaving one out breaks. */
+const OPTIONAL: Record<
+  string,
+  { params: readonly string[]; rule: (sent: (p: string) => boolean) => string }
+> = {
+  'POST contacts': { params: ['avatar_url', 'display_name'], rule: () => 'contacts.create' },
+  'PUT contact': { params: ['display_name'], rule: () => 'contacts.update.display-name' },
+  'POST messages': { params: ['attachments'], rule: () => 'messages.send' },
+  'PUT message': {
+    params: ['message', 'reactions', 'attachments'],
+    rule: (sent) =>
+      sent('reactions')
+        ? 'messages.update.add-reaction'
+        : sent('attachments')
+          ? 'messages.update.add-attachment'
+          : 'messages.update.edit-text',
+  },
+};
+
+/**
+ * A request refused for leaving out what the document calls optional: the refusal names a
+ * parameter that was not sent, and the record it is about is alive. (A refusal that names a
+ * parameter that was sent is about its value, which a server may refuse.)
+ */
+export function refusedForOptional(
+  v: Verdicts,
+  reading: Reading,
+  operation: string,
+  world: World | undefined,
+): void {
+  const optional = OPTIONAL[operation];
+  const status = reading.exchange.status;
+  if (!optional || status < 400 || status >= 500 || [401, 403, 404, 405, 413, 429].includes(status)) return;
+  // What was sent must be known: a body the proxy could not read may have held the parameter.
+  if (reading.params === undefined) return;
+  const keys = Object.keys(reading.params);
+  const sent = (param: string) => keys.some((key) => key === param || key.startsWith(`${param}[`));
+  const id = routeId(reading);
+  if (id !== '' && !(operation === 'PUT contact' ? world?.contacts.has(id) : world?.messages.has(id))) return;
+  const text = reading.text ?? '';
+  const named = optional.params.filter((p) => !sent(p) && new RegExp(`\\b${p}\\b`).test(text));
+  // Any parameter sent, documented or not, that the refusal names: the refusal is about it.
+  const namedSent = keys
+    .map((key) => key.replace(/\[.*$/, ''))
+    .filter((key) => key !== '' && new RegExp(`\\b${escape(key)}\\b`).test(text));
+  if (named.length === 0 || namedSent.length > 0) return;
+  v.check(
+    optional.rule(sent),
+    `refused (${status}) for leaving out ${named.map((p) => `\`${p}\``).join(' and ')}, which the document calls optional`,
+  );
+}
 
 export function contactRecord(
   v: Verdicts,
@@ -114,12 +190,13 @@ export function createdContact(v: Verdicts, reading: Reading, body: Json, state:
       (key) => !(key in params) && `a create without ${key} answered ${reading.exchange.status}`,
     ),
   );
+  v.check(
+    'contacts.create',
+    ...(['username', 'phone_number', 'avatar_url', 'display_name'] as const).map((field) =>
+      lost(params[field], body[field], field === 'phone_number' ? 'phone' : 'text', field),
+    ),
+  );
   if (typeof params.username === 'string') {
-    v.check(
-      'contacts.create',
-      body.username !== params.username &&
-        `sent username ${show(params.username)}, the answer has ${show(body.username)}`,
-    );
     if (!('display_name' in params))
       v.check(
         'contacts.create.display-name-defaults-to-username',
@@ -145,10 +222,7 @@ export function updatedContact(
   v.check(
     'contacts.update.display-name',
     idOf(body) !== routeId(reading) && `updated ${routeId(reading)}, answered ${show(body.id)}`,
-    typeof name === 'string' &&
-      name !== '' &&
-      body.display_name !== name &&
-      `sent display_name ${show(name)}, the answer has ${show(body.display_name)}`,
+    lost(name, body.display_name, 'text', 'display_name'),
   );
   if (known) {
     const applied: Problem[] = [];
@@ -206,9 +280,7 @@ export function sentMessage(v: Verdicts, reading: Reading, body: Json): void {
     typeof params.conversation_id === 'string' &&
       body.conversation_id !== params.conversation_id &&
       `sent into ${show(params.conversation_id)}, the answer is in ${show(body.conversation_id)}`,
-    typeof params.message === 'string' &&
-      body.message !== params.message &&
-      `sent the text ${show(params.message)}, the answer has ${show(body.message)}`,
+    lost(params.message, body.message, 'text', 'the text'),
   );
   const attachments = sentAttachments(params);
   if (attachments > 0)
@@ -238,11 +310,7 @@ export function updatedMessage(
   const added: Problem[] = [];
   const kept: Problem[] = [];
   if (typeof params.message === 'string')
-    v.check(
-      'messages.update.edit-text',
-      body.message !== params.message &&
-        `sent the text ${show(params.message)}, the answer has ${show(body.message)}`,
-    );
+    v.check('messages.update.edit-text', lost(params.message, body.message, 'text', 'the text'));
   else if (known && known.text !== undefined)
     kept.push(
       body.message !== known.text &&
@@ -301,14 +369,15 @@ export function updatedMessage(
 
 // ---- what earlier exchanges of this token make certain ----
 
-export function views(v: Verdicts, reading: Reading, world: World): void {
+export function views(v: Verdicts, reading: Reading, world: World, settleMs = 0): void {
   const started = reading.exchange.startedAt;
   const { contacts, messages } = itemsOf(reading);
   const isList = reading.route.kind === 'contacts' || reading.route.kind === 'messages';
   const viewRule = (single: string, listed: string) => (isList ? listed : single);
-  const deleted = (gone: Map<string, number>, id: string) => {
+  // A list may show a delete late (--settle-ms); retrieve is never waited for.
+  const deleted = (gone: Map<string, number>, id: string, wait = true) => {
     const at = gone.get(id);
-    return at !== undefined && at <= started;
+    return at !== undefined && at <= (wait && isList ? started - settleMs : started);
   };
   const again = (rule: string, kind: string, items: Json[], gone: Map<string, number>) => {
     if (gone.size > 0)
@@ -330,7 +399,7 @@ export function views(v: Verdicts, reading: Reading, world: World): void {
         (m) =>
           typeof m.conversation_id === 'string' &&
           deleted(world.goneConversations, m.conversation_id) &&
-          !deleted(world.goneMessages, idOf(m)) &&
+          !deleted(world.goneMessages, idOf(m), false) &&
           `message ${idOf(m)} is in conversation ${m.conversation_id}, whose contact was deleted`,
       ),
     );

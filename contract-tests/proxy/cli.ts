@@ -72,6 +72,15 @@ function program(): Command {
         .default(DEFAULT_LIMITS.maxBytes / 2 ** 20)
         .argParser(whole),
     )
+    .addOption(
+      new Option(
+        '--settle-ms <ms>',
+        'lists are eventually consistent: a list that lacks a record learnt, or still shows one deleted, less than this long before it was asked for is no violation (retrieve is never waited for)',
+      )
+        .default(0)
+        .argParser(whole)
+        .env('CONTRACT_SETTLE_MS'),
+    )
     .option('--report <file>', 'on exit, write a Markdown report')
     .option('--junit <file>', 'on exit, write JUnit XML, one test case per rule checked')
     .option('--json <file>', 'on exit, write the tally as JSON')
@@ -88,6 +97,7 @@ interface ProxyCliOptions {
   maxTokens: number;
   maxRecords: number;
   maxTotalMb: number;
+  settleMs: number;
   report?: string;
   junit?: string;
   json?: string;

@@ -23,6 +23,8 @@ export interface ProxyOptions {
   limits?: Partial<Limits>;
   /** Where the lines go (the console by default). */
   print?: (line: string) => void;
+  /** How long a list may take to show a write (--settle-ms); 0: at once. */
+  settleMs?: number;
 }
 
 export interface RuleTally {
@@ -133,7 +135,7 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
       const reading = read(exchange);
       let judgement;
       try {
-        judgement = judge(reading, state, options.profile);
+        judgement = judge(reading, state, options.profile, options.settleMs);
       } catch (error) {
         print(
           `the proxy could not judge #${exchange.seq} ${exchange.method} ${exchange.url}: ${String(error)}`,

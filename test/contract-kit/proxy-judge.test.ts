@@ -46,11 +46,12 @@ function broken(
   exchanges: ProxyExchange[],
   profile: Profile = 'documented',
   state: SessionState = newSession(),
+  settleMs = 0,
 ) {
   let last: string[] = [];
   for (const e of exchanges) {
     const reading = read(e);
-    last = judge(reading, state, profile).violations.map((v) => v.rule);
+    last = judge(reading, state, profile, settleMs).violations.map((v) => v.rule);
     learn(state, reading);
   }
   return last;
@@ -136,7 +137,7 @@ describe('the proxy judge', () => {
   });
 
   it('compares a create with what it sent (defaults, nulls, required parameters)', () => {
-    const sent = { username: 'ada', phone_number: '+1 555' };
+    const sent = { username: 'ada', phone_number: '+1 555 0100' };
     const made = { ...contact(1), username: 'ada', display_name: 'ada' };
     expect(broken([exchange('POST', '/v1/contacts', 201, made, { sent })])).toEqual([]);
     expect(
@@ -155,6 +156,180 @@ describe('the proxy judge', () => {
         }),
       ]),
     ).toEqual(['messages.send.new-message-defaults']);
+  });
+
+  it('fails a create or update whose answer lost a value sent, and accepts what loses nothing', () => {
+    const sent = { username: 'ada', phone_number: '+15550100', avatar_url: 'https://example.com/a.png' };
+    const made = { ...contact(1), ...sent, display_name: 'ada' };
+    const create = (answer: unknown, body: Record<string, string> = sent) =>
+      broken([exchange('POST', '/v1/contacts', 201, answer, { sent: body })]);
+    expect(create(made)).toEqual([]);
+    expect(create({ ...made, phone_number: '15550100' })).toEqual(['contacts.create']);
+    expect(create({ ...made, avatar_url: '' })).toEqual(['contacts.create']);
+    // Phone punctuation, trimmed ends and NFC lose nothing.
+    expect(create({ ...made, phone_number: '+1 555-0100' })).toEqual([]);
+    const named = { ...sent, display_name: ' Zoe\u0301 ' };
+    expect(create({ ...made, display_name: 'Zo\u00e9' }, named)).toEqual([]);
+    expect(create({ ...made, display_name: 'Zo' }, named)).toEqual(['contacts.create']);
+    const long = 'x'.repeat(300);
+    const m = message(1);
+    const send = { conversation_id: contact(1).conversation_id, message: long };
+    expect(broken([exchange('POST', '/v1/messages', 201, { ...m, message: long }, { sent: send })])).toEqual(
+      [],
+    );
+    expect(
+      broken([exchange('POST', '/v1/messages', 201, { ...m, message: long.slice(0, 200) }, { sent: send })]),
+    ).toEqual(['messages.send']);
+    expect(
+      broken([
+        exchange(
+          'PUT',
+          `/v1/messages/${m.id}`,
+          200,
+          { ...m, message: 'edite', updated_at: now() },
+          {
+            sent: { message: 'edited' },
+          },
+        ),
+      ]),
+    ).toEqual(['messages.update.edit-text']);
+    const c = contact(2);
+    expect(
+      broken([
+        exchange(
+          'PUT',
+          `/v1/contacts/${c.id}`,
+          200,
+          { ...c, display_name: 'Ann' },
+          { sent: { display_name: 'Anna' } },
+        ),
+      ]),
+    ).toEqual(['contacts.update.display-name']);
+  });
+
+  it('fails a refusal for leaving out an optional parameter, and not one about a value sent', () => {
+    const state = newSession();
+    const c = contact(1);
+    const m = message(1);
+    broken(
+      [exchange('GET', `/v1/contacts/${c.id}`, 200, c), exchange('GET', `/v1/messages/${m.id}`, 200, m)],
+      'documented',
+      state,
+    );
+    const refusal = (message: string) => ({ error: { message } });
+    expect(
+      broken(
+        [exchange('PUT', `/v1/contacts/${c.id}`, 400, refusal('display_name is required'), { sent: {} })],
+        'documented',
+        state,
+      ),
+    ).toEqual(['contacts.update.display-name']);
+    expect(
+      broken(
+        [
+          exchange('PUT', `/v1/messages/${m.id}`, 422, refusal('message: field required'), {
+            sent: { 'reactions[heart][]': 'bob' },
+          }),
+        ],
+        'documented',
+        state,
+      ),
+    ).toEqual(['messages.update.add-reaction']);
+    expect(
+      broken(
+        [
+          exchange('POST', '/v1/contacts', 400, refusal('avatar_url must be given'), {
+            sent: { username: 'a', phone_number: '+1' },
+          }),
+        ],
+        'documented',
+        state,
+      ),
+    ).toEqual(['contacts.create']);
+    // About a parameter that was sent (its value, or an unknown one): the server's right.
+    expect(
+      broken(
+        [
+          exchange(
+            'PUT',
+            `/v1/contacts/${c.id}`,
+            400,
+            refusal('Received unknown parameter: nick. This request accepts only: display_name.'),
+            {
+              sent: { nick: 'x' },
+            },
+          ),
+        ],
+        'documented',
+        state,
+      ),
+    ).toEqual([]);
+    expect(
+      broken(
+        [
+          exchange(
+            'PUT',
+            `/v1/messages/${m.id}`,
+            400,
+            refusal('invalid reaction name; send message or reactions'),
+            { sent: { 'reactions[Heart!][]': 'bob' } },
+          ),
+        ],
+        'documented',
+        state,
+      ),
+    ).toEqual([]);
+    // A record the proxy does not know alive, or a refusal for another reason, says nothing.
+    expect(
+      broken(
+        [exchange('PUT', '/v1/contacts/C999', 404, refusal('no contact; display_name'), { sent: {} })],
+        'documented',
+        state,
+      ),
+    ).toEqual([]);
+    expect(
+      broken(
+        [exchange('PUT', `/v1/contacts/${c.id}`, 429, refusal('slow down, display_name'), { sent: {} })],
+        'documented',
+        state,
+      ),
+    ).toEqual([]);
+  });
+
+  it('waits --settle-ms for a list to show a write or a delete, and never for retrieve', () => {
+    const [m1, m2] = [message(1), message(2)];
+    const sequence = () => {
+      const state = newSession();
+      broken([exchange('GET', '/v1/messages', 200, page([m2, m1]))], 'documented', state);
+      const deleted = exchange('DELETE', `/v1/messages/${m1.id}`, 204);
+      return { state, deleted };
+    };
+    const { state: a, deleted: d1 } = sequence();
+    // Asked for 1 s after the delete: still listed.
+    const stale = () => exchange('GET', '/v1/messages', 200, page([m2, m1]));
+    expect(broken([d1, stale()], 'documented', a)).toEqual(['messages.delete.permanent']);
+    const { state: b, deleted: d2 } = sequence();
+    expect(broken([d2, stale()], 'documented', b, 1500)).toEqual([]);
+    const { state: c, deleted: d3 } = sequence();
+    const later = stale();
+    later.startedAt += 1000; // 2 s after the delete, past the window
+    expect(broken([d3, later], 'documented', c, 1500)).toEqual(['messages.delete.permanent']);
+    const { state: d, deleted: d4 } = sequence();
+    expect(broken([d4, exchange('GET', `/v1/messages/${m1.id}`, 200, m1)], 'documented', d, 1500)).toEqual([
+      'messages.delete.permanent',
+    ]);
+    // A record seen alive just before a list that lacks it: missing only past the window.
+    const fresh = () => {
+      const state = newSession();
+      broken([exchange('GET', '/v1/messages', 200, page([m2, m1]))], 'documented', state);
+      return state;
+    };
+    const lacking = (settleMs: number) => {
+      const state = fresh(); // before the list is asked for
+      return broken([exchange('GET', '/v1/messages', 200, page([m2]))], 'documented', state, settleMs);
+    };
+    expect(lacking(0)).toEqual(['messages.list.all-conversations']);
+    expect(lacking(1500)).toEqual([]);
   });
 
   it('knows a deleted record from an earlier exchange (contacts.delete, messages.delete.permanent, the cascade)', () => {
