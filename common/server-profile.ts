@@ -1,0 +1,132 @@
+/**
+ * A server profile: the choices a server made where the Messaging API document says "not shown",
+ * as the contract kit observed them (`messaging-contract --profile-out FILE`), and as the mock takes
+ * them on (`messaging-mock --conventions FILE`). The file's format, shared by both packages as a wire
+ * format is: the kit writes it and never reads the mock, the mock reads it and never runs the kit.
+ * Its JSON Schema is `server-profile.schema.json` beside this file; `docs/twin.md` explains it.
+ *
+ * Every choice is an `Observed`: the value with the exchange that showed it, or `unknown` with the
+ * reason the run could not tell (a rule not run, an answer that said nothing about it).
+ */
+export const PROFILE_VERSION = 1;
+
+export type Observed<T> = { value: T; seen: string } | { unknown: string };
+
+export const OPERATIONS = [
+  'contacts.list',
+  'contacts.create',
+  'contacts.retrieve',
+  'contacts.update',
+  'contacts.delete',
+  'messages.list',
+  'messages.create',
+  'messages.retrieve',
+  'messages.update',
+  'messages.delete',
+] as const;
+export type Operation = (typeof OPERATIONS)[number];
+
+export const ID_KINDS = ['contact', 'message', 'conversation'] as const;
+export type IdKind = (typeof ID_KINDS)[number];
+
+export interface IdFormat {
+  /** `numeric`: digits only (a JSON number or a string of digits); `uuid`: 8-4-4-4-12 hex; `alphanumeric`: [A-Za-z0-9]. */
+  kind: 'numeric' | 'uuid' | 'alphanumeric' | 'other';
+  /** A lower-case prefix with an underscore (`msg_`), or ''. */
+  prefix: string;
+  /** Whether the id is a JSON number (numeric ids only). */
+  json: 'string' | 'number';
+  /** The length after the prefix, when every id seen had the same one (alphanumeric ids). */
+  length?: number;
+}
+
+export interface DeleteAnswer {
+  status: number;
+  /** `empty`: no body; `object`: the deleted record; `marker`: an object of other keys (e.g. `{id, deleted}`). */
+  body: 'empty' | 'object' | 'marker';
+  /** The keys of a marker body. */
+  keys?: string[];
+}
+
+export interface ListOrder {
+  /** The field the list is sorted by; null when no field explains the order seen. */
+  field: 'created_at' | 'username' | 'display_name' | 'message' | 'id' | null;
+  direction?: 'asc' | 'desc';
+}
+
+export interface Paging {
+  /**
+   * `after-id`: `param=<id of the last item>`; `page`: `param=<n>` counted from 1; `offset`:
+   * `param=<items so far>`; `body-token`: `param=<the body's bodyKey>`; `body-url`: a next-page
+   * URL in the body's `bodyKey` (`links.next` for a nested key); `link-header`: RFC 8288
+   * `Link: <…>; rel="next"`.
+   */
+  kind: 'after-id' | 'page' | 'offset' | 'body-token' | 'body-url' | 'link-header';
+  param?: string;
+  bodyKey?: string;
+}
+
+export interface LimitBounds {
+  /** Items on a page asked for without `limit`, when the list was longer. */
+  default: number;
+  /** The largest `limit` taken as asked, when a larger one was refused or cut. */
+  max?: number;
+  /** What a `limit` over the maximum gets: refused (4xx), or cut to the maximum. */
+  overMax?: 'refuse' | 'clamp';
+}
+
+export interface ErrorBody {
+  /** The answer's content type, without parameters (`application/json`, `application/problem+json`). */
+  contentType: string;
+  /** Where the human message sits, as a path (`message`, `error.message`, `errors.0.detail`). */
+  messageAt: string;
+  /** Where a machine code sits, when there is one (`code`, `errors.0.code`). */
+  codeAt?: string;
+  /** The keys of the top-level object, sorted: the shape at a glance. */
+  keys: string[];
+}
+
+export interface AvatarDefault {
+  /** What a contact created without `avatar_url` gets. */
+  kind: 'null' | 'empty' | 'url' | 'absent';
+  /** For `url`: the URL seen with the username replaced by `{username}` where it appeared. */
+  template?: string;
+}
+
+export interface Attachments {
+  /** The keys the server took for one attachment sent (e.g. `url`, `name`; or `file_url`, `filename`). */
+  sent: string[];
+  /** The keys of an attachment as answered, sorted. */
+  answered: string[];
+}
+
+export interface ServerProfile {
+  $schema?: string;
+  version: typeof PROFILE_VERSION;
+  /** Where and when it was observed, and by which kit. */
+  server: { baseUrl: string; pathPrefix: string; observedAt: string; by: string };
+  /** The content type of a successful JSON answer, without parameters. */
+  contentType: Observed<string>;
+  successStatus: Record<Operation, Observed<number>>;
+  deleteAnswer: Record<'contacts' | 'messages', Observed<DeleteAnswer>>;
+  ids: Record<IdKind, Observed<IdFormat>>;
+  timestampUnit: Observed<'seconds' | 'milliseconds' | 'microseconds'>;
+  order: Record<'contacts' | 'messages', Observed<ListOrder>>;
+  paging: Observed<Paging>;
+  limit: Observed<LimitBounds>;
+  errors: {
+    body: Observed<ErrorBody>;
+    status: {
+      unknownId: Observed<number>;
+      missingParameter: Observed<number>;
+      invalidLimit: Observed<number>;
+      missingToken: Observed<number>;
+    };
+  };
+  avatarDefault: Observed<AvatarDefault>;
+  reactions: Observed<{ layout: 'per-name' | 'merged' }>;
+  attachments: Observed<Attachments>;
+}
+
+export const isKnown = <T>(observed: Observed<T> | undefined): observed is { value: T; seen: string } =>
+  observed !== undefined && 'value' in observed;
