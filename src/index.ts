@@ -16,6 +16,7 @@ export { validateFixture, FixtureError } from './fixtures';
 export { loadFixtureFile } from './fixture-file';
 export { World, type WorldData, type StoredMessage } from './store/world';
 export { openApiDocument } from './openapi';
+export { readProfile, ProfileError, type Conventions, type ReadProfile } from './twin/profile';
 export type {
   Contact,
   Message,

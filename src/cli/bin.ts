@@ -5,6 +5,8 @@ import { integer, MAX_SEED } from './options';
 import { loadFixtureFile } from '../fixture-file';
 import { parseLatency, type Latency } from '../core/switches';
 import { listen } from '../express/server';
+import { readFileSync } from 'node:fs';
+import { readProfile } from '../twin/profile';
 import { budgetLine, budgetProblem, heapFacts } from './budget';
 
 const program = new Command()
@@ -80,6 +82,12 @@ const program = new Command()
       .default(APP_DEFAULTS.maxTotalBytes / 2 ** 20)
       .argParser(integer(1, 10_000_000)),
   )
+  .addOption(
+    new Option(
+      '--conventions <file>',
+      'answer as a real server does where the document says "not shown": a server profile the contract kit observed (messaging-contract --profile-out)',
+    ).env('MOCK_CONVENTIONS'),
+  )
   .addOption(new Option('-q, --quiet', 'no log line per request').default(false))
   .addOption(
     new Option(
@@ -97,6 +105,7 @@ interface CliOptions {
   contacts: number;
   messages: number;
   fixtures?: string;
+  conventions?: string;
   token: string[];
   adminToken?: string;
   latency: Latency;
@@ -129,6 +138,15 @@ async function main(): Promise<void> {
       fail(`error: --fixtures ${(error as Error).message}`);
     }
   }
+  let conventions: { profile: Record<string, unknown>; taken: string[]; notMirrored: string[] } | undefined;
+  if (options.conventions) {
+    try {
+      const profile = JSON.parse(readFileSync(options.conventions, 'utf8')) as Record<string, unknown>;
+      conventions = { profile, ...readProfile(profile) };
+    } catch (error) {
+      fail(`error: --conventions ${options.conventions}: ${(error as Error).message}`);
+    }
+  }
   const log = (line: string) => console.log(line);
   const tty = process.stderr.isTTY === true;
   const started = Date.now();
@@ -139,6 +157,7 @@ async function main(): Promise<void> {
     contacts: options.contacts,
     messages: options.messages,
     data,
+    ...(conventions ? { conventions: conventions.profile } : {}),
     tokens: options.token,
     adminToken: options.adminToken,
     latency: options.latency.max > 0 ? options.latency : undefined,
@@ -176,15 +195,23 @@ async function main(): Promise<void> {
   console.log(
     `Messaging API mock listening on ${running.bound} (${everywhere ? 'every interface; ' : ''}${world}, ready in ${Date.now() - started} ms)`,
   );
+  if (conventions) {
+    console.log(`Conventions:  ${options.conventions}, where they differ from the mock's own:`);
+    for (const line of conventions.taken) console.log(`  taken:      ${line}`);
+    for (const line of conventions.notMirrored) console.log(`  not mirrored: ${line}`);
+  }
+  const prefix = conventions ? readProfile(conventions.profile).conventions.pathPrefix : '';
   console.log(
-    `Base URL:     ${running.url}/v1${everywhere ? " on this machine; from another, this machine's address instead" : ''}`,
+    `Base URL:     ${running.url}${prefix}/v1${everywhere ? " on this machine; from another, this machine's address instead" : ''}`,
   );
   console.log(
     `Sample token: ${token}${restricted ? '' : ' (any non-empty token works; each token has its own world)'}`,
   );
   console.log(`Dashboard:    ${running.url}/__mock/ (requests, world and switches of a token, live)`);
   console.log(`Memory:       ${budgetLine({ maxTotalBytes: options.maxTotalMb * 2 ** 20 }, heap)}`);
-  console.log(`Try:          curl -H "Authorization: Bearer ${token}" "${running.url}/v1/contacts?limit=3"`);
+  console.log(
+    `Try:          curl -H "Authorization: Bearer ${token}" "${running.url}${prefix}/v1/contacts?limit=3"`,
+  );
 
   let stopping = false;
   const stop = (signal: string) => {

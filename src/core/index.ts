@@ -21,6 +21,8 @@ import { STATE_BODY_LIMIT, controlRoutes, type ControlExchange } from './control
 import { allowed, apiRoutes, findRoute, type Route } from './routes';
 import { KeptWorlds, type WorldStorage } from './storage';
 import { switchesOf, type Latency } from './switches';
+import { twinAnswer } from '../twin/answers';
+import { readProfile } from '../twin/profile';
 
 export type { BodyLimit, BodyReader, CoreAnswer, CoreRequest } from './answer';
 export type { WorldStorage } from './storage';
@@ -71,6 +73,13 @@ export interface CoreOptions {
    * survives a page reload. Saved after every write; a reset forgets it. Off by default.
    */
   storage?: WorldStorage;
+  /**
+   * Answer as a real server does where the document says "not shown": the choices of a server
+   * profile the contract kit observed (`readProfile` of src/twin/profile.ts). Off by default: the
+   * mock's own conventions C1–C20. The file's JSON as parsed; a profile that cannot be read
+   * throws a ProfileError naming the field at fault.
+   */
+  conventions?: Record<string, unknown>;
 }
 
 export const CORE_DEFAULTS = {
@@ -111,6 +120,7 @@ const JOURNAL_EXCERPT = 2048;
  */
 export function createCore(options: CoreOptions = {}): Core {
   const log = options.log ?? (() => {});
+  const twin = options.conventions === undefined ? undefined : readProfile(options.conventions).conventions;
   const seed = options.seed ?? CORE_DEFAULTS.seed;
   const maxWorlds = options.maxWorlds ?? CORE_DEFAULTS.maxWorlds;
   const journalSize = options.journalSize ?? CORE_DEFAULTS.journalSize;
@@ -151,6 +161,7 @@ export function createCore(options: CoreOptions = {}): Core {
       // Requests wait for `ready`, by which the simulator is loaded.
       api: apiRoutes(
         options.simulate ? (world, message) => simulator!.messageSent(world, message) : undefined,
+        twin,
       ),
       control: controlRoutes({
         worlds,
@@ -206,6 +217,7 @@ export function createCore(options: CoreOptions = {}): Core {
     } catch (error) {
       answer = refusal(error, request);
     }
+    if (twin) answer = twinAnswer(twin, answer, resourceOf(segments));
     entry.time = new Date().toISOString();
     entry.status = answer.status;
     entry.duration_ms = Math.round((performance.now() - start) * 100) / 100;
@@ -337,9 +349,18 @@ export function createCore(options: CoreOptions = {}): Core {
     let answer: CoreAnswer;
     try {
       if (!settled) await ready;
+      // A twin serves the API under its server's path prefix, and only there.
+      const prefixed = twin?.pathPrefix ? underPrefix(request.url, twin.pathPrefix) : undefined;
+      if (prefixed !== undefined) request.url = prefixed;
       const segments = pathOf(request.url).split('/').slice(1);
       const area = segments[0]?.toLowerCase();
-      if (area === 'v1') answer = await answerApi(request, request.method, segments);
+      if (area === 'v1' && twin?.pathPrefix && prefixed === undefined)
+        answer = twinAnswer(
+          twin,
+          errorAnswer(errors.routeNotFound(request.method, pathOf(request.url))),
+          undefined,
+        );
+      else if (area === 'v1') answer = await answerApi(request, request.method, segments);
       else if (area === '__mock') answer = await answerControl(request, segments);
       else answer = await route(openApi, request, segments).handler(undefined);
     } catch (error) {
@@ -385,6 +406,19 @@ async function bodyOf(request: CoreRequest, limit: BodyLimit): Promise<Uint8Arra
         : body;
   if (bytes !== undefined && bytes.length > limit.bytes) throw errors.bodyTooLarge(limit.label);
   return bytes;
+}
+
+/** The resource of an API path (`/v1/contacts/…`), for a twin's answers. */
+function resourceOf(segments: string[]): 'contacts' | 'messages' | undefined {
+  const resource = segments[1]?.toLowerCase();
+  return resource === 'contacts' || resource === 'messages' ? resource : undefined;
+}
+
+/** The path and query after `prefix`, when the URL is under it. */
+function underPrefix(url: string, prefix: string): string | undefined {
+  const path = pathOf(url);
+  if (!path.toLowerCase().startsWith(`${prefix.toLowerCase()}/`)) return undefined;
+  return path.slice(prefix.length) + (url.includes('?') ? url.slice(url.indexOf('?')) : '');
 }
 
 /** The path of a URL given as path and query, or in absolute form (`http://host/v1/…`, the host ignored). */

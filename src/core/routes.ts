@@ -3,6 +3,9 @@ import type { Params } from '../store/params';
 import * as rules from '../store/rules';
 import type { World } from '../store/world';
 import type { Message } from '../types';
+import type { Conventions } from '../twin/profile';
+import { attachmentIn } from '../twin/answers';
+import { twinList } from '../twin/lists';
 import { json, noContent, type CoreAnswer } from './answer';
 
 type Method = 'GET' | 'POST' | 'PUT' | 'DELETE';
@@ -84,17 +87,29 @@ interface Collection<T> {
  * status codes of convention C1 and a 404 for an unknown id, decided here and nowhere else.
  * Retrieve and delete take no parameters, and say so rather than ignore them (C13).
  */
-function collectionRoutes<T>(base: readonly string[], collection: Collection<T>): Route[] {
+function collectionRoutes<T>(
+  base: readonly string[],
+  collection: Collection<T>,
+  twin: Conventions | undefined,
+): Route[] {
   const found = <V>(value: V | undefined | false, id: string): V => {
     if (value === undefined || value === false) throw errors.notFound(collection.name, id);
     return value;
   };
+  const kind = collection.name === 'contact' ? 'contacts' : 'messages';
+  // A twin answers with its server's statuses (src/twin/): the records and rules stay the mock's.
+  const status = (op: 'list' | 'create' | 'retrieve' | 'update', mock: number) =>
+    twin?.successStatus[`${kind}.${op}`] ?? mock;
+  const params = (x: Exchange): Params => (twin?.attachments ? withAttachmentsIn(x.params) : x.params);
   return [
     {
       path: base,
       methods: {
-        GET: (x) => json(200, collection.list(x.world, x.params)),
-        POST: (x) => json(201, collection.create(x.world, x.params)),
+        GET: (x) =>
+          twin
+            ? twinList(twin, kind, x.world, x.params, x.url)
+            : json(200, collection.list(x.world, x.params)),
+        POST: (x) => json(status('create', 201), collection.create(x.world, params(x))),
       },
     },
     {
@@ -102,44 +117,72 @@ function collectionRoutes<T>(base: readonly string[], collection: Collection<T>)
       methods: {
         GET: (x) => {
           rules.none(x.params);
-          return json(200, found(collection.retrieve(x.world, x.id), x.id));
+          return json(status('retrieve', 200), found(collection.retrieve(x.world, x.id), x.id));
         },
-        PUT: (x) => json(200, found(collection.update(x.world, x.id, x.params), x.id)),
+        PUT: (x) => json(status('update', 200), found(collection.update(x.world, x.id, params(x)), x.id)),
         DELETE: (x) => {
           rules.none(x.params);
+          const answer = twin?.deleteAnswer[kind];
+          const record = answer?.body === 'object' ? collection.retrieve(x.world, x.id) : undefined;
           found(collection.remove(x.world, x.id), x.id);
-          return noContent();
+          if (answer === undefined || answer.body === 'empty')
+            return answer ? { ...noContent(), status: answer.status } : noContent();
+          if (answer.body === 'object') return json(answer.status, record);
+          const marker: Record<string, unknown> = {};
+          for (const key of answer.keys ?? []) {
+            if (key === 'id') marker.id = x.id;
+            else if (key === 'deleted') marker.deleted = true;
+            else if (key === 'object') marker.object = collection.name;
+          }
+          return json(answer.status, marker);
         },
       },
     },
   ];
 }
 
+/** Attachments sent in the twin's server's shape, as the mock's rules read them. */
+function withAttachmentsIn(params: Params): Params {
+  const sent = params.get('attachments');
+  if (!Array.isArray(sent)) return params;
+  const mapped = new Map(params);
+  mapped.set('attachments', sent.map(attachmentIn));
+  return mapped;
+}
+
 /** The ten operations of the document (4.1 contacts, 4.2 messages); `onSent` hears of every message sent. */
-export function apiRoutes(onSent?: (world: World, message: Message) => void): Route[] {
+export function apiRoutes(onSent?: (world: World, message: Message) => void, twin?: Conventions): Route[] {
   return [
-    ...collectionRoutes(['v1', 'contacts'], {
-      name: 'contact',
-      list: (world, params) => world.listContacts(rules.contactList(params)),
-      create: (world, params) => world.createContact(rules.contactCreate(params)),
-      retrieve: (world, id) => world.getContact(id),
-      // A missing record is a 404 before its parameters are judged.
-      update: (world, id, params) =>
-        world.getContact(id) && world.updateContact(id, rules.contactUpdate(params)),
-      remove: (world, id) => world.deleteContact(id),
-    }),
-    ...collectionRoutes(['v1', 'messages'], {
-      name: 'message',
-      list: (world, params) => world.listMessages(rules.messageList(params)),
-      create: (world, params) => {
-        const message = world.sendMessage(rules.messageSend(params));
-        onSent?.(world, message);
-        return message;
+    ...collectionRoutes(
+      ['v1', 'contacts'],
+      {
+        name: 'contact',
+        list: (world, params) => world.listContacts(rules.contactList(params)),
+        create: (world, params) => world.createContact(rules.contactCreate(params)),
+        retrieve: (world, id) => world.getContact(id),
+        // A missing record is a 404 before its parameters are judged.
+        update: (world, id, params) =>
+          world.getContact(id) && world.updateContact(id, rules.contactUpdate(params)),
+        remove: (world, id) => world.deleteContact(id),
       },
-      retrieve: (world, id) => world.getMessage(id),
-      update: (world, id, params) =>
-        world.getMessage(id) && world.updateMessage(id, rules.messageUpdate(params)),
-      remove: (world, id) => world.deleteMessage(id),
-    }),
+      twin,
+    ),
+    ...collectionRoutes(
+      ['v1', 'messages'],
+      {
+        name: 'message',
+        list: (world, params) => world.listMessages(rules.messageList(params)),
+        create: (world, params) => {
+          const message = world.sendMessage(rules.messageSend(params));
+          onSent?.(world, message);
+          return message;
+        },
+        retrieve: (world, id) => world.getMessage(id),
+        update: (world, id, params) =>
+          world.getMessage(id) && world.updateMessage(id, rules.messageUpdate(params)),
+        remove: (world, id) => world.deleteMessage(id),
+      },
+      twin,
+    ),
   ];
 }

@@ -1,0 +1,188 @@
+import { defaultAvatarUrl } from '../store/world';
+import type { CoreAnswer } from '../core/answer';
+import type { Conventions, ErrorCase } from './profile';
+
+/**
+ * The mock's answers as the twin's server writes them: its error body and statuses, its timestamp
+ * unit, its default avatar, its reactions and attachments, its content type. The records and the
+ * rules behind them are the mock's; only their spelling changes.
+ */
+type Json = Record<string, unknown>;
+const isObject = (value: unknown): value is Json =>
+  value !== null && typeof value === 'object' && !Array.isArray(value);
+
+const TIMESTAMPS = ['created_at', 'last_active_at', 'updated_at', 'read_at'];
+const REASONS: Record<number, string> = {
+  400: 'Bad Request',
+  401: 'Unauthorized',
+  403: 'Forbidden',
+  404: 'Not Found',
+  405: 'Method Not Allowed',
+  409: 'Conflict',
+  410: 'Gone',
+  413: 'Content Too Large',
+  415: 'Unsupported Media Type',
+  422: 'Unprocessable Content',
+  429: 'Too Many Requests',
+};
+
+/** Rewrites an answer of the API (under /v1) in place. `kind` is the resource of its path. */
+export function twinAnswer(
+  c: Conventions,
+  answer: CoreAnswer,
+  kind: 'contacts' | 'messages' | undefined,
+): CoreAnswer {
+  if (answer.body === '') return answer;
+  let body: unknown;
+  try {
+    body = JSON.parse(answer.body);
+  } catch {
+    return answer;
+  }
+  if (answer.status >= 400) return errorAnswer(c, answer, body);
+  const record = kind === 'contacts' ? (r: Json) => contact(c, r) : (r: Json) => message(c, r);
+  if (kind !== undefined && isObject(body)) {
+    if (Array.isArray(body.data)) body.data = body.data.map((item) => (isObject(item) ? record(item) : item));
+    else if ('id' in body) body = record(body);
+  }
+  answer.body = JSON.stringify(body);
+  if (c.contentType) answer.headers['Content-Type'] = `${c.contentType}; charset=utf-8`;
+  return answer;
+}
+
+function scale(c: Conventions, record: Json): void {
+  const factor =
+    c.timestampUnit === 'milliseconds' ? 1000 : c.timestampUnit === 'microseconds' ? 1_000_000 : 1;
+  if (factor === 1) return;
+  for (const key of TIMESTAMPS)
+    if (typeof record[key] === 'number') record[key] = (record[key] as number) * factor;
+}
+
+function contact(c: Conventions, record: Json): Json {
+  scale(c, record);
+  const avatar = c.avatarDefault;
+  if (
+    avatar &&
+    typeof record.username === 'string' &&
+    record.avatar_url === defaultAvatarUrl(record.username)
+  ) {
+    if (avatar.kind === 'absent') delete record.avatar_url;
+    else
+      record.avatar_url =
+        avatar.kind === 'null'
+          ? null
+          : avatar.kind === 'empty'
+            ? ''
+            : avatar.template!.replace(/\{username\}/g, encodeURIComponent(record.username));
+  }
+  return record;
+}
+
+function message(c: Conventions, record: Json): Json {
+  scale(c, record);
+  if (isObject(record.contact)) record.contact = contact(c, record.contact);
+  if (c.reactionsLayout === 'merged' && Array.isArray(record.reactions))
+    record.reactions =
+      record.reactions.length === 0 ? [] : [Object.assign({}, ...(record.reactions as Json[]))];
+  if (Array.isArray(record.attachments))
+    record.attachments = record.attachments.map((item) => (isObject(item) ? attachment(c, item) : item));
+  return record;
+}
+
+/** Which of the mock's attachment fields an answered key of the twin's server holds. */
+function sourceOf(key: string): string | undefined {
+  if (['id', 'message_id', 'filename', 'file_url', 'file_type', 'file_size', 'created_at'].includes(key))
+    return key;
+  if (/url/i.test(key)) return 'file_url';
+  if (/name/i.test(key)) return 'filename';
+  if (/type|mime/i.test(key)) return 'file_type';
+  if (/size|bytes/i.test(key)) return 'file_size';
+  return undefined;
+}
+
+function attachment(c: Conventions, item: Json): Json {
+  scale(c, item);
+  if (!c.attachments) return item;
+  const shaped: Json = {};
+  for (const key of c.attachments.answered) {
+    const source = sourceOf(key);
+    shaped[key] = source === undefined ? null : (item[source] ?? null);
+  }
+  return shaped;
+}
+
+/** An attachment sent in the twin's server's shape, as the mock takes it (filename, file_url, …). */
+export function attachmentIn(item: unknown): unknown {
+  if (!isObject(item)) return item;
+  const taken: Json = {};
+  for (const [key, value] of Object.entries(item)) {
+    const target = sourceOf(key);
+    if (target === undefined || target === 'id' || target === 'message_id' || target === 'created_at')
+      taken[key] = value;
+    else if (target === 'file_size' && typeof value === 'string' && /^[0-9]+$/.test(value))
+      taken[target] = Number(value);
+    else taken[target] = value;
+  }
+  if (taken.filename === undefined && typeof taken.file_url === 'string') {
+    const last = taken.file_url.split(/[?#]/)[0]!.split('/').filter(Boolean).at(-1);
+    taken.filename = last && last.length <= 255 ? decodeURIComponentSafe(last) : 'file';
+  }
+  return taken;
+}
+
+function decodeURIComponentSafe(text: string): string {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return text;
+  }
+}
+
+/** The case of the document's answers a refusal of the mock is, by its code. */
+function caseOf(code: unknown, param: unknown, status: number): ErrorCase | undefined {
+  if (code === 'not_found') return 'unknownId';
+  if (code === 'missing_token' || code === 'invalid_token') return 'missingToken';
+  if (code === 'parameter_invalid' && param === 'limit') return 'invalidLimit';
+  if (status === 400) return 'missingParameter';
+  return undefined;
+}
+
+function errorAnswer(c: Conventions, answer: CoreAnswer, body: unknown): CoreAnswer {
+  if (!isObject(body)) return answer;
+  const wanted = caseOf(body.code, body.param, answer.status);
+  const status = (wanted && c.errorStatus[wanted]) ?? answer.status;
+  answer.status = status;
+  const shape = c.errorBody;
+  if (!shape) {
+    answer.body = JSON.stringify(body);
+    return answer;
+  }
+  const out: Json = {};
+  setPath(out, shape.messageAt, body.message);
+  if (shape.codeAt) setPath(out, shape.codeAt, body.code);
+  for (const key of shape.keys) {
+    if (key in out) continue;
+    if (key === 'status') out.status = status;
+    else if (key === 'title') out.title = REASONS[status] ?? 'Error';
+    else if (key === 'type') out.type = 'about:blank';
+    else if (key === 'param' && typeof body.param === 'string') out.param = body.param;
+  }
+  answer.body = JSON.stringify(out);
+  answer.headers['Content-Type'] = `${shape.contentType}; charset=utf-8`;
+  return answer;
+}
+
+/** Sets `a.b.0.c` in `target`, making objects and arrays (for numeric keys) on the way. */
+function setPath(target: Json, path: string, value: unknown): void {
+  const keys = path.split('.');
+  let at: Record<string, unknown> | unknown[] = target;
+  keys.forEach((key, i) => {
+    const last = i === keys.length - 1;
+    const slot = at as Record<string, unknown>;
+    if (last) slot[key] = value;
+    else {
+      if (slot[key] === undefined) slot[key] = /^[0-9]+$/.test(keys[i + 1]!) ? [] : {};
+      at = slot[key] as Record<string, unknown>;
+    }
+  });
+}

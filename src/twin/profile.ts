@@ -1,0 +1,320 @@
+/**
+ * A server profile as the mock reads it (`--conventions FILE`, the `conventions` option): the
+ * choices a real server made where the document says "not shown", observed by the contract kit
+ * (`messaging-contract --profile-out`). The file's format is the kit's; the mock keeps its own
+ * reading of it here (src/ never imports the kit), takes the choices it can mirror and says which
+ * it cannot. Every choice is `{value, seen}` or `{unknown}`; an unknown choice keeps the mock's own.
+ */
+
+export interface Conventions {
+  pathPrefix: string;
+  contentType?: string;
+  successStatus: Partial<Record<Operation, number>>;
+  deleteAnswer: Partial<Record<Kind, DeleteAnswer>>;
+  timestampUnit?: 'seconds' | 'milliseconds' | 'microseconds';
+  order: Partial<Record<Kind, ListOrder>>;
+  paging?: Paging;
+  limit?: { default: number; max?: number; overMax?: 'refuse' | 'clamp' };
+  errorBody?: { contentType: string; messageAt: string; codeAt?: string; keys: string[] };
+  errorStatus: Partial<Record<ErrorCase, number>>;
+  avatarDefault?: { kind: 'null' | 'empty' | 'url' | 'absent'; template?: string };
+  reactionsLayout?: 'per-name' | 'merged';
+  attachments?: { sent: string[]; answered: string[] };
+}
+
+export type Kind = 'contacts' | 'messages';
+type Operation = `${Kind}.${'list' | 'create' | 'retrieve' | 'update' | 'delete'}`;
+export type ErrorCase = 'unknownId' | 'missingParameter' | 'invalidLimit' | 'missingToken';
+interface DeleteAnswer {
+  status: number;
+  body: 'empty' | 'object' | 'marker';
+  keys?: string[];
+}
+interface ListOrder {
+  field: 'created_at' | 'username' | 'display_name' | 'message' | 'id' | null;
+  direction?: 'asc' | 'desc';
+}
+export interface Paging {
+  kind: 'after-id' | 'page' | 'offset' | 'body-token' | 'body-url' | 'link-header';
+  param?: string;
+  bodyKey?: string;
+}
+
+/** What the mock took from a profile, and what it could not mirror (each with its reason). */
+export interface ReadProfile {
+  conventions: Conventions;
+  taken: string[];
+  notMirrored: string[];
+}
+
+const OPERATIONS: Operation[] = (['contacts', 'messages'] as const).flatMap((kind) =>
+  (['list', 'create', 'retrieve', 'update', 'delete'] as const).map((op) => `${kind}.${op}` as Operation),
+);
+
+/** A profile that cannot be read: names the field at fault. */
+export class ProfileError extends Error {
+  constructor(field: string, why: string) {
+    super(`the server profile's ${field} ${why}`);
+    this.name = 'ProfileError';
+  }
+}
+
+type Json = Record<string, unknown>;
+const isObject = (value: unknown): value is Json =>
+  value !== null && typeof value === 'object' && !Array.isArray(value);
+
+/** The value of an observed choice; undefined when unknown. Throws on anything else. */
+function observed(profile: Json, path: string): unknown {
+  let at: unknown = profile;
+  // Operation names hold a dot themselves (successStatus.contacts.list).
+  const [head, ...rest] = path.split('.');
+  const keys = head === 'successStatus' ? [head, rest.join('.')] : [head!, ...rest];
+  for (const key of keys) at = isObject(at) ? at[key] : undefined;
+  if (at === undefined) return undefined;
+  if (!isObject(at)) throw new ProfileError(path, 'must be {"value": …, "seen": …} or {"unknown": …}');
+  if ('unknown' in at) return undefined;
+  if (!('value' in at)) throw new ProfileError(path, 'has neither "value" nor "unknown"');
+  return at.value;
+}
+
+function oneOf<T extends string>(value: unknown, path: string, allowed: readonly T[]): T | undefined {
+  if (value === undefined) return undefined;
+  if (typeof value !== 'string' || !allowed.includes(value as T))
+    throw new ProfileError(path, `must be one of ${allowed.join(', ')}`);
+  return value as T;
+}
+
+function status(value: unknown, path: string, min: number, max: number): number | undefined {
+  if (value === undefined) return undefined;
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max)
+    throw new ProfileError(path, `must be an HTTP status from ${min} to ${max}`);
+  return value;
+}
+
+function strings(value: unknown, path: string): string[] {
+  if (!Array.isArray(value) || value.some((item) => typeof item !== 'string'))
+    throw new ProfileError(path, 'must be a list of strings');
+  return value as string[];
+}
+
+function text(value: unknown, path: string): string {
+  if (typeof value !== 'string' || value === '') throw new ProfileError(path, 'must be a non-empty string');
+  return value;
+}
+
+/** Reads a parsed profile file; throws a ProfileError naming the field at fault. */
+export function readProfile(profile: unknown): ReadProfile {
+  if (!isObject(profile)) throw new ProfileError('file', 'must hold a JSON object');
+  if (profile.version !== 1)
+    throw new ProfileError('version', `must be 1, got ${JSON.stringify(profile.version)}`);
+  const taken: string[] = [];
+  const notMirrored: string[] = [];
+  const c: Conventions = { pathPrefix: '', successStatus: {}, deleteAnswer: {}, order: {}, errorStatus: {} };
+  const server = isObject(profile.server) ? profile.server : {};
+  if (server.pathPrefix !== undefined && server.pathPrefix !== '') {
+    if (typeof server.pathPrefix !== 'string' || !/^(\/[A-Za-z0-9._~-]+)+$/.test(server.pathPrefix))
+      throw new ProfileError('server.pathPrefix', 'must be a path such as /api');
+    c.pathPrefix = server.pathPrefix;
+    taken.push(`the API under ${c.pathPrefix}/v1`);
+  }
+  const type = observed(profile, 'contentType');
+  if (type !== undefined) {
+    c.contentType = text(type, 'contentType');
+    taken.push(`answers of type ${c.contentType}`);
+  }
+  for (const op of OPERATIONS) {
+    const value = status(observed(profile, `successStatus.${op}`), `successStatus.${op}`, 200, 299);
+    if (value !== undefined) c.successStatus[op] = value;
+  }
+  taken.push(
+    `success statuses ${OPERATIONS.filter((op) => c.successStatus[op] !== undefined)
+      .map((op) => `${op} ${c.successStatus[op]}`)
+      .join(', ')}`,
+  );
+  for (const kind of ['contacts', 'messages'] as const) {
+    const path = `deleteAnswer.${kind}`;
+    const value = observed(profile, path);
+    if (value === undefined) continue;
+    if (!isObject(value)) throw new ProfileError(path, 'must be an object');
+    const answer: DeleteAnswer = {
+      status: status(value.status, `${path}.status`, 200, 299)!,
+      body: oneOf(value.body, `${path}.body`, ['empty', 'object', 'marker'] as const)!,
+    };
+    if (answer.status === undefined || answer.body === undefined)
+      throw new ProfileError(path, 'needs status and body');
+    if (answer.body === 'marker') answer.keys = strings(value.keys, `${path}.keys`);
+    if (answer.status === 204 && answer.body !== 'empty')
+      throw new ProfileError(path, 'cannot have a body with 204');
+    c.deleteAnswer[kind] = answer;
+    taken.push(
+      `a delete of ${kind} answered ${answer.status} ${answer.body === 'marker' ? `{${answer.keys!.join(', ')}}` : answer.body === 'object' ? 'with the deleted record' : 'with no body'}`,
+    );
+  }
+  c.timestampUnit = oneOf(observed(profile, 'timestampUnit'), 'timestampUnit', [
+    'seconds',
+    'milliseconds',
+    'microseconds',
+  ] as const);
+  if (c.timestampUnit) taken.push(`timestamps in Unix ${c.timestampUnit}`);
+  for (const kind of ['contacts', 'messages'] as const) {
+    const path = `order.${kind}`;
+    const value = observed(profile, path);
+    if (value === undefined) continue;
+    if (!isObject(value)) throw new ProfileError(path, 'must be an object');
+    const field =
+      value.field === null
+        ? null
+        : oneOf(value.field, `${path}.field`, [
+            'created_at',
+            'username',
+            'display_name',
+            'message',
+            'id',
+          ] as const)!;
+    if (field === null) continue;
+    if (field === 'message' && kind === 'contacts')
+      throw new ProfileError(path, 'cannot order contacts by message');
+    if ((field === 'username' || field === 'display_name') && kind === 'messages')
+      throw new ProfileError(path, `cannot order messages by ${field}`);
+    const direction = oneOf(value.direction ?? 'asc', `${path}.direction`, ['asc', 'desc'] as const)!;
+    c.order[kind] = { field, direction };
+    taken.push(`${kind} listed by ${field} ${direction === 'asc' ? 'ascending' : 'descending'}`);
+  }
+  const paging = observed(profile, 'paging');
+  if (paging !== undefined) {
+    if (!isObject(paging)) throw new ProfileError('paging', 'must be an object');
+    const kind = oneOf(paging.kind, 'paging.kind', [
+      'after-id',
+      'page',
+      'offset',
+      'body-token',
+      'body-url',
+      'link-header',
+    ] as const)!;
+    const p: Paging = { kind };
+    if (kind === 'after-id' || kind === 'page' || kind === 'offset' || kind === 'body-token')
+      p.param = text(paging.param, 'paging.param');
+    if (kind === 'body-token' || kind === 'body-url') p.bodyKey = text(paging.bodyKey, 'paging.bodyKey');
+    if (p.param !== undefined && !/^[A-Za-z_][A-Za-z0-9_.-]*$/.test(p.param))
+      throw new ProfileError('paging.param', 'must be a parameter name');
+    if (p.bodyKey !== undefined && !/^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)?$/.test(p.bodyKey))
+      throw new ProfileError('paging.bodyKey', 'must be a key, or two joined by a dot');
+    c.paging = p;
+    taken.push(`paging by ${describePaging(p)}`);
+  }
+  const limit = observed(profile, 'limit');
+  if (limit !== undefined) {
+    if (!isObject(limit)) throw new ProfileError('limit', 'must be an object');
+    const size = (value: unknown, path: string) => {
+      if (value === undefined) return undefined;
+      if (typeof value !== 'number' || !Number.isInteger(value) || value < 1 || value > 1000)
+        throw new ProfileError(path, 'must be a whole number from 1 to 1000');
+      return value;
+    };
+    c.limit = { default: size(limit.default, 'limit.default') ?? 10 };
+    if (c.limit.default > 10)
+      throw new ProfileError('limit.default', 'must be at most 10 (the document: ten at most)');
+    const max = size(limit.max, 'limit.max');
+    if (max !== undefined) c.limit.max = max;
+    const over = oneOf(limit.overMax, 'limit.overMax', ['refuse', 'clamp'] as const);
+    if (over !== undefined) c.limit.overMax = over;
+    taken.push(
+      `pages of ${c.limit.default} by default${max ? `, limit at most ${max} (${over ?? 'refuse'} above)` : ''}`,
+    );
+  }
+  const body = observed(profile, 'errors.body');
+  if (body !== undefined) {
+    if (!isObject(body)) throw new ProfileError('errors.body', 'must be an object');
+    c.errorBody = {
+      contentType: text(body.contentType, 'errors.body.contentType'),
+      messageAt: path(body.messageAt, 'errors.body.messageAt'),
+      keys: strings(body.keys, 'errors.body.keys'),
+    };
+    if (body.codeAt !== undefined) c.errorBody.codeAt = path(body.codeAt, 'errors.body.codeAt');
+    taken.push(
+      `error bodies of type ${c.errorBody.contentType}, the message at ${c.errorBody.messageAt}${c.errorBody.codeAt ? `, the code at ${c.errorBody.codeAt}` : ''}`,
+    );
+  }
+  for (const error of ['unknownId', 'missingParameter', 'invalidLimit', 'missingToken'] as const) {
+    const value = status(observed(profile, `errors.status.${error}`), `errors.status.${error}`, 400, 499);
+    if (value !== undefined) c.errorStatus[error] = value;
+  }
+  if (Object.keys(c.errorStatus).length > 0)
+    taken.push(
+      `error statuses ${Object.entries(c.errorStatus)
+        .map(([k, v]) => `${k} ${v}`)
+        .join(', ')}`,
+    );
+  const avatar = observed(profile, 'avatarDefault');
+  if (avatar !== undefined) {
+    if (!isObject(avatar)) throw new ProfileError('avatarDefault', 'must be an object');
+    const kind = oneOf(avatar.kind, 'avatarDefault.kind', ['null', 'empty', 'url', 'absent'] as const)!;
+    // The documented rules still hold: avatar_url is a string (§2.1).
+    if (kind === 'null' || kind === 'absent')
+      notMirrored.push(
+        `a contact created without avatar_url gets ${kind === 'null' ? 'null' : 'no avatar_url'}: the document makes avatar_url a string, so the mock keeps its own default`,
+      );
+    else {
+      c.avatarDefault = { kind };
+      if (kind === 'url') c.avatarDefault.template = text(avatar.template, 'avatarDefault.template');
+      taken.push(
+        `a contact created without avatar_url gets ${kind === 'url' ? c.avatarDefault.template : 'an empty string'}`,
+      );
+    }
+  }
+  const reactions = observed(profile, 'reactions');
+  if (reactions !== undefined) {
+    c.reactionsLayout = oneOf(isObject(reactions) ? reactions.layout : undefined, 'reactions.layout', [
+      'per-name',
+      'merged',
+    ] as const);
+    taken.push(
+      `reactions ${c.reactionsLayout === 'merged' ? 'merged in one object' : 'one object per name'}`,
+    );
+  }
+  const attachments = observed(profile, 'attachments');
+  if (attachments !== undefined) {
+    if (!isObject(attachments)) throw new ProfileError('attachments', 'must be an object');
+    c.attachments = {
+      sent: strings(attachments.sent, 'attachments.sent'),
+      answered: strings(attachments.answered, 'attachments.answered'),
+    };
+    if (!c.attachments.sent.some((key) => /url/i.test(key)))
+      throw new ProfileError('attachments.sent', 'must hold the key of the file URL');
+    taken.push(
+      `attachments sent as {${c.attachments.sent.join(', ')}} and answered as {${c.attachments.answered.join(', ')}}`,
+    );
+  }
+  notMirrored.push(
+    ...(['contact', 'message', 'conversation'] as const)
+      .filter((kind) => observed(profile, `ids.${kind}`) !== undefined)
+      .map((kind) => `the ${kind} id format: ids keep the mock's 16 characters [A-Za-z0-9]`),
+    "the server's input formats (which phone numbers, usernames, URLs it refuses): the mock takes what the document allows",
+    'a delay before lists show a write, a rate limit, TLS, and ids shared across kinds',
+  );
+  return { conventions: c, taken, notMirrored };
+}
+
+function path(value: unknown, where: string): string {
+  const given = text(value, where);
+  if (!/^[A-Za-z_][A-Za-z0-9_]*(\.([A-Za-z_][A-Za-z0-9_]*|[0-9]))*$/.test(given))
+    throw new ProfileError(where, 'must be keys joined by dots, e.g. error.message or errors.0.detail');
+  return given;
+}
+
+function describePaging(p: Paging): string {
+  switch (p.kind) {
+    case 'after-id':
+      return `${p.param}=<id of the last item>`;
+    case 'page':
+      return `${p.param}=<page number, from 1>`;
+    case 'offset':
+      return `${p.param}=<items before the page>`;
+    case 'body-token':
+      return `${p.param}=<the answer's ${p.bodyKey}>`;
+    case 'body-url':
+      return `the next page's URL in the answer's ${p.bodyKey}`;
+    case 'link-header':
+      return 'a Link header with rel="next"';
+  }
+}

@@ -1,0 +1,213 @@
+import { createCore, type Core } from '../../src/core';
+import { readProfile } from '../../src/twin/profile';
+import { runBin, startWrapped } from '../contract-kit/harness';
+import staging from './staging-like.profile.json';
+
+/**
+ * The mock with a server profile (--conventions): it answers with that server's choices where
+ * the document says "not shown", and still keeps every documented rule.
+ */
+type Json = Record<string, any>;
+const profile = staging as unknown as Json;
+const AUTH = { authorization: 'Bearer twin' };
+
+async function call(core: Core, method: string, url: string, form?: Record<string, string>) {
+  const answer = await core.handle({
+    method,
+    url,
+    headers: form ? { ...AUTH, 'content-type': 'application/x-www-form-urlencoded' } : AUTH,
+    ...(form ? { body: new URLSearchParams(form).toString() } : {}),
+  });
+  return { ...answer, json: answer.body === '' ? undefined : (JSON.parse(answer.body) as Json) };
+}
+
+const withChoice = (path: string[], value: unknown): Json => {
+  const copy = structuredClone(profile);
+  let at = copy;
+  for (const key of path.slice(0, -1)) at = at[key];
+  at[path.at(-1)!] = value;
+  return copy;
+};
+
+describe('readProfile', () => {
+  it('takes every choice it mirrors and lists what it cannot', () => {
+    const read = readProfile(profile);
+    expect(read.conventions.paging).toEqual({ kind: 'page', param: 'page' });
+    expect(read.conventions.successStatus['messages.delete']).toBe(202);
+    expect(read.taken).toContain('paging by page=<page number, from 1>');
+    expect(read.notMirrored.join('\n')).toMatch(/contact id format/);
+    // A choice that would break the document is not taken: avatar_url is a string.
+    const nulls = readProfile(withChoice(['avatarDefault'], { value: { kind: 'null' }, seen: 'x' }));
+    expect(nulls.conventions.avatarDefault).toBeUndefined();
+    expect(nulls.notMirrored.join('\n')).toMatch(/makes avatar_url a string/);
+  });
+
+  it.each([
+    [['version'], 2, /version must be 1/],
+    [['paging'], { value: { kind: 'sideways' }, seen: 'x' }, /paging\.kind must be one of/],
+    [
+      ['errors', 'status', 'unknownId'],
+      { value: 200, seen: 'x' },
+      /errors\.status\.unknownId must be an HTTP status from 400/,
+    ],
+    [
+      ['deleteAnswer', 'contacts'],
+      { value: { status: 204, body: 'object' }, seen: 'x' },
+      /deleteAnswer\.contacts cannot have a body with 204/,
+    ],
+    [['limit'], { value: { default: 25 }, seen: 'x' }, /limit\.default must be at most 10/],
+    [
+      ['errors', 'body'],
+      { value: { contentType: 'application/json', messageAt: 'a..b', keys: [] }, seen: 'x' },
+      /errors\.body\.messageAt/,
+    ],
+    [['timestampUnit'], { seen: 'x' }, /timestampUnit has neither/],
+  ])('refuses %j = %j, naming the field', (path, value, message) => {
+    expect(() => readProfile(withChoice(path as string[], value))).toThrow(message);
+  });
+
+  it("keeps the mock's own choice where the profile says unknown", async () => {
+    const core = createCore({ conventions: withChoice(['paging'], { unknown: 'no list was long enough' }) });
+    await core.ready;
+    const first = await call(core, 'GET', '/api/v1/contacts?limit=2');
+    const next = await call(core, 'GET', `/api/v1/contacts?limit=2&starting_after=${first.json!.data[1].id}`);
+    expect(next.json!.data[0].id).not.toBe(first.json!.data[0].id);
+    expect(next.json!.data.map((c: Json) => c.id)).toEqual(
+      (await call(core, 'GET', '/api/v1/contacts?limit=4')).json!.data.slice(2).map((c: Json) => c.id),
+    );
+  });
+});
+
+describe('the mock as the twin of a server', () => {
+  let core: Core;
+  beforeAll(async () => {
+    core = createCore({ conventions: profile, seed: 5 });
+    await core.ready;
+  });
+
+  it('serves the API under the path prefix only, refusing elsewhere in its error shape', async () => {
+    expect((await call(core, 'GET', '/api/v1/contacts')).status).toBe(200);
+    const outside = await call(core, 'GET', '/v1/contacts');
+    expect(outside.status).toBe(404);
+    expect(outside.headers['Content-Type']).toBe('application/problem+json; charset=utf-8');
+    expect(outside.json).toEqual(
+      expect.objectContaining({ status: 404, title: 'Not Found', type: 'about:blank' }),
+    );
+  });
+
+  it('creates with its statuses, timestamps, avatar default; deletes with its answers', async () => {
+    const made = await call(core, 'POST', '/api/v1/contacts', {
+      username: 'twin_ada',
+      phone_number: '+15550100',
+    });
+    expect(made.status).toBe(200);
+    expect(made.headers['Content-Type']).toBe('application/json; charset=utf-8');
+    expect(made.json!.avatar_url).toBe('https://avatars.example.com/twin_ada.png');
+    expect(made.json!.created_at).toBeGreaterThan(Date.now() - 60_000);
+    expect(made.json!.created_at % 1000).toBe(0);
+    const sent = await call(core, 'POST', '/api/v1/messages', {
+      conversation_id: made.json!.conversation_id,
+      message: 'hello',
+      'attachments[0][url]': 'https://example.com/files/report.pdf',
+      'attachments[0][name]': 'report.pdf',
+    });
+    expect(sent.status).toBe(200);
+    expect(sent.json!.contact.avatar_url).toBe('https://avatars.example.com/twin_ada.png');
+    expect(sent.json!.attachments).toEqual([
+      { id: expect.any(String), name: 'report.pdf', size: null, url: 'https://example.com/files/report.pdf' },
+    ]);
+    const reacted = await call(core, 'PUT', `/api/v1/messages/${sent.json!.id}`, {
+      'reactions[heart][]': 'bob',
+      'reactions[like][]': 'al',
+    });
+    expect(reacted.json!.reactions).toEqual([{ heart: ['bob'], like: ['al'] }]);
+    const gone = await call(core, 'DELETE', `/api/v1/messages/${sent.json!.id}`);
+    expect({ status: gone.status, body: gone.json }).toEqual({
+      status: 202,
+      body: { deleted: true, id: sent.json!.id },
+    });
+    const contactGone = await call(core, 'DELETE', `/api/v1/contacts/${made.json!.id}`);
+    expect(contactGone.status).toBe(200);
+    expect(contactGone.json).toEqual(made.json);
+    const missing = await call(core, 'GET', `/api/v1/contacts/${made.json!.id}`);
+    expect(missing.status).toBe(404);
+    expect(missing.json!.detail).toMatch(/No such contact/);
+  });
+
+  it('refuses with its statuses: 422 for a missing parameter and a bad limit, 401 without a token', async () => {
+    expect((await call(core, 'POST', '/api/v1/contacts', { username: 'x' })).status).toBe(422);
+    const limit = await call(core, 'GET', '/api/v1/contacts?limit=0');
+    expect(limit.status).toBe(422);
+    expect(limit.json!.detail).toMatch(/limit/);
+    const anonymous = await core.handle({ method: 'GET', url: '/api/v1/contacts', headers: {} });
+    expect(anonymous.status).toBe(401);
+  });
+
+  it('orders and pages as its server: contacts by username with page=N, seven a page, limit cut at 50', async () => {
+    const pages: Json[][] = [];
+    for (let page = 1; ; page++) {
+      const answer = (await call(core, 'GET', `/api/v1/contacts?page=${page}`)).json!;
+      pages.push(answer.data);
+      if (!answer.has_more) break;
+    }
+    expect(pages[0]).toHaveLength(7);
+    const names = pages.flat().map((c) => c.username as string);
+    expect(names).toEqual([...names].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0)));
+    expect(new Set(pages.flat().map((c) => c.id)).size).toBe(25);
+    expect((await call(core, 'GET', '/api/v1/contacts?limit=500')).json!.data).toHaveLength(25);
+    expect((await call(core, 'GET', '/api/v1/messages?limit=500')).json!.data).toHaveLength(50);
+    const oldest = (await call(core, 'GET', '/api/v1/messages?limit=50')).json!.data.map(
+      (m: Json) => m.created_at,
+    );
+    expect(oldest).toEqual([...oldest].sort((a, b) => a - b));
+  });
+
+  it.each([
+    ['a token in the body', { kind: 'body-token', param: 'page_token', bodyKey: 'next_page_token' }],
+    ['a next-page URL in the body', { kind: 'body-url', bodyKey: 'links.next' }],
+    ['a Link header', { kind: 'link-header' }],
+    ['the last id under its own name', { kind: 'after-id', param: 'after' }],
+    ['an offset', { kind: 'offset', param: 'skip' }],
+  ])('walks the whole list with %s, each item once', async (_name, paging) => {
+    const twin = createCore({ conventions: withChoice(['paging'], { value: paging, seen: 'x' }), seed: 5 });
+    await twin.ready;
+    const ids: string[] = [];
+    let url: string | undefined = '/api/v1/messages?limit=40';
+    while (url) {
+      const answer = await call(twin, 'GET', url);
+      const page = answer.json!;
+      ids.push(...page.data.map((m: Json) => m.id));
+      const last = page.data.at(-1)?.id;
+      url = !page.has_more
+        ? undefined
+        : paging.kind === 'body-token'
+          ? `/api/v1/messages?limit=40&page_token=${page.next_page_token}`
+          : paging.kind === 'body-url'
+            ? page.links.next
+            : paging.kind === 'link-header'
+              ? /<([^>]+)>; rel="next"/.exec(answer.headers.Link!)![1]
+              : paging.kind === 'after-id'
+                ? `/api/v1/messages?limit=40&after=${last}`
+                : `/api/v1/messages?limit=40&skip=${ids.length}`;
+    }
+    expect(ids).toHaveLength(300);
+    expect(new Set(ids).size).toBe(300);
+  });
+});
+
+describe('the contract kit against a twin', () => {
+  it('passes the documented profile on the twin of a server under /api', async () => {
+    const server = await startWrapped({}, { conventions: profile });
+    try {
+      const run = await runBin(['--base-url', `${server.url}/api`, '--token', 'twin-kit']);
+      const failed = (run.json?.verdicts ?? []).filter((v) => v.verdict === 'fail').map((v) => v.rule);
+      expect({ code: run.code, failed, problems: run.json?.problems }).toEqual({
+        code: 0,
+        failed: [],
+        problems: [],
+      });
+    } finally {
+      await server.close();
+    }
+  }, 180_000);
+});
