@@ -22,6 +22,7 @@ import { allowed, apiRoutes, findRoute, type Route } from './routes';
 import { KeptWorlds, type WorldStorage } from './storage';
 import { switchesOf, type Latency } from './switches';
 import { twinAnswer } from '../twin/answers';
+import { idMaker, withIds } from '../twin/ids';
 import { readProfile } from '../twin/profile';
 
 export type { BodyLimit, BodyReader, CoreAnswer, CoreRequest } from './answer';
@@ -128,6 +129,7 @@ export function createCore(options: CoreOptions = {}): Core {
   const worldOptions = {
     now: options.now,
     maxWrittenBytes: options.maxWorldBytes ?? CORE_DEFAULTS.maxWorldBytes,
+    newId: twin && idMaker(twin.ids),
   };
   const kept = options.storage && new KeptWorlds(options.storage, worldOptions, log);
   const authenticate = authenticator(
@@ -142,7 +144,7 @@ export function createCore(options: CoreOptions = {}): Core {
 
   /** What needs the seeded world, built once it is there. */
   function loaded(data: WorldData): Loaded {
-    const worlds = new Worlds(World.fromData(data, worldOptions), {
+    const worlds = new Worlds(World.fromData(twin ? withIds(data, twin.ids) : data, worldOptions), {
       restore: kept && ((token) => kept.restore(token)),
       maxWorlds,
       journalSize,

@@ -39,6 +39,8 @@ export interface WorldOptions {
   now?: () => Timestamp;
   /** How many bytes (estimated) a world may add to what it started with; writes beyond are refused. */
   maxWrittenBytes?: number;
+  /** A new id of a kind, in another format than the mock's own (a twin's server); checked unused. */
+  newId?: (kind: 'contact' | 'conversation' | 'message' | 'attachment') => string;
 }
 
 const DEFAULT_MAX_WRITTEN_BYTES = 64 * 1024 * 1024;
@@ -64,6 +66,7 @@ export class World {
   #ownLists = new WeakSet<Order>();
   readonly #now: () => Timestamp;
   readonly #maxWritten: number;
+  readonly #makeId: WorldOptions['newId'];
   /** Counted bytes of what this world's writes hold (see #charge and bytes.ts). */
   #written = 0;
   /**
@@ -79,6 +82,7 @@ export class World {
   private constructor(options: WorldOptions, from: World | Built) {
     this.#now = options.now ?? systemClock;
     this.#maxWritten = options.maxWrittenBytes ?? DEFAULT_MAX_WRITTEN_BYTES;
+    this.#makeId = options.newId;
     if (from instanceof World) {
       this.#contacts = from.#contacts.clone();
       this.#conversations = from.#conversations.clone();
@@ -138,7 +142,7 @@ export class World {
 
   /** An independent copy that shares storage until either side writes. */
   clone(): World {
-    return new World({ now: this.#now, maxWrittenBytes: this.#maxWritten }, this);
+    return new World({ now: this.#now, maxWrittenBytes: this.#maxWritten, newId: this.#makeId }, this);
   }
 
   /** Counted bytes of what this world's writes hold (bounded by maxWrittenBytes). */
@@ -188,12 +192,12 @@ export class World {
   createContact(input: rules.ContactCreateInput): Readonly<Contact> {
     const created_at = this.#now();
     const record: ContactRecord = {
-      id: this.#newId(),
+      id: this.#newId('contact'),
       username: input.username,
       phone_number: input.phone_number,
       avatar_url: input.avatar_url ?? defaultAvatarUrl(input.username),
       display_name: input.display_name ?? input.username,
-      conversation_id: this.#newId(),
+      conversation_id: this.#newId('conversation'),
       last_active_at: null,
       created_at,
       key: nextKey(this.#contactLists.all, created_at),
@@ -294,7 +298,7 @@ export class World {
       throw errors.notFound('conversation', input.conversation_id, 'conversation_id');
     }
     const now = this.#now();
-    const id = this.#newId();
+    const id = this.#newId('message');
     const record: MessageRecord = {
       id,
       conversation_id: input.conversation_id,
@@ -530,7 +534,7 @@ export class World {
 
   #attachment(input: rules.AttachmentInput, messageId: string, now: Timestamp): Attachment {
     return {
-      id: this.#newId(),
+      id: this.#newId('attachment'),
       message_id: messageId,
       filename: input.filename,
       file_url: input.file_url,
@@ -541,9 +545,9 @@ export class World {
   }
 
   /** Contact, conversation and message ids never collide (C6). */
-  #newId(): string {
+  #newId(kind: 'contact' | 'conversation' | 'message' | 'attachment'): string {
     for (;;) {
-      const id = randomId();
+      const id = this.#makeId?.(kind) ?? randomId();
       if (!this.#contacts.has(id) && !this.#conversations.has(id) && !this.#messages.has(id)) return id;
     }
   }

@@ -8,6 +8,7 @@
 
 export interface Conventions {
   pathPrefix: string;
+  ids: Partial<Record<'contact' | 'message' | 'conversation', IdFormat>>;
   contentType?: string;
   successStatus: Partial<Record<Operation, number>>;
   deleteAnswer: Partial<Record<Kind, DeleteAnswer>>;
@@ -23,6 +24,11 @@ export interface Conventions {
 }
 
 export type Kind = 'contacts' | 'messages';
+export interface IdFormat {
+  kind: 'numeric' | 'uuid' | 'alphanumeric';
+  prefix: string;
+  length?: number;
+}
 type Operation = `${Kind}.${'list' | 'create' | 'retrieve' | 'update' | 'delete'}`;
 export type ErrorCase = 'unknownId' | 'missingParameter' | 'invalidLimit' | 'missingToken';
 interface DeleteAnswer {
@@ -109,7 +115,14 @@ export function readProfile(profile: unknown): ReadProfile {
     throw new ProfileError('version', `must be 1, got ${JSON.stringify(profile.version)}`);
   const taken: string[] = [];
   const notMirrored: string[] = [];
-  const c: Conventions = { pathPrefix: '', successStatus: {}, deleteAnswer: {}, order: {}, errorStatus: {} };
+  const c: Conventions = {
+    pathPrefix: '',
+    ids: {},
+    successStatus: {},
+    deleteAnswer: {},
+    order: {},
+    errorStatus: {},
+  };
   const server = isObject(profile.server) ? profile.server : {};
   if (server.pathPrefix !== undefined && server.pathPrefix !== '') {
     if (typeof server.pathPrefix !== 'string' || !/^(\/[A-Za-z0-9._~-]+)+$/.test(server.pathPrefix))
@@ -285,10 +298,34 @@ export function readProfile(profile: unknown): ReadProfile {
       `attachments sent as {${c.attachments.sent.join(', ')}} and answered as {${c.attachments.answered.join(', ')}}`,
     );
   }
+  for (const kind of ['contact', 'message', 'conversation'] as const) {
+    const where = `ids.${kind}`;
+    const value = observed(profile, where);
+    if (value === undefined) continue;
+    if (!isObject(value)) throw new ProfileError(where, 'must be an object');
+    const format = oneOf(value.kind, `${where}.kind`, ['numeric', 'uuid', 'alphanumeric', 'other'] as const)!;
+    const prefix = value.prefix ?? '';
+    if (typeof prefix !== 'string' || !/^([a-z]+_)?$/.test(prefix))
+      throw new ProfileError(`${where}.prefix`, 'must be lower-case letters and an underscore, or empty');
+    if (format === 'other' || value.json === 'number') {
+      notMirrored.push(
+        `the ${kind} id format (${format === 'other' ? 'other characters' : 'JSON numbers'}): ${kind} ids keep the mock's format`,
+      );
+      continue;
+    }
+    const id: IdFormat = { kind: format, prefix };
+    if (format === 'alphanumeric') {
+      const length = value.length ?? 16;
+      if (typeof length !== 'number' || !Number.isInteger(length) || length < 8 || length > 60)
+        throw new ProfileError(`${where}.length`, 'must be a whole number from 8 to 60');
+      id.length = length;
+    }
+    c.ids[kind] = id;
+    taken.push(
+      `${kind} ids ${prefix ? `"${prefix}" + ` : ''}${format === 'alphanumeric' ? `${id.length} characters [A-Za-z0-9]` : format === 'uuid' ? 'a UUID' : 'digits'}`,
+    );
+  }
   notMirrored.push(
-    ...(['contact', 'message', 'conversation'] as const)
-      .filter((kind) => observed(profile, `ids.${kind}`) !== undefined)
-      .map((kind) => `the ${kind} id format: ids keep the mock's 16 characters [A-Za-z0-9]`),
     "the server's input formats (which phone numbers, usernames, URLs it refuses): the mock takes what the document allows",
     'a delay before lists show a write, a rate limit, TLS, and ids shared across kinds',
   );

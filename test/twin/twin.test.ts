@@ -195,6 +195,56 @@ describe('the mock as the twin of a server', () => {
   });
 });
 
+describe("the twin's ids", () => {
+  const formats = {
+    contact: { value: { kind: 'uuid', prefix: '', json: 'string' }, seen: 'x' },
+    message: { value: { kind: 'alphanumeric', prefix: 'msg_', json: 'string', length: 14 }, seen: 'x' },
+    conversation: { value: { kind: 'numeric', prefix: '', json: 'string' }, seen: 'x' },
+  };
+  const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
+
+  it("gives seeded and new records ids in its server's format, links kept, the same for the same seed", async () => {
+    const make = async () => {
+      const core = createCore({ conventions: withChoice(['ids'], formats), seed: 5 });
+      await core.ready;
+      return core;
+    };
+    const [a, b] = [await make(), await make()];
+    const contacts = (await call(a, 'GET', '/api/v1/contacts?limit=50')).json!.data as Json[];
+    expect(contacts.every((c) => UUID.test(c.id) && /^[1-9][0-9]{14}$/.test(c.conversation_id))).toBe(true);
+    expect((await call(b, 'GET', '/api/v1/contacts?limit=50')).json!.data).toEqual(contacts);
+    const some = contacts.find((c) => c.last_active_at !== null) ?? contacts[0]!;
+    const messages = (
+      await call(a, 'GET', `/api/v1/messages?conversation_id=${some.conversation_id}&limit=50`)
+    ).json!;
+    for (const m of messages.data as Json[]) {
+      expect(m.id).toMatch(/^msg_[A-Za-z0-9]{14}$/);
+      expect(m.conversation_id).toBe(some.conversation_id);
+      expect(m.contact.id).toBe(some.id);
+    }
+    const made = (await call(a, 'POST', '/api/v1/contacts', { username: 'ids', phone_number: '+15550100' }))
+      .json!;
+    expect(made.id).toMatch(UUID);
+    const sent = await call(a, 'POST', '/api/v1/messages', {
+      conversation_id: made.conversation_id,
+      message: 'hi',
+    });
+    expect(sent.json!.id).toMatch(/^msg_[A-Za-z0-9]{14}$/);
+    expect((await call(a, 'GET', `/api/v1/messages/${sent.json!.id}`)).status).toBe(200);
+  });
+
+  it("keeps the mock's ids where the server's are JSON numbers, and says so", () => {
+    const read = readProfile(
+      withChoice(['ids'], {
+        ...formats,
+        contact: { value: { kind: 'numeric', prefix: '', json: 'number' }, seen: 'x' },
+      }),
+    );
+    expect(read.conventions.ids.contact).toBeUndefined();
+    expect(read.notMirrored.join('\n')).toMatch(/contact id format \(JSON numbers\)/);
+  });
+});
+
 describe('the contract kit against a twin', () => {
   it('passes the documented profile on the twin of a server under /api', async () => {
     const server = await startWrapped({}, { conventions: profile });

@@ -1,0 +1,102 @@
+import type { WorldData } from '../store/world';
+import type { IdFormat } from './profile';
+
+/**
+ * Ids in a twin's server's format: new ones at random, and the seeded world's own turned into that
+ * format once, at load, by a hash of each (so that the same seed gives the same ids, and a fixture
+ * keeps its links). Kinds without a format keep the mock's ids.
+ */
+export type IdKind = 'contact' | 'conversation' | 'message';
+export type IdFormats = Partial<Record<IdKind, IdFormat>>;
+
+const BASE62 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
+
+/** `count` digits of `alphabet` from a source of 32-bit words. */
+function chars(alphabet: string, count: number, word: () => number): string {
+  let out = '';
+  while (out.length < count) out += alphabet[word() % alphabet.length];
+  return out;
+}
+
+function shaped(format: IdFormat, word: () => number): string {
+  switch (format.kind) {
+    case 'numeric':
+      // No leading zero, 15 digits: within a JSON number's exact integers too.
+      return format.prefix + chars('123456789', 1, word) + chars('0123456789', 14, word);
+    case 'uuid': {
+      const hex = chars('0123456789abcdef', 32, word).split('');
+      hex[12] = '4';
+      hex[16] = '89ab'[word() % 4]!;
+      const h = hex.join('');
+      return `${format.prefix}${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
+    }
+    default:
+      return format.prefix + chars(BASE62, format.length ?? 16, word);
+  }
+}
+
+const random = () => globalThis.crypto.getRandomValues(new Uint32Array(1))[0]!;
+
+/** The world's `newId` for these formats (attachments as messages). */
+export function idMaker(formats: IdFormats): ((kind: IdKind | 'attachment') => string) | undefined {
+  if (Object.keys(formats).length === 0) return undefined;
+  return (kind) => {
+    const format = formats[kind === 'attachment' ? 'message' : kind];
+    return format ? shaped(format, random) : chars(BASE62, 16, random);
+  };
+}
+
+/** A deterministic stream of 32-bit words from a text (xorshift seeded by FNV-1a). */
+function wordsOf(text: string): () => number {
+  let state = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) state = Math.imul(state ^ text.charCodeAt(i), 0x01000193) >>> 0;
+  if (state === 0) state = 1;
+  return () => {
+    state ^= state << 13;
+    state >>>= 0;
+    state ^= state >>> 17;
+    state ^= state << 5;
+    state >>>= 0;
+    return state;
+  };
+}
+
+/** The seeded world with its ids in the twin's formats; links (conversation_id, message_id) follow. */
+export function withIds(data: WorldData, formats: IdFormats): WorldData {
+  if (Object.keys(formats).length === 0) return data;
+  const taken = new Set<string>();
+  const maps: Record<IdKind, Map<string, string>> = {
+    contact: new Map(),
+    conversation: new Map(),
+    message: new Map(),
+  };
+  const map = (kind: IdKind, id: string): string => {
+    const format = formats[kind];
+    if (!format) return id;
+    let known = maps[kind].get(id);
+    if (known === undefined) {
+      const words = wordsOf(`${kind}:${id}`);
+      do known = shaped(format, words);
+      while (taken.has(known));
+      taken.add(known);
+      maps[kind].set(id, known);
+    }
+    return known;
+  };
+  return {
+    contacts: data.contacts.map((c) => ({
+      ...c,
+      id: map('contact', c.id),
+      conversation_id: map('conversation', c.conversation_id),
+    })),
+    messages: data.messages.map((m) => {
+      const id = map('message', m.id);
+      return {
+        ...m,
+        id,
+        conversation_id: map('conversation', m.conversation_id),
+        attachments: m.attachments.map((a) => ({ ...a, message_id: id })),
+      };
+    }),
+  };
+}
