@@ -118,6 +118,12 @@ function main() {
     fs.cpSync(path.join(root, 'dist', 'contract-tests'), path.join(stage, 'dist'), { recursive: true });
     // common/ beside dist/, as it is beside contract-tests/ in the clone: the kit's paging is there.
     fs.cpSync(path.join(root, 'dist', 'common'), path.join(stage, 'common'), { recursive: true });
+    // The server profile's JSON Schema (--profile-out writes what it describes), and its page.
+    fs.copyFileSync(
+      path.join(root, 'common', 'server-profile.schema.json'),
+      path.join(stage, 'common', 'server-profile.schema.json'),
+    );
+    fs.copyFileSync(path.join(root, 'docs', 'twin.md'), path.join(stage, 'docs', 'twin.md'));
     // readme.ts writes this repository's README (with prettier): a tool of the clone, not of the kit.
     fs.rmSync(path.join(stage, 'dist', 'readme.js'));
     // The bin loads tsx only in a clone, where the kit runs from its TypeScript sources.

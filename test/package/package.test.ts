@@ -155,6 +155,8 @@ describe('npm run pack: two packages', () => {
           'dashboard/favicon.svg',
           'dashboard/favicon.ico',
           'docs/api.md',
+          'docs/twin.md',
+          'common/server-profile.schema.json',
           'fixtures/demo.json',
           'fixtures/empty.json',
           'README.md',
@@ -207,6 +209,7 @@ describe('npm run pack: two packages', () => {
       'LICENSE',
       'README.md',
       'docs/api.md',
+      'docs/twin.md',
       'package.json',
     ]);
     expect(sources.filter((f) => f.endsWith('.contract.ts')).length).toBeGreaterThanOrEqual(5);
