@@ -1,3 +1,4 @@
+import type { ReadProfile } from '../twin/profile';
 import { errors } from '../errors';
 import { FixtureError, validateFixture } from '../fixtures';
 import { checkInteger, describe, isPlainRecord, refuseUnknown, type Params } from '../store/params';
@@ -32,6 +33,8 @@ export interface ControlOptions {
   adminToken: string | undefined;
   /** Told when a token's world (or every world, for `all`) was reset or replaced. */
   changed?: (token: string, all?: boolean) => void;
+  /** The server profile a twin answers with (`--conventions`), as read. */
+  conventions?: ReadProfile;
 }
 
 /** The bounds of `PUT /__mock/switches`. */
@@ -102,6 +105,22 @@ export function controlRoutes(options: ControlOptions): Route<ControlExchange>[]
           worlds.replace(token, world);
           options.changed?.(token);
           return json(200, world.size);
+        },
+      },
+    },
+    {
+      path: ['__mock', 'conventions'],
+      methods: {
+        // What fills the gaps of the document here: the mock's own conventions, or a server's.
+        GET: ({ params }) => {
+          refuseUnknown(params, []);
+          const read = options.conventions;
+          return json(
+            200,
+            read
+              ? { twin: true, taken: read.taken, not_mirrored: read.notMirrored, in_force: read.conventions }
+              : { twin: false, taken: [], not_mirrored: [], in_force: null },
+          );
         },
       },
     },

@@ -121,7 +121,8 @@ const JOURNAL_EXCERPT = 2048;
  */
 export function createCore(options: CoreOptions = {}): Core {
   const log = options.log ?? (() => {});
-  const twin = options.conventions === undefined ? undefined : readProfile(options.conventions).conventions;
+  const profile = options.conventions === undefined ? undefined : readProfile(options.conventions);
+  const twin = profile?.conventions;
   const seed = options.seed ?? CORE_DEFAULTS.seed;
   const maxWorlds = options.maxWorlds ?? CORE_DEFAULTS.maxWorlds;
   const journalSize = options.journalSize ?? CORE_DEFAULTS.journalSize;
@@ -170,6 +171,7 @@ export function createCore(options: CoreOptions = {}): Core {
         journalSize,
         worldOptions,
         adminToken: options.adminToken,
+        ...(profile ? { conventions: profile } : {}),
         changed:
           kept &&
           ((token, all) => {

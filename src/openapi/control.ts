@@ -22,6 +22,7 @@ export function control(): Part {
     paths: {
       '/__mock/reset': { post: reset() },
       '/__mock/state': { get: getState(), put: putState() },
+      '/__mock/conventions': { get: conventions() },
       '/__mock/requests': { get: requests() },
       '/__mock/switches': { get: getSwitches(), put: putSwitches(), delete: deleteSwitches() },
       '/openapi.json': { get: document() },
@@ -77,6 +78,31 @@ function putState(): Schema {
         }),
       },
       ...refusals(STATE_BODY_LIMIT.label),
+    },
+  });
+}
+
+function conventions(): Schema {
+  return op('getConventions', {
+    summary:
+      "What fills the gaps of the document here: the mock's own conventions, or a server's (--conventions).",
+    description:
+      'With a server profile (`--conventions`, the `conventions` option), the mock is a twin of that server: `taken` lists each choice it answers with, `not_mirrored` each it cannot mirror and why, `in_force` the choices as read. Without one, `twin` is false and the conventions C1–C20 of the README hold.',
+    responses: {
+      '200': {
+        description: 'The conventions in force.',
+        content: json({
+          type: 'object',
+          required: ['twin', 'taken', 'not_mirrored', 'in_force'],
+          properties: {
+            twin: { type: 'boolean' },
+            taken: { type: 'array', items: { type: 'string' } },
+            not_mirrored: { type: 'array', items: { type: 'string' } },
+            in_force: { type: ['object', 'null'], additionalProperties: true },
+          },
+        }),
+      },
+      ...refusals(),
     },
   });
 }

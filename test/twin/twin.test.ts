@@ -85,6 +85,26 @@ describe('the mock as the twin of a server', () => {
     await core.ready;
   });
 
+  it('shows the conventions in force at GET /__mock/conventions (and the mock alone says it is no twin)', async () => {
+    const shown = await call(core, 'GET', '/__mock/conventions');
+    expect(shown.status).toBe(200);
+    expect(shown.json).toEqual({
+      twin: true,
+      taken: expect.arrayContaining(['paging by page=<page number, from 1>']),
+      not_mirrored: expect.arrayContaining([expect.stringMatching(/input formats/)]),
+      in_force: expect.objectContaining({ pathPrefix: '/api', paging: { kind: 'page', param: 'page' } }),
+    });
+    const plain = createCore();
+    expect(
+      JSON.parse((await plain.handle({ method: 'GET', url: '/__mock/conventions', headers: AUTH })).body),
+    ).toEqual({
+      twin: false,
+      taken: [],
+      not_mirrored: [],
+      in_force: null,
+    });
+  });
+
   it('serves the API under the path prefix only, refusing elsewhere in its error shape', async () => {
     expect((await call(core, 'GET', '/api/v1/contacts')).status).toBe(200);
     const outside = await call(core, 'GET', '/v1/contacts');
