@@ -90,7 +90,12 @@ const COMPARE: Record<string, (a: Item, b: Item) => number> = {
 
 function orderOf(c: Conventions, kind: Kind, items: Item[]): Item[] {
   const order = c.order[kind];
-  if (!order || order.field === null) return items;
+  if (!order) return items;
+  if (order.field === null) {
+    // An order no field explains, the same on every read: by a hash of the id.
+    const hashed = new Map(items.map((item) => [item.id, hash(String(item.id))]));
+    return [...items].sort((a, b) => hashed.get(a.id)! - hashed.get(b.id)!);
+  }
   const { field, direction } = order;
   if (field === 'created_at') {
     // The mock's own order is created_at descending, ties latest first: ascending is its reverse.
@@ -131,6 +136,13 @@ function startOf(paging: Paging, param: string, cursor: unknown, items: Item[], 
       return offset;
     }
   }
+}
+
+/** FNV-1a of a text: 32 bits. */
+function hash(text: string): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 0x01000193) >>> 0;
+  return h;
 }
 
 /** An opaque next-page token: the offset of the next page, base64url. */

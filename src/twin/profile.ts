@@ -184,7 +184,11 @@ export function readProfile(profile: unknown): ReadProfile {
             'message',
             'id',
           ] as const)!;
-    if (field === null) continue;
+    if (field === null) {
+      c.order[kind] = { field: null };
+      taken.push(`${kind} in an order no field explains (by a hash of the id)`);
+      continue;
+    }
     if (field === 'message' && kind === 'contacts')
       throw new ProfileError(path, 'cannot order contacts by message');
     if ((field === 'username' || field === 'display_name') && kind === 'messages')

@@ -182,6 +182,20 @@ describe('the mock as the twin of a server', () => {
     expect(oldest).toEqual([...oldest].sort((a, b) => a - b));
   });
 
+  it('keeps an order no field explains, the same on every read, when the profile says field null', async () => {
+    const twin = createCore({
+      conventions: withChoice(['order', 'messages'], { value: { field: null }, seen: 'x' }),
+      seed: 5,
+    });
+    await twin.ready;
+    const read = async () =>
+      ((await call(twin, 'GET', '/api/v1/messages?limit=50')).json!.data as Json[]).map((m) => m.created_at);
+    const first = await read();
+    expect(await read()).toEqual(first);
+    expect(first).not.toEqual([...first].sort((a, b) => a - b));
+    expect(first).not.toEqual([...first].sort((a, b) => b - a));
+  });
+
   it.each([
     ['a token in the body', { kind: 'body-token', param: 'page_token', bodyKey: 'next_page_token' }],
     ['a next-page URL in the body', { kind: 'body-url', bodyKey: 'links.next' }],
