@@ -85,19 +85,43 @@ function linkHeader(page: Page, rel: 'next' | 'prev', baseUrl: string): string |
   return undefined;
 }
 
-/** An opaque token may start with "/" (base64 does): only this API's paths and http(s) URLs are URLs. */
-function looksLikeUrl(token: string): boolean {
-  return token.startsWith('/v1/') || token.startsWith('/v1?') || /^https?:\/\//.test(token);
+/** The path of a base URL such as `https://host/api` (`/api`), or ''. */
+function prefixOf(baseUrl: string): string {
+  try {
+    return new URL(baseUrl).pathname.replace(/\/+$/, '');
+  } catch {
+    return '';
+  }
 }
 
-/** A next-page URL given by the server, as a path the kit can send; undefined when it is elsewhere. */
+/**
+ * An opaque token may start with "/" (base64 does): only this API's paths (under the base URL's
+ * own path, if it has one) and http(s) URLs are URLs.
+ */
+function looksLikeUrl(token: string, baseUrl: string): boolean {
+  const apis = new Set([`${prefixOf(baseUrl)}/v1`, '/v1']);
+  return (
+    /^https?:\/\//.test(token) ||
+    [...apis].some((api) => token.startsWith(`${api}/`) || token.startsWith(`${api}?`))
+  );
+}
+
+/**
+ * A next-page URL given by the server, as a path the kit can send (on the base URL); undefined
+ * when it is elsewhere. A path that starts with the base URL's own path (`/api/v1/…` on
+ * `https://host/api`) is that path on the base URL.
+ */
 function toPath(target: string, baseUrl: string): string | undefined {
-  if (target.startsWith('/')) return target;
+  const prefix = prefixOf(baseUrl);
+  if (target.startsWith('/'))
+    return prefix && target.startsWith(`${prefix}/`) ? target.slice(prefix.length) : target;
   if (target.startsWith(baseUrl)) return target.slice(baseUrl.length);
   try {
     const url = new URL(target, `${baseUrl}/`);
     const base = new URL(baseUrl);
-    return url.origin === base.origin ? `${url.pathname}${url.search}` : undefined;
+    if (url.origin !== base.origin) return undefined;
+    const path = `${url.pathname}${url.search}`;
+    return prefix && path.startsWith(`${prefix}/`) ? path.slice(prefix.length) : path;
   } catch {
     return undefined;
   }
@@ -117,7 +141,7 @@ function mechanisms(baseUrl: string): Mechanism[] {
     name: 'a next-page URL in the body',
     next: (_path, _query, { last }) => {
       const token = bodyToken(last);
-      if (typeof token !== 'string' || !looksLikeUrl(token)) return undefined;
+      if (typeof token !== 'string' || !looksLikeUrl(token, baseUrl)) return undefined;
       const target = toPath(token, baseUrl);
       return target ? { path: target } : undefined;
     },
@@ -128,7 +152,7 @@ function mechanisms(baseUrl: string): Mechanism[] {
       next: (path, query, { last }) => {
         const token = bodyToken(last);
         if (typeof token !== 'string' && typeof token !== 'number') return undefined;
-        if (typeof token === 'string' && looksLikeUrl(token)) return undefined;
+        if (typeof token === 'string' && looksLikeUrl(token, baseUrl)) return undefined;
         return { path, query: { ...query, [param]: String(token) } };
       },
     });
@@ -384,7 +408,7 @@ function backMechanisms(forwardName: string, baseUrl: string): BackMechanism[] {
       name: 'a previous-page URL in the body',
       previous: (_p, _q, back) => {
         const token = bodyToken(back[back.length - 1]!, BODY_PREV_TOKENS, 'prev');
-        if (typeof token !== 'string' || !looksLikeUrl(token)) return undefined;
+        if (typeof token !== 'string' || !looksLikeUrl(token, baseUrl)) return undefined;
         const target = toPath(token, baseUrl);
         return target ? { path: target } : undefined;
       },
