@@ -1,4 +1,5 @@
 import { is2xx, type Exchange } from './http';
+import type { Paging } from './server-profile';
 
 /**
  * Lists without knowing how the server pages. The document shows `has_more` and `data` but not
@@ -45,6 +46,11 @@ interface Trail {
 
 type Mechanism = {
   name: string;
+  /**
+   * The mechanism as the server profile states it (server-profile.ts): its kind and parameter, and
+   * for a token or URL in the body the key it was read from on `page` (the page before the next).
+   */
+  paging(page: Page): Paging;
   /** The query (or whole path) of the page after the trail's last one. */
   next(
     path: string,
@@ -69,6 +75,12 @@ function bodyToken(page: Page, keys = BODY_TOKENS, link = 'next'): unknown {
   for (const key of keys) if (body[key] !== undefined && body[key] !== null) return body[key];
   const links = body.links as Json | undefined;
   return links && typeof links === 'object' ? links[link] : undefined;
+}
+
+/** Where bodyToken found the next page's token or URL: its key, `links.next` when nested. */
+function bodyTokenKey(page: Page): string {
+  const body = page.exchange.body as Json;
+  return BODY_TOKENS.find((key) => body[key] !== undefined && body[key] !== null) ?? 'links.next';
 }
 
 /** The target of an RFC 8288 `Link` header's relation, as a path on the base URL. */
@@ -131,6 +143,7 @@ function mechanisms(baseUrl: string): Mechanism[] {
   const list: Mechanism[] = [];
   list.push({
     name: 'a `Link: <…>; rel="next"` header',
+    paging: () => ({ kind: 'link-header' }),
     next: (_path, _query, { last }) => {
       const target = linkHeader(last, 'next', baseUrl);
       return target ? { path: target } : undefined;
@@ -139,6 +152,7 @@ function mechanisms(baseUrl: string): Mechanism[] {
   // A next-page token or URL in the body.
   list.push({
     name: 'a next-page URL in the body',
+    paging: (page) => ({ kind: 'body-url', bodyKey: bodyTokenKey(page) }),
     next: (_path, _query, { last }) => {
       const token = bodyToken(last);
       if (typeof token !== 'string' || !looksLikeUrl(token, baseUrl)) return undefined;
@@ -149,6 +163,7 @@ function mechanisms(baseUrl: string): Mechanism[] {
   for (const param of TOKEN_PARAMS) {
     list.push({
       name: `\`${param}=<next token from the body>\``,
+      paging: (page) => ({ kind: 'body-token', param, bodyKey: bodyTokenKey(page) }),
       next: (path, query, { last }) => {
         const token = bodyToken(last);
         if (typeof token !== 'string' && typeof token !== 'number') return undefined;
@@ -160,6 +175,7 @@ function mechanisms(baseUrl: string): Mechanism[] {
   for (const param of ['starting_after', 'after', 'cursor', 'since_id']) {
     list.push({
       name: `\`${param}=<last id>\``,
+      paging: () => ({ kind: 'after-id', param }),
       next: (path, query, trail) => {
         const last = trail.last.data.at(-1);
         return last ? { path, query: { ...query, [param]: idOf(last) } } : undefined;
@@ -168,10 +184,12 @@ function mechanisms(baseUrl: string): Mechanism[] {
   }
   list.push({
     name: '`page=<n>`',
+    paging: () => ({ kind: 'page', param: 'page' }),
     next: (path, query, { pages }) => ({ path, query: { ...query, page: String(pages + 1) } }),
   });
   list.push({
     name: '`offset=<items so far>`',
+    paging: () => ({ kind: 'offset', param: 'offset' }),
     next: (path, query, { listed }) => ({ path, query: { ...query, offset: String(listed) } }),
   });
   return list;
@@ -182,6 +200,8 @@ function mechanisms(baseUrl: string): Mechanism[] {
  * process that walks two servers, as the recorder's tests do, finds each one's own).
  */
 const found = new Map<string, Mechanism | null>();
+/** The mechanism found, as data, with the exchange of the next page that showed it works. */
+const described = new Map<string, { paging: Paging; exchange: Exchange }>();
 const foundKey = (baseUrl: string, path: string) => `${baseUrl} ${path}`;
 
 async function fetchPage(
@@ -346,6 +366,11 @@ export async function walkPages(
       const discovered = await discover(source, path, query, trail.last);
       mechanism = discovered?.mechanism ?? null;
       found.set(foundKey(source.baseUrl, path), mechanism);
+      if (discovered)
+        described.set(foundKey(source.baseUrl, path), {
+          paging: discovered.mechanism.paging(trail.last),
+          exchange: discovered.page.exchange,
+        });
       source.observe?.('paging parameter', mechanism ? mechanism.name : 'none found');
       page = discovered?.page;
     } else if (mechanism !== null) {
@@ -541,4 +566,16 @@ export async function walkBack(
 /** The next-page mechanism the kit settled on for a path of this server, if any. */
 export function mechanismOf(baseUrl: string, path: string): string | undefined {
   return found.get(foundKey(baseUrl, path))?.name;
+}
+
+/**
+ * The same mechanism as data (server-profile.ts `Paging`), with the exchange of the next page that
+ * showed it works; null when the walk found none, undefined while no walk of the path needed one.
+ */
+export function pagingOf(
+  baseUrl: string,
+  path: string,
+): { paging: Paging; exchange: Exchange } | null | undefined {
+  const mechanism = found.get(foundKey(baseUrl, path));
+  return mechanism === null ? null : described.get(foundKey(baseUrl, path));
 }

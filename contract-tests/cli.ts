@@ -81,6 +81,12 @@ function program(): Command {
       .option('--json <file>', 'write the verdicts as JSON')
       .addOption(
         new Option(
+          '--profile-out <file>',
+          'write the server\'s choices where the document says "not shown" as a server profile (JSON, common/server-profile.schema.json): each with the exchange that showed it, or unknown with the reason; adds a few requests at the end of the run (a list without token, limits 0, -1, abc, 100, 101, 1000, an unknown id)',
+        ).env('CONTRACT_PROFILE_OUT'),
+      )
+      .addOption(
+        new Option(
           '--workers <n>',
           'parallel test files (default: 1 for a local server, 4 otherwise)',
         ).argParser(positive),
@@ -130,6 +136,7 @@ interface CliOptions {
   junit?: string;
   report?: string;
   json?: string;
+  profileOut?: string;
   workers?: number;
   list?: boolean;
   sample?: string[];
@@ -144,6 +151,10 @@ function write(file: string, text: string): void {
   fs.mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
   fs.writeFileSync(file, text);
 }
+
+/** The run's last line when it wrote a server profile. */
+const profileLine = ({ file, observed, choices }: NonNullable<KitResult['profileOut']>): string =>
+  `Server profile written to ${file} (${observed} of ${choices} choices observed).`;
 
 export function formatCatalogue(): string {
   return RULES.map((r) => `${r.id.padEnd(56)} ${r.profile.padEnd(10)} §${r.section}\n    ${r.sentence}`).join(
@@ -242,6 +253,7 @@ export async function main(argv: string[] = process.argv): Promise<number> {
       samples,
       settleMs: options.settleMs,
       maxRequests: options.maxRequests,
+      profileOut: options.profileOut,
       onStart: (plan) =>
         console.log(
           `Checking ${plan.baseUrl} against the ${plan.profile} profile, within a budget of ${plan.budget} requests.`,
@@ -251,6 +263,11 @@ export async function main(argv: string[] = process.argv): Promise<number> {
     if (options.junit) write(options.junit, buildJunit(result));
     if (options.report) write(options.report, buildMarkdown(result));
     if (options.json) write(options.json, `${JSON.stringify(toJson(result), null, 2)}\n`);
+    if (result.profileOut) console.log(profileLine(result.profileOut));
+    else if (options.profileOut)
+      console.log(
+        `No server profile written to ${options.profileOut}: the run could not observe the server.`,
+      );
     return result.exitCode;
   } finally {
     stopHandlers();

@@ -5,11 +5,14 @@ import { config, readConfig } from './lib/config';
 import { deleteResource } from './lib/data';
 import { discoverSamples } from './lib/discover';
 import { lastSweep } from './lib/last-sweep';
+import { REFERENCE } from './lib/reference';
 import { SETTLED } from './lib/settle';
 import { describeExchange, InfraError, requestsSinceLastCount, send } from './lib/http';
 import { readRecords, stopFile, type ExchangeExcerpt, type RecordLine, type Verdict } from './lib/records';
 import type { UserSamples } from './lib/samples';
 import { budgetFor, SEQUENCE_TITLE, type SequenceSummary } from './lib/sequences';
+import { buildProfile, countObserved } from './profile/build';
+import { probeProfile } from './profile/probe';
 import { RULES, rulesOf, type Profile, type Rule } from './rules';
 
 export interface KitOptions {
@@ -31,6 +34,8 @@ export interface KitOptions {
   settleMs?: number;
   /** The run's request budget (--max-requests); by default requestBudget() of the profile and sequences. */
   maxRequests?: number;
+  /** Write the server's choices there as a server profile (common/server-profile.ts) (--profile-out). */
+  profileOut?: string;
   /** Told, before the first request, what the run will check and within which budget. */
   onStart?: (plan: { baseUrl: string; profile: Profile; budget: number }) => void;
 }
@@ -85,6 +90,8 @@ export interface KitResult {
   created: { contacts: number; messages: number };
   /** What the kit created and could not delete. */
   leftovers: { resource: 'contact' | 'message'; id: string; label: string }[];
+  /** The server profile written (--profile-out): where, and how many of its choices were observed. */
+  profileOut?: { file: string; observed: number; choices: number };
 }
 
 const KIT_DIR = __dirname;
@@ -142,6 +149,8 @@ function configure(options: KitOptions, runId: string, resultsDir: string): void
   process.env.CONTRACT_MAX_REQUESTS = String(
     options.maxRequests ?? requestBudget(options.profile, options.sequences ?? config.sequences),
   );
+  if (options.profileOut) process.env.CONTRACT_PROFILE_OUT = options.profileOut;
+  else delete process.env.CONTRACT_PROFILE_OUT;
   Object.assign(config, readConfig());
 }
 
@@ -267,6 +276,7 @@ let interrupted = false;
 /** Runs the kit against one server and judges every rule of the profile. */
 export async function runKit(options: KitOptions): Promise<KitResult> {
   const started = Date.now();
+  const givenBaseUrl = options.baseUrl;
   let baseUrl = options.baseUrl.trim().replace(/\/+$/, '');
   // The document's paths start with /v1, so the base URL is the server's root.
   if (baseUrl.endsWith('/v1')) baseUrl = baseUrl.slice(0, -3);
@@ -303,8 +313,11 @@ export async function runKit(options: KitOptions): Promise<KitResult> {
     const unusable = await preflight();
     if (unusable) return { ...cannotJudge(options, unusable, started), runId };
     // Values the server accepts, found before any rule runs; jest's workers read them.
+    let attachment: string[] | undefined;
     try {
-      process.env.CONTRACT_FOUND_SAMPLES = JSON.stringify(await discoverSamples(options.samples ?? {}));
+      const found = await discoverSamples(options.samples ?? {});
+      attachment = found.attachment;
+      process.env.CONTRACT_FOUND_SAMPLES = JSON.stringify(found);
     } catch (error) {
       if (!(error instanceof InfraError)) throw error;
       const leftovers = await sweep(readRecords(resultsDir));
@@ -358,6 +371,8 @@ export async function runKit(options: KitOptions): Promise<KitResult> {
       if (!(error instanceof InfraError)) throw error;
       problems.push(`the last sweep could not judge: ${error.message}`);
     }
+    // The few requests the server profile needs beyond the rules' own, once, at the end.
+    if (options.profileOut && !interrupted) await probeProfile(readRecords(resultsDir));
     const records = readRecords(resultsDir);
     const outcomes: TestOutcome[] = [];
     for (const file of results.testResults) {
@@ -420,6 +435,25 @@ export async function runKit(options: KitOptions): Promise<KitResult> {
     const requests =
       records.reduce((n, r) => n + (r.kind === 'requests' ? r.count : 0), 0) + requestsSinceLastCount();
     if (interrupted) problems.push('the run was interrupted');
+    let profileOut: KitResult['profileOut'];
+    if (options.profileOut) {
+      const profile = buildProfile(records, {
+        baseUrl: givenBaseUrl,
+        pathPrefix: new URL(baseUrl).pathname.replace(/\/+$/, ''),
+        observedAt: new Date(started).toISOString(),
+        by: `messaging-contract${REFERENCE.version ? ` ${REFERENCE.version}` : ''}`,
+        attachment,
+      });
+      try {
+        fs.mkdirSync(path.dirname(path.resolve(options.profileOut)), { recursive: true });
+        fs.writeFileSync(options.profileOut, `${JSON.stringify(profile, null, 2)}\n`);
+        profileOut = { file: options.profileOut, ...countObserved(profile) };
+      } catch (error) {
+        problems.push(
+          `could not write the server profile to ${options.profileOut}: ${(error as Error).message}`,
+        );
+      }
+    }
     const failed = verdicts.some((v) => v.verdict === 'fail');
     const nothingJudged = verdicts.every((v) => v.verdict === 'not-run');
     const exitCode: ExitCode = problems.length > 0 || nothingJudged ? 2 : failed ? 1 : 0;
@@ -437,6 +471,7 @@ export async function runKit(options: KitOptions): Promise<KitResult> {
       requests,
       budget: config.maxRequests,
       ...(sequences ? { sequences } : {}),
+      ...(profileOut ? { profileOut } : {}),
       created: {
         contacts: records.filter((r) => r.kind === 'created' && r.resource === 'contact').length,
         messages: records.filter((r) => r.kind === 'created' && r.resource === 'message').length,

@@ -22,6 +22,8 @@ export interface KitConfig {
   settleMs: number;
   /** The run's request budget, stated up front (--max-requests); 0: none. */
   maxRequests: number;
+  /** Where the bin writes the server profile (--profile-out); only then is it observed. */
+  profileOut: string | undefined;
 }
 
 /** A default run tries a few random sequences; `--sequences N` runs more. */
@@ -45,6 +47,7 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): KitConfig {
     seed: wholeNumber(env.CONTRACT_SEED) ?? 1,
     settleMs: wholeNumber(env.CONTRACT_SETTLE_MS) ?? 0,
     maxRequests: wholeNumber(env.CONTRACT_MAX_REQUESTS) ?? 0,
+    profileOut: env.CONTRACT_PROFILE_OUT || undefined,
   };
 }
 

@@ -9,6 +9,7 @@ import {
   type Walk,
   type WalkOptions,
 } from '../../common/paging';
+import { observePaging } from '../profile/observe';
 import { config } from './config';
 import { send } from './http';
 import { observe } from './recorder';
@@ -28,8 +29,11 @@ const kit: PageSource = {
 export { asPage, idOf };
 export type { Walk } from '../../common/paging';
 
-export const walk = (path: string, query?: Query, options?: WalkOptions): Promise<Walk> =>
-  walkOn(kit, path, query, options);
+export async function walk(path: string, query?: Query, options?: WalkOptions): Promise<Walk> {
+  const walked = await walkOn(kit, path, query, options);
+  observePaging(path);
+  return walked;
+}
 
 export const walkBack = (path: string, query: Query, forward: Walk): Promise<BackWalk> =>
   walkBackOn(kit, path, query, forward);

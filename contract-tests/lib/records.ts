@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import type { ProfileRecord } from '../profile/observations';
 import { config } from './config';
 import type { SequenceSummary } from './sequences';
 
@@ -30,6 +31,8 @@ export type RecordLine =
       exchange?: ExchangeExcerpt;
     }
   | { kind: 'observe'; key: string; value: string }
+  /** A server choice for --profile-out (profile/observe.ts). */
+  | ProfileRecord
   | { kind: 'requests'; count: number }
   | { kind: 'sequences'; summary: SequenceSummary }
   | {

@@ -79,6 +79,11 @@ export function buildMarkdown(result: KitResult): string {
     'What this server chose where the API document says "not shown". Observations, never failures.',
     '',
   );
+  if (result.profileOut)
+    lines.push(
+      `Written as a server profile to ${code(result.profileOut.file)} (--profile-out): ${result.profileOut.observed} of ${result.profileOut.choices} choices observed.`,
+      '',
+    );
   const keys = Object.keys(result.serverProfile).sort();
   if (keys.length === 0) lines.push('Nothing observed.');
   else {

@@ -1,0 +1,289 @@
+import {
+  ID_KINDS,
+  OPERATIONS,
+  PROFILE_VERSION,
+  isKnown,
+  type Attachments,
+  type ErrorBody,
+  type IdFormat,
+  type IdKind,
+  type LimitBounds,
+  type ListOrder,
+  type Observed,
+  type Paging,
+  type ServerProfile,
+} from '../../common/server-profile';
+import type { RecordLine } from '../lib/records';
+import type { ListName, Observations, ProfileKey, ProfileRecord } from './observations';
+
+/**
+ * The server profile of `--profile-out`, put together by the bin from the run's ledger: every
+ * choice that the records agree on, with the exchange that showed it; every other one unknown,
+ * with the reason. Nothing is guessed: records that disagree make a choice unknown.
+ */
+type Seen<T> = { value: T; seen: string };
+
+function of<K extends ProfileKey>(records: RecordLine[], key: K): Seen<Observations[K]>[] {
+  return records
+    .filter((r): r is Extract<ProfileRecord, { key: K }> => r.kind === 'profile' && r.key === key)
+    .map((r) => ({ value: r.value as Observations[K], seen: r.seen }));
+}
+
+const known = <T>(value: T, seen: string): Observed<T> => ({ value, seen });
+const unknown = <T>(why: string): Observed<T> => ({ unknown: why });
+
+/** The one value every observation shows; unknown when there is none, or when they differ. */
+function agreed<T>(
+  seen: Seen<T>[],
+  none: string,
+  what: string,
+  show: (value: T) => string = (value) => JSON.stringify(value),
+): Observed<T> {
+  if (seen.length === 0) return unknown(none);
+  const distinct = [...new Map(seen.map((s) => [JSON.stringify(s.value), s])).values()];
+  if (distinct.length === 1) return known(distinct[0]!.value, distinct[0]!.seen);
+  const shown = distinct.slice(0, 3).map((d) => `${show(d.value)} (${d.seen})`);
+  return unknown(`${what} differed: ${shown.join(', ')}${distinct.length > 3 ? ', …' : ''}`);
+}
+
+/** The format of the ids of one kind, when all the ids seen share it. */
+export function idsOf(records: RecordLine[], kind: IdKind): Observed<IdFormat> {
+  const seen = of(records, 'id format').filter((s) => s.value.kind === kind);
+  const label = kind === 'conversation' ? 'conversation_id' : `${kind} id`;
+  if (seen.length === 0) return unknown(`the run saw no ${label} in a create's answer`);
+  const first = seen[0]!;
+  const formats = seen.map((s) => s.value.format);
+  const same = (key: 'kind' | 'prefix' | 'json') => formats.every((f) => f[key] === first.value.format[key]);
+  if (!same('kind') || !same('prefix') || !same('json'))
+    return agreed(
+      seen.map((s) => ({ value: s.value.format, seen: s.seen })),
+      '',
+      `the ${label}s' formats`,
+    );
+  const { kind: idKind, prefix, json } = first.value.format;
+  const lengths = new Set(formats.map((f) => f.length));
+  const length = idKind === 'alphanumeric' && lengths.size === 1 ? { length: [...lengths][0]! } : {};
+  return known({ kind: idKind, prefix, json, ...length }, first.seen);
+}
+
+/** The fields a list may be sorted by, the more likely first: created_at wins where several explain. */
+const FIELDS: Record<ListName, ListOrder['field'][]> = {
+  contacts: ['created_at', 'username', 'display_name', 'id'],
+  messages: ['created_at', 'message', 'id'],
+};
+
+/**
+ * The field and direction that explain every page of the whole list the run read: no page breaks
+ * it, and some page shows it (ties show nothing). Strings are compared by code units or by the
+ * locale's collation, either, but one of them throughout.
+ */
+function orderOf(records: RecordLine[], list: ListName): Observed<ListOrder> {
+  const pages = of(records, 'list order').filter((p) => p.value.list === list);
+  if (pages.length === 0) return unknown(`the run read no page of 3 items or more of the whole ${list} list`);
+  const violated = new Set(pages.flatMap((p) => p.value.violated));
+  for (const field of FIELDS[list])
+    for (const direction of ['asc', 'desc'] as const)
+      for (const compare of ['number', 'code', 'locale']) {
+        const name = `${field} ${direction} ${compare}`;
+        const shown = pages.find((p) => p.value.supported.includes(name));
+        if (shown && !violated.has(name)) return known({ field, direction }, shown.seen);
+      }
+  return known({ field: null }, pages[0]!.seen);
+}
+
+function pagingOf(records: RecordLine[]): Observed<Paging> {
+  const seen = of(records, 'paging');
+  if (seen.length === 0) return unknown('no list the run walked needed a second page');
+  const found = seen.filter((s) => s.value.paging !== null);
+  if (found.length === 0)
+    return unknown(
+      'the lists showed no next-page mechanism the kit knows (a Link header, a next token or URL in the body, starting_after/after/cursor/since_id=<last id>, page=<n>, offset=<n>)',
+    );
+  return agreed(
+    found.map((s) => ({ value: s.value.paging!, seen: s.seen })),
+    '',
+    'the next-page mechanisms of the lists',
+  );
+}
+
+function limitOf(records: RecordLine[]): Observed<LimitBounds> {
+  const pages = agreed(
+    of(records, 'default limit'),
+    'the run read no first page asked without limit that said has_more',
+    'the sizes of pages asked without limit',
+  );
+  if (!('value' in pages)) return pages;
+  const bounds = of(records, 'limit bounds')[0];
+  const { max, overMax } = bounds?.value ?? {};
+  return known(
+    {
+      default: pages.value,
+      ...(max === undefined ? {} : { max }),
+      ...(overMax === undefined ? {} : { overMax }),
+    },
+    bounds?.seen ? `${pages.seen}; ${bounds.seen}` : pages.seen,
+  );
+}
+
+/**
+ * Where refusals hold their message and code: the one shape of every 4xx body the run saw (its
+ * keys the union of theirs), or, when they differ, the shape of the unknown-id answer.
+ */
+function errorBodyOf(records: RecordLine[]): Observed<ErrorBody> {
+  const bodies = of(records, 'error body');
+  const probe = of(records, 'unknown id')[0];
+  const probeShape =
+    probe && 'status' in probe.value && probe.value.shape
+      ? { value: probe.value.shape, seen: probe.seen }
+      : undefined;
+  if (bodies.length === 0 && !probeShape) return unknown('the run saw no refusal with a body');
+  const where = (shape: ErrorBody | null) =>
+    shape && JSON.stringify([shape.contentType, shape.messageAt, shape.codeAt ?? null]);
+  const shapes = new Set(bodies.map((b) => where(b.value.shape)));
+  const one = bodies[0]?.value.shape;
+  if (shapes.size === 1 && one) {
+    const keys = [...new Set(bodies.flatMap((b) => b.value.shape!.keys))].sort();
+    const seen = probeShape && where(probeShape.value) === where(one) ? probeShape.seen : bodies[0]!.seen;
+    return known({ ...one, keys }, seen);
+  }
+  if (probeShape) return known(probeShape.value, probeShape.seen);
+  const without = bodies.find((b) => b.value.shape === null);
+  return unknown(
+    without
+      ? `a refusal's body holds no message the kit knows (${without.seen}), and the unknown-id answer showed none`
+      : 'the refusals differ in shape, and the unknown-id answer showed none',
+  );
+}
+
+/** A probe's status, known when it was a refusal. */
+function statusOf(
+  records: RecordLine[],
+  key: 'unknown id' | 'invalid limit' | 'missing token',
+): Observed<number> {
+  const probe = of(records, key)[0];
+  if (!probe) return unknown('the probe was not sent (the run stopped before it)');
+  return 'status' in probe.value ? known(probe.value.status, probe.seen) : unknown(probe.value.unknown);
+}
+
+function attachmentsOf(records: RecordLine[], sent: string[] | undefined): Observed<Attachments> {
+  if (!sent) return unknown('the server took none of the attachment shapes the kit tried');
+  const answers = of(records, 'attachment').filter(
+    (a) => JSON.stringify(a.value.sent) === JSON.stringify(sent),
+  );
+  const answered = agreed(
+    answers.map((a) => ({ value: a.value.answered, seen: a.seen })),
+    'no answer showed an attachment the kit sent',
+    "the keys of the kit's attachments as answered",
+  );
+  return 'value' in answered ? known({ sent, answered: answered.value }, answered.seen) : answered;
+}
+
+export interface ProfileMeta {
+  /** The base URL as the user gave it, and its path (`/api`, or ''). */
+  baseUrl: string;
+  pathPrefix: string;
+  observedAt: string;
+  by: string;
+  /** The keys of the attachment shape the kit's discovery found the server takes. */
+  attachment?: string[];
+}
+
+export function buildProfile(records: RecordLine[], meta: ProfileMeta): ServerProfile {
+  const statuses = of(records, 'success status');
+  const deletes = (list: ListName) => {
+    const seen = of(records, 'delete answer').filter((s) => s.value.list === list);
+    const odd = seen.find((s) => s.value.answer === null);
+    if (odd) return unknown<never>(`a delete answered a body that is no JSON object (${odd.seen})`);
+    return agreed(
+      seen.map((s) => ({ value: s.value.answer!, seen: s.seen })),
+      `the run saw no successful delete of ${list}`,
+      `the answers of the deletes of ${list}`,
+    );
+  };
+  const units = of(records, 'timestamp unit');
+  const oddUnit = units.find((u) => u.value === null);
+  return {
+    version: PROFILE_VERSION,
+    server: {
+      baseUrl: meta.baseUrl,
+      pathPrefix: meta.pathPrefix,
+      observedAt: meta.observedAt,
+      by: meta.by,
+    },
+    contentType: agreed(
+      of(records, 'content type'),
+      'the run saw no successful JSON answer',
+      'the content types of successful JSON answers',
+    ),
+    successStatus: Object.fromEntries(
+      OPERATIONS.map((operation) => [
+        operation,
+        agreed(
+          statuses
+            .filter((s) => s.value.operation === operation)
+            .map((s) => ({ value: s.value.status, seen: s.seen })),
+          `the run saw no successful ${operation}`,
+          `the statuses of ${operation}`,
+        ),
+      ]),
+    ) as ServerProfile['successStatus'],
+    deleteAnswer: { contacts: deletes('contacts'), messages: deletes('messages') },
+    ids: Object.fromEntries(ID_KINDS.map((kind) => [kind, idsOf(records, kind)])) as ServerProfile['ids'],
+    timestampUnit: oddUnit
+      ? unknown(
+          `created_at is in no unit the kit knows: seconds, milliseconds or microseconds (${oddUnit.seen})`,
+        )
+      : agreed(
+          units as Seen<NonNullable<Observations['timestamp unit']>>[],
+          "the run saw no created_at in a create's answer",
+          'the units of created_at',
+        ),
+    order: { contacts: orderOf(records, 'contacts'), messages: orderOf(records, 'messages') },
+    paging: pagingOf(records),
+    limit: limitOf(records),
+    errors: {
+      body: errorBodyOf(records),
+      status: {
+        unknownId: statusOf(records, 'unknown id'),
+        missingParameter: agreed(
+          of(records, 'missing parameter'),
+          'the run saw no create refused for a required parameter left out',
+          'the statuses of creates without a required parameter',
+        ),
+        invalidLimit: statusOf(records, 'invalid limit'),
+        missingToken: statusOf(records, 'missing token'),
+      },
+    },
+    avatarDefault: agreed(
+      of(records, 'avatar default'),
+      'the run created no contact without avatar_url',
+      'the avatar_url of contacts created without one',
+    ),
+    reactions: agreed(
+      of(records, 'reactions').map((r) => ({ value: { layout: r.value }, seen: r.seen })),
+      'the run saw no message with two reaction names',
+      'the layouts of reactions',
+    ),
+    attachments: attachmentsOf(records, meta.attachment),
+  };
+}
+
+/** Every choice of a profile, known or not: how many it states, of how many. */
+export function countObserved(profile: ServerProfile): { observed: number; choices: number } {
+  const choices: Observed<unknown>[] = [
+    profile.contentType,
+    ...Object.values(profile.successStatus),
+    ...Object.values(profile.deleteAnswer),
+    ...Object.values(profile.ids),
+    profile.timestampUnit,
+    ...Object.values(profile.order),
+    profile.paging,
+    profile.limit,
+    profile.errors.body,
+    ...Object.values(profile.errors.status),
+    profile.avatarDefault,
+    profile.reactions,
+    profile.attachments,
+  ];
+  return { observed: choices.filter((c) => isKnown(c)).length, choices: choices.length };
+}

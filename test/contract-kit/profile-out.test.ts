@@ -1,0 +1,346 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import Ajv2020 from 'ajv/dist/2020';
+import type { Observed, ServerProfile } from '../../common/server-profile';
+import { inBatches, runBin, startWrapped, type KitRun, type Running } from './harness';
+import {
+  STAGING_DEFAULTS,
+  STAGING_HARD_VARIANTS,
+  STAGING_VARIANTS,
+  startStaging,
+  type StagingOptions,
+} from './staging';
+
+/**
+ * `messaging-contract --profile-out FILE`: the server's choices where the document says "not
+ * shown", each observed with the exchange that showed it or unknown with the reason. Against the
+ * mock the profile is the mock's conventions; against honest staging servers it is what their
+ * options say; every profile written is valid by common/server-profile.schema.json.
+ */
+const SCHEMA = JSON.parse(
+  fs.readFileSync(path.join(__dirname, '..', '..', 'common', 'server-profile.schema.json'), 'utf8'),
+) as object;
+const validate = new Ajv2020({ allErrors: true }).compile(SCHEMA);
+
+const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'profile-out-'));
+afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+/** Reads a profile written by a run, after checking it against the schema. */
+function readProfile(file: string): ServerProfile {
+  const profile = JSON.parse(fs.readFileSync(file, 'utf8')) as unknown;
+  const valid = validate(profile);
+  expect({ file, errors: valid ? [] : validate.errors }).toEqual({ file, errors: [] });
+  return profile as ServerProfile;
+}
+
+/** Every choice of a profile by a name of its own (`successStatus.contacts.create`), 29 in all. */
+function choices(profile: ServerProfile): [string, Observed<unknown>][] {
+  const { version: _version, server: _server, errors, ...rest } = profile;
+  const out: [string, Observed<unknown>][] = [];
+  const add = (prefix: string, value: object) => {
+    if ('value' in value || 'unknown' in value) out.push([prefix, value as Observed<unknown>]);
+    else for (const [key, inner] of Object.entries(value)) add(prefix ? `${prefix}.${key}` : key, inner);
+  };
+  add('', rest);
+  add('errors', errors);
+  return out;
+}
+
+/** One exchange as a profile names it, or several joined by '; ' (limit: its pages and probes). */
+const SEEN =
+  /^(GET|POST|PUT|DELETE) \/v1\/?[^ ]* → [1-5][0-9]{2}(; (GET|POST|PUT|DELETE) \/v1\/?[^ ]* → [1-5][0-9]{2})*$/;
+
+/** Compares every choice with the values expected, each known and named by its exchange. */
+function expectProfile(profile: ServerProfile, expected: Record<string, unknown>): void {
+  const got = choices(profile);
+  expect(got.map(([name]) => name).sort()).toEqual(Object.keys(expected).sort());
+  for (const [name, observed] of got)
+    expect({ [name]: observed }).toEqual({
+      [name]: { value: expected[name], seen: expect.stringMatching(SEEN) },
+    });
+}
+
+const OPERATIONS_OF = (statuses: { create: number; delete: number }) => ({
+  'successStatus.contacts.list': 200,
+  'successStatus.contacts.create': statuses.create,
+  'successStatus.contacts.retrieve': 200,
+  'successStatus.contacts.update': 200,
+  'successStatus.contacts.delete': statuses.delete,
+  'successStatus.messages.list': 200,
+  'successStatus.messages.create': statuses.create,
+  'successStatus.messages.retrieve': 200,
+  'successStatus.messages.update': 200,
+  'successStatus.messages.delete': statuses.delete,
+});
+
+/** The mock's conventions (docs/api.md C1–C20) as a profile states them. */
+const MOCK_ID = { kind: 'alphanumeric', prefix: '', json: 'string', length: 16 };
+const MOCK: Record<string, unknown> = {
+  contentType: 'application/json',
+  ...OPERATIONS_OF({ create: 201, delete: 204 }),
+  'deleteAnswer.contacts': { status: 204, body: 'empty' },
+  'deleteAnswer.messages': { status: 204, body: 'empty' },
+  'ids.contact': MOCK_ID,
+  'ids.message': MOCK_ID,
+  'ids.conversation': MOCK_ID,
+  timestampUnit: 'seconds',
+  'order.contacts': { field: 'created_at', direction: 'desc' },
+  'order.messages': { field: 'created_at', direction: 'desc' },
+  paging: { kind: 'after-id', param: 'starting_after' },
+  limit: { default: 10, max: 100, overMax: 'refuse' },
+  'errors.body': {
+    contentType: 'application/json',
+    messageAt: 'message',
+    codeAt: 'code',
+    keys: ['code', 'message', 'param', 'type'],
+  },
+  'errors.status.unknownId': 404,
+  'errors.status.missingParameter': 400,
+  'errors.status.invalidLimit': 400,
+  'errors.status.missingToken': 401,
+  avatarDefault: { kind: 'url', template: 'https://api.dicebear.com/9.x/initials/svg?seed={username}' },
+  reactions: { layout: 'per-name' },
+  attachments: {
+    sent: ['filename', 'file_url', 'file_type'],
+    answered: ['created_at', 'file_size', 'file_type', 'file_url', 'filename', 'id', 'message_id'],
+  },
+};
+
+/** A staging server's largest limit (staging.ts: "A `limit` above 50: refused, or clamped to 50"). */
+const STAGING_MAX_LIMIT = 50;
+
+/** What a staging server's options say its profile is. */
+function expectedFrom(options: Partial<StagingOptions>): Record<string, unknown> {
+  const o: StagingOptions = { ...STAGING_DEFAULTS, ...options };
+  const deleted = {
+    '200-object': { status: 200, body: 'object' },
+    '202-deleted': { status: 202, body: 'marker', keys: ['deleted', 'id'] },
+    '204': { status: 204, body: 'empty' },
+  }[o.deleteAnswer];
+  const id = (prefix: string) =>
+    o.ids === 'prefixed'
+      ? { kind: 'alphanumeric', prefix, json: 'string', length: 14 }
+      : { kind: o.ids, prefix: '', json: 'string' };
+  const order = (text: 'username' | 'message') =>
+    o.order === 'hash'
+      ? { field: null }
+      : { field: o.order === 'oldest' ? 'created_at' : text, direction: 'asc' };
+  return {
+    contentType: 'application/json',
+    ...OPERATIONS_OF({ create: o.createStatus, delete: deleted.status }),
+    'deleteAnswer.contacts': deleted,
+    'deleteAnswer.messages': deleted,
+    'ids.contact': id('ct_'),
+    'ids.message': id('msg_'),
+    'ids.conversation': id('conv_'),
+    timestampUnit: o.timestamps,
+    'order.contacts': order('username'),
+    'order.messages': order('message'),
+    paging: {
+      page: { kind: 'page', param: 'page' },
+      offset: { kind: 'offset', param: 'offset' },
+      token: { kind: 'body-token', param: 'page_token', bodyKey: 'next_page_token' },
+      'link-body': { kind: 'body-url', bodyKey: 'links.next' },
+      'link-header': { kind: 'link-header' },
+    }[o.paging],
+    limit: { default: o.defaultLimit, max: STAGING_MAX_LIMIT, overMax: o.overLimit },
+    'errors.body': {
+      nested: { contentType: 'application/json', messageAt: 'error.message', keys: ['error'] },
+      list: {
+        contentType: 'application/json',
+        messageAt: 'errors.0.detail',
+        codeAt: 'errors.0.code',
+        keys: ['errors'],
+      },
+      problem: {
+        contentType: 'application/problem+json',
+        messageAt: 'detail',
+        keys: ['detail', 'invalid_params', 'status', 'title', 'type'],
+      },
+    }[o.errorShape],
+    // A well-formed id that was never made is not found, whatever malformedId and goneStatus say.
+    'errors.status.unknownId': 404,
+    'errors.status.missingParameter': o.invalidStatus,
+    'errors.status.invalidLimit': o.invalidStatus,
+    'errors.status.missingToken': 401,
+    avatarDefault: { kind: 'url', template: 'https://cdn.staging.example/avatars/default.png' },
+    reactions: { layout: o.reactionsLayout },
+    // The kit's first shape, which every loose variant takes.
+    attachments: {
+      sent: ['filename', 'file_url', 'file_type'],
+      answered:
+        o.attachments === 'own-shape'
+          ? ['content_type', 'id', 'name', 'size', 'url']
+          : ['file_type', 'file_url', 'filename', 'id'],
+    },
+  };
+}
+
+const lastLine = (run: KitRun) => run.output.trimEnd().split('\n').at(-1);
+
+describe('messaging-contract --profile-out', () => {
+  /** The requests each mock saw, as `GET /v1/contacts?limit=101` (no Authorization: `(no token)`). */
+  const seenBy = { profiled: [] as string[], ordinary: [] as string[] };
+  const logging = (into: string[]) => ({
+    request(req: { method: string; path: string; query: URLSearchParams; headers: Record<string, string> }) {
+      const query = req.query.toString();
+      into.push(
+        `${req.method} ${req.path}${query ? `?${query}` : ''}${req.headers.authorization ? '' : ' (no token)'}`,
+      );
+    },
+  });
+  const runs: Record<string, KitRun> = {};
+  const mockFile = path.join(dir, 'mock', 'profile.json');
+  const reportFile = path.join(dir, 'mock', 'report.md');
+
+  beforeAll(async () => {
+    const servers: Running[] = [];
+    try {
+      const profiled = await startWrapped(logging(seenBy.profiled));
+      const ordinary = await startWrapped(logging(seenBy.ordinary));
+      servers.push(profiled, ordinary);
+      const [withProfile, without] = await inBatches(
+        [
+          () =>
+            runBin([
+              '--base-url',
+              profiled.url,
+              '--token',
+              'profile-mock',
+              '--sequences',
+              '0',
+              '--profile-out',
+              mockFile,
+              '--report',
+              reportFile,
+            ]),
+          () => runBin(['--base-url', ordinary.url, '--token', 'profile-none', '--sequences', '0']),
+        ],
+        2,
+      );
+      runs.mock = withProfile!;
+      runs.ordinary = without!;
+    } finally {
+      for (const server of servers) await server.close();
+    }
+  }, 300_000);
+
+  it("writes the mock's conventions, every one observed, and says so on its last line and in the report", () => {
+    const run = runs.mock!;
+    expect({ code: run.code, problems: run.json?.problems }).toEqual({ code: 0, problems: [] });
+    const profile = readProfile(mockFile);
+    expectProfile(profile, MOCK);
+    expect(profile.server).toEqual({
+      baseUrl: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+$/),
+      pathPrefix: '',
+      observedAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
+      by: expect.stringMatching(/^messaging-contract \d+\.\d+\.\d+/),
+    });
+    expect(profile).not.toHaveProperty('$schema');
+    expect(fs.readFileSync(mockFile, 'utf8')).toBe(`${JSON.stringify(profile, null, 2)}\n`);
+    // Each named by the exchange that showed it.
+    expect(profile.successStatus['contacts.create']).toEqual({ value: 201, seen: 'POST /v1/contacts → 201' });
+    expect(profile.errors.status.invalidLimit).toEqual({
+      value: 400,
+      seen: 'GET /v1/contacts?limit=0 → 400',
+    });
+    expect(profile.errors.status.unknownId).toEqual({
+      value: 404,
+      seen: expect.stringMatching(/^GET \/v1\/contacts\/[A-Za-z0-9]{16} → 404$/),
+    });
+    expect(profile.limit).toMatchObject({
+      seen: expect.stringContaining('GET /v1/contacts?limit=101 → 400'),
+    });
+    expect(lastLine(run)).toBe(`Server profile written to ${mockFile} (29 of 29 choices observed).`);
+    expect(fs.readFileSync(reportFile, 'utf8')).toContain(
+      `Written as a server profile to \`${mockFile}\` (--profile-out): 29 of 29 choices observed.`,
+    );
+    expect(run.json!.requests).toBeLessThanOrEqual(run.json!.budget!);
+    expect(run.json?.leftovers).toEqual([]);
+  });
+
+  it('sends its probes only when asked for a profile', () => {
+    // limit=0 refused, -1 and abc are not asked.
+    const probes = ['GET /v1/contacts?limit=0', 'GET /v1/contacts?limit=101', 'GET /v1/contacts?limit=1000'];
+    expect(probes.filter((probe) => seenBy.profiled.includes(probe))).toEqual(probes);
+    expect(probes.filter((probe) => seenBy.ordinary.includes(probe))).toEqual([]);
+    expect(seenBy.profiled).toContain('GET /v1/contacts (no token)');
+    const ordinary = runs.ordinary!;
+    expect(ordinary.code).toBe(0);
+    expect(ordinary.json).not.toHaveProperty('profileOut');
+    expect(ordinary.output).not.toContain('Server profile');
+  });
+
+  it('leaves unknown, with the reason, what a run of one rule could not observe, and guesses nothing', async () => {
+    const server = await startWrapped();
+    const file = path.join(dir, 'one-rule.json');
+    try {
+      const run = await runBin(
+        ['--base-url', server.url, '--token', 'profile-one', '--rule', 'api.v1-prefix'],
+        { CONTRACT_PROFILE_OUT: file },
+      );
+      expect(run.code).toBe(0);
+      const profile = readProfile(file);
+      const unknown = choices(profile).filter(([, observed]) => 'unknown' in observed);
+      expect(Object.fromEntries(unknown)).toEqual({
+        'successStatus.contacts.retrieve': { unknown: 'the run saw no successful contacts.retrieve' },
+        'successStatus.contacts.update': { unknown: 'the run saw no successful contacts.update' },
+        'successStatus.messages.retrieve': { unknown: 'the run saw no successful messages.retrieve' },
+        'errors.status.missingParameter': {
+          unknown: 'the run saw no create refused for a required parameter left out',
+        },
+        avatarDefault: { unknown: 'the run created no contact without avatar_url' },
+      });
+      // What it did observe is the mock's.
+      for (const [name, observed] of choices(profile))
+        if ('value' in observed) expect({ [name]: observed.value }).toEqual({ [name]: MOCK[name] });
+      expect(lastLine(run)).toBe(`Server profile written to ${file} (24 of 29 choices observed).`);
+    } finally {
+      await server.close();
+    }
+  }, 120_000);
+
+  describe("against staging servers: their options' values, every one observed", () => {
+    const variants = [
+      ...STAGING_VARIANTS.filter((v) => v.options.paging !== 'link-body'),
+      // The links in the body carry the path prefix of a base URL such as http://host/api.
+      STAGING_HARD_VARIANTS.find((v) => v.options.prefix)!,
+    ];
+    const staged = new Map<string, { run: KitRun; file: string; url: string }>();
+    beforeAll(async () => {
+      await inBatches(
+        variants.map((variant, i) => async () => {
+          const server = await startStaging(variant.options);
+          const file = path.join(dir, `staging-${i}.json`);
+          const url = server.url + (variant.options.prefix ?? '');
+          try {
+            const run = await runBin([
+              '--base-url',
+              url,
+              '--token',
+              `profile-${i}`,
+              '--sequences',
+              '0',
+              '--profile-out',
+              file,
+            ]);
+            staged.set(variant.name, { run, file, url });
+          } finally {
+            await server.close();
+          }
+        }),
+        2,
+      );
+    }, 600_000);
+
+    it.each(variants.map((v) => [v.name, v.options] as const))('%s', (name, options) => {
+      const { run, file, url } = staged.get(name)!;
+      expect({ code: run.code, problems: run.json?.problems }).toEqual({ code: 0, problems: [] });
+      const profile = readProfile(file);
+      expectProfile(profile, expectedFrom(options));
+      expect(profile.server).toMatchObject({ baseUrl: url, pathPrefix: options.prefix ?? '' });
+      expect(lastLine(run)).toBe(`Server profile written to ${file} (29 of 29 choices observed).`);
+    });
+  });
+});
