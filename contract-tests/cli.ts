@@ -5,6 +5,7 @@ import { DEFAULT_SEQUENCES, DEFAULT_TIMEOUT_MS } from './lib/config';
 import { citation, REFERENCE } from './lib/reference';
 import { REQUESTS_PER_SEQUENCE, SHRINK_REQUESTS } from './lib/sequences';
 import { proxyMain } from './proxy/cli';
+import { twinMain } from './twin/cli';
 import { formatConsole } from './report/console';
 import { buildJunit } from './report/junit';
 import { buildMarkdown } from './report/markdown';
@@ -33,7 +34,7 @@ function program(): Command {
     new Command()
       .name('messaging-contract')
       .description(
-        `Checks a Messaging API server, rule by rule, against the rules of ${REFERENCE.title} (${REFERENCE.path}). Exit 0: it conforms; 1: a rule failed; 2: the run could not judge. \`messaging-contract proxy --help\`: the proxy that checks the traffic of a real client instead.`,
+        `Checks a Messaging API server, rule by rule, against the rules of ${REFERENCE.title} (${REFERENCE.path}). Exit 0: it conforms; 1: a rule failed; 2: the run could not judge. \`messaging-contract proxy --help\`: the proxy that checks the traffic of a real client instead; \`messaging-contract twin --help\`: a twin of a server for the mock (its account and its conventions).`,
       )
       .addOption(
         new Option('--base-url <url>', "the server's root (the paths start with /v1)").env(
@@ -212,6 +213,7 @@ function explicitSequences(argv: string[], options: CliOptions): number | undefi
 
 export async function main(argv: string[] = process.argv): Promise<number> {
   if (argv[2] === 'proxy') return proxyMain([...argv.slice(0, 2), ...argv.slice(3)]);
+  if (argv[2] === 'twin') return twinMain([...argv.slice(0, 2), ...argv.slice(3)], main);
   let options: CliOptions;
   try {
     options = program().parse(argv).opts<CliOptions>();

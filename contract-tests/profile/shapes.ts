@@ -114,8 +114,11 @@ export function deleteAnswerOf(exchange: Exchange, list: ListName): DeleteAnswer
 
 const MESSAGE_KEYS = ['message', 'detail', 'title', 'error_description', 'error'];
 const CODE_KEYS = ['code', 'error_code', 'type'];
-/** A machine code: one word of letters, digits and `_.:-` (a URL or a sentence is none). */
-const CODE = /^[A-Za-z][A-Za-z0-9_.:-]*$/;
+/**
+ * A machine code: one word of letters, digits and `_.:-` (a URL or a sentence is none, nor
+ * `about:blank`, the problem type of RFC 9457 that says no more than the status).
+ */
+const CODE = /^(?!about:blank$)[A-Za-z][A-Za-z0-9_.:-]*$/;
 
 /**
  * Where a 4xx body holds its human message and its machine code: at the top level, or under

@@ -351,13 +351,13 @@ export function createCore(options: CoreOptions = {}): Core {
     const request = { ...given, method: given.method.toUpperCase() };
     if (request.method === 'OPTIONS') return preflight();
     let answer: CoreAnswer;
+    // A twin serves the API under its server's path prefix, and only there.
+    const prefixed = twin?.pathPrefix ? underPrefix(request.url, twin.pathPrefix) : undefined;
+    if (prefixed !== undefined) request.url = prefixed;
+    const segments = pathOf(request.url).split('/').slice(1);
+    const area = segments[0]?.toLowerCase();
     try {
       if (!settled) await ready;
-      // A twin serves the API under its server's path prefix, and only there.
-      const prefixed = twin?.pathPrefix ? underPrefix(request.url, twin.pathPrefix) : undefined;
-      if (prefixed !== undefined) request.url = prefixed;
-      const segments = pathOf(request.url).split('/').slice(1);
-      const area = segments[0]?.toLowerCase();
       if (area === 'v1' && twin?.pathPrefix && prefixed === undefined)
         answer = twinAnswer(
           twin,
@@ -369,6 +369,8 @@ export function createCore(options: CoreOptions = {}): Core {
       else answer = await route(openApi, request, segments).handler(undefined);
     } catch (error) {
       answer = refusal(error, request);
+      // Refused before its world was known (a missing token): in the twin's words too.
+      if (twin && area === 'v1') answer = twinAnswer(twin, answer, undefined);
     }
     return withCommonHeaders(answer);
   }

@@ -165,7 +165,10 @@ function errorAnswer(c: Conventions, answer: CoreAnswer, body: unknown): CoreAns
     if (key === 'status') out.status = status;
     else if (key === 'title') out.title = REASONS[status] ?? 'Error';
     else if (key === 'type') out.type = 'about:blank';
-    else if (key === 'param' && typeof body.param === 'string') out.param = body.param;
+    else if (typeof body.param === 'string' && /^param(eter)?s?$/i.test(key)) out[key] = body.param;
+    // RFC 9457's own example of an extension: the parameters at fault, each by name.
+    else if (typeof body.param === 'string' && /^invalid[_-]?param(eter)?s$/i.test(key))
+      out[key] = [{ name: body.param, reason: body.message }];
   }
   answer.body = JSON.stringify(out);
   answer.headers['Content-Type'] = `${shape.contentType}; charset=utf-8`;

@@ -1,0 +1,159 @@
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { Command, CommanderError, Option } from 'commander';
+
+/**
+ * `messaging-contract twin --from <url> --token <t>`: a twin of a server in one command. It records
+ * the account (the mock's `messaging-fixtures --from`, which only reads), then observes the
+ * server's conventions (the kit's own run with `--profile-out`, which deletes what it creates),
+ * and writes both to a folder; with `--start` it then serves them (`messaging-mock --fixtures …
+ * --conventions …`). The mock's commands are run as processes, never imported: the kit stays a
+ * reading of the document of its own.
+ */
+interface TwinOptions {
+  from: string;
+  token: string;
+  anonymize?: boolean;
+  outDir: string;
+  start?: boolean;
+  port: number;
+  sample?: string[];
+  settleMs?: number;
+  maxRequests?: number;
+  json?: string;
+  report?: string;
+}
+
+function program(): Command {
+  return new Command()
+    .name('messaging-contract twin')
+    .description(
+      "Records a server's account and observes its conventions, for the mock to serve as its twin. Exit 0: written (and, with --start, the twin stopped); 1: it could not record or observe; 2: the options are at fault.",
+    )
+    .requiredOption('--from <url>', "the server's root, as for --base-url")
+    .addOption(
+      new Option('--token <token>', 'the bearer token of the account')
+        .env('CONTRACT_TOKEN')
+        .makeOptionMandatory(),
+    )
+    .option(
+      '--anonymize',
+      'record fakes of names, phone numbers, avatars and texts (the same fake for the same value)',
+    )
+    .option('--out-dir <dir>', 'where to write fixture.json and profile.json', 'twin')
+    .option('--start', 'then start the mock on them (until Ctrl-C)')
+    .addOption(
+      new Option('--port <port>', 'with --start: the port of the twin').default(4010).argParser((value) => {
+        const n = Number(value);
+        if (!/^[0-9]+$/.test(value) || n < 0 || n > 65535)
+          throw new Error(`--port must be 0 to 65535, got ${value}`);
+        return n;
+      }),
+    )
+    .option('--sample <field=value...>', 'a value the server accepts, passed to the kit (repeatable)')
+    .option('--settle-ms <ms>', 'passed to the kit: how long the lists may take to show a write', (v) =>
+      Number(v),
+    )
+    .option('--max-requests <n>', "passed to the kit: the run's request budget", (v) => Number(v))
+    .option('--json <file>', 'passed to the kit: its verdicts as JSON')
+    .option('--report <file>', 'passed to the kit: its Markdown report')
+    .showHelpAfterError()
+    .exitOverride();
+}
+
+/** The mock's package: beside the kit in a clone (built by `npm ci`), else installed beside it. */
+function mockCommand(script: 'cli/fixtures-cli.js' | 'cli/bin.js'): string[] {
+  const clone = path.resolve(__dirname, '..', '..', 'dist', script);
+  if (fs.existsSync(clone) && fs.existsSync(path.resolve(__dirname, '..', '..', 'src'))) return [clone];
+  try {
+    const root = path.dirname(require.resolve('messaging-api-mock/package.json'));
+    return [path.join(root, 'dist', script)];
+  } catch {
+    throw new Error(
+      'the twin needs the mock: npm install messaging-api-mock (the kit names it as an optional peer)',
+    );
+  }
+}
+
+function run(args: string[], onSpawn?: (stop: () => void) => void): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, args, { stdio: 'inherit' });
+    onSpawn?.(() => child.kill('SIGTERM'));
+    child.on('error', reject);
+    child.on('exit', (code, signal) => resolve(code ?? (signal ? 0 : 1)));
+  });
+}
+
+/** Runs the command; `kit` is the kit's own main (for the observing run, in this process). */
+export async function twinMain(argv: string[], kit: (argv: string[]) => Promise<number>): Promise<number> {
+  let options: TwinOptions;
+  try {
+    options = program().parse(argv).opts<TwinOptions>();
+    new URL(options.from);
+  } catch (error) {
+    if (error instanceof CommanderError) return error.exitCode === 0 ? 0 : 2;
+    console.error(`messaging-contract twin: ${(error as Error).message}`);
+    return 2;
+  }
+  let fixturesCli: string[];
+  let mockBin: string[];
+  try {
+    fixturesCli = mockCommand('cli/fixtures-cli.js');
+    mockBin = mockCommand('cli/bin.js');
+  } catch (error) {
+    console.error(`messaging-contract twin: ${(error as Error).message}`);
+    return 2;
+  }
+  fs.mkdirSync(options.outDir, { recursive: true });
+  const fixture = path.join(options.outDir, 'fixture.json');
+  const profile = path.join(options.outDir, 'profile.json');
+
+  console.log(`1/2 Recording the account of ${options.from} (reads only) into ${fixture}`);
+  const recorded = await run([
+    ...fixturesCli,
+    '--from',
+    options.from,
+    '--token',
+    options.token,
+    '--out',
+    fixture,
+    ...(options.anonymize ? ['--anonymize'] : []),
+  ]);
+  if (recorded !== 0) {
+    console.error(`messaging-contract twin: the recording failed (exit ${recorded}); nothing observed`);
+    return 1;
+  }
+
+  console.log(`2/2 Observing its conventions (the kit deletes what it creates) into ${profile}`);
+  const observed = await kit([
+    argv[0]!,
+    argv[1]!,
+    '--base-url',
+    options.from,
+    '--token',
+    options.token,
+    '--profile-out',
+    profile,
+    ...(options.sample ?? []).flatMap((s) => ['--sample', s]),
+    ...(options.settleMs !== undefined ? ['--settle-ms', String(options.settleMs)] : []),
+    ...(options.maxRequests !== undefined ? ['--max-requests', String(options.maxRequests)] : []),
+    ...(options.json !== undefined ? ['--json', options.json] : []),
+    ...(options.report !== undefined ? ['--report', options.report] : []),
+  ]);
+  if (observed === 2 || !fs.existsSync(profile)) {
+    console.error('messaging-contract twin: the kit could not observe the server; no profile written');
+    return 1;
+  }
+  if (observed === 1)
+    console.log(
+      'The server breaks documented rules (above): the twin keeps the documented rules, so it will differ there.',
+    );
+  const serve = [...mockBin, '--fixtures', fixture, '--conventions', profile];
+  console.log(`Twin written. Serve it: npx messaging-mock --fixtures ${fixture} --conventions ${profile}`);
+  if (!options.start) return 0;
+  return run([...serve, '--port', String(options.port)], (stop) => {
+    process.once('SIGINT', stop);
+    process.once('SIGTERM', stop);
+  });
+}

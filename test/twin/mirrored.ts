@@ -1,0 +1,67 @@
+/**
+ * The fields of a server profile that a twin mirrors (docs/twin.md), for comparing the profile a
+ * server showed with the one its twin shows. `seen` (which exchange showed it) is left out: only the
+ * choices are compared. A choice the twin cannot mirror (ids that are JSON numbers or of other
+ * characters, an avatar_url of null or none) is left out too, and so is one the run could not see.
+ */
+type Json = Record<string, any>;
+
+const value = (observed: Json | undefined) => (observed && 'value' in observed ? observed.value : undefined);
+
+export function mirrored(profile: Json): Json {
+  const out: Json = {
+    pathPrefix: profile.server.pathPrefix,
+    contentType: value(profile.contentType),
+    successStatus: Object.fromEntries(
+      Object.entries(profile.successStatus).map(([k, v]) => [k, value(v as Json)]),
+    ),
+    deleteAnswer: {
+      contacts: value(profile.deleteAnswer.contacts),
+      messages: value(profile.deleteAnswer.messages),
+    },
+    ids: {} as Json,
+    timestampUnit: value(profile.timestampUnit),
+    order: { contacts: value(profile.order.contacts), messages: value(profile.order.messages) },
+    paging: value(profile.paging),
+    limit: value(profile.limit),
+    errors: {
+      body: value(profile.errors.body),
+      status: Object.fromEntries(
+        Object.entries(profile.errors.status).map(([k, v]) => [k, value(v as Json)]),
+      ),
+    },
+    reactions: value(profile.reactions),
+    attachments: value(profile.attachments),
+  };
+  for (const kind of ['contact', 'message', 'conversation']) {
+    const id = value(profile.ids[kind]);
+    if (id && id.kind !== 'other' && id.json !== 'number') out.ids[kind] = id;
+  }
+  const avatar = value(profile.avatarDefault);
+  if (avatar && avatar.kind !== 'null' && avatar.kind !== 'absent') out.avatarDefault = avatar;
+  return out;
+}
+
+/**
+ * The twin's mirrored choices beside the server's: where the server's run could not see a choice
+ * (or the twin cannot mirror it), the twin keeps the mock's own, which is left out.
+ */
+export function beside(server: Json, twin: Json): { server: Json; twin: Json } {
+  const a = mirrored(server);
+  const b = mirrored(twin);
+  const prune = (x: Json, y: Json) => {
+    for (const key of Object.keys(y)) {
+      if (x[key] === undefined) delete y[key];
+      else if (
+        isPlain(x[key]) &&
+        isPlain(y[key]) &&
+        !('kind' in x[key] || 'status' in x[key] || 'field' in x[key])
+      )
+        prune(x[key], y[key]);
+    }
+  };
+  prune(a, b);
+  return { server: a, twin: b };
+}
+
+const isPlain = (v: unknown): v is Json => v !== null && typeof v === 'object' && !Array.isArray(v);
