@@ -100,7 +100,8 @@ function collectionRoutes<T>(
   // A twin answers with its server's statuses (src/twin/): the records and rules stay the mock's.
   const status = (op: 'list' | 'create' | 'retrieve' | 'update', mock: number) =>
     twin?.successStatus[`${kind}.${op}`] ?? mock;
-  const params = (x: Exchange): Params => (twin?.attachments ? withAttachmentsIn(x.params) : x.params);
+  const params = (x: Exchange): Params =>
+    twin?.attachments ? withAttachmentsIn(x.params, twin.attachments.sent) : x.params;
   return [
     {
       path: base,
@@ -142,11 +143,14 @@ function collectionRoutes<T>(
 }
 
 /** Attachments sent in the twin's server's shape, as the mock's rules read them. */
-function withAttachmentsIn(params: Params): Params {
+function withAttachmentsIn(params: Params, keys: readonly string[]): Params {
   const sent = params.get('attachments');
   if (!Array.isArray(sent)) return params;
   const mapped = new Map(params);
-  mapped.set('attachments', sent.map(attachmentIn));
+  mapped.set(
+    'attachments',
+    sent.map((item, i) => attachmentIn(item, keys, `attachments[${i}]`)),
+  );
   return mapped;
 }
 

@@ -1,3 +1,4 @@
+import { errors } from '../errors';
 import { defaultAvatarUrl } from '../store/world';
 import type { CoreAnswer } from '../core/answer';
 import type { Conventions, ErrorCase } from './profile';
@@ -112,8 +113,14 @@ function attachment(c: Conventions, item: Json): Json {
 }
 
 /** An attachment sent in the twin's server's shape, as the mock takes it (filename, file_url, …). */
-export function attachmentIn(item: unknown): unknown {
+export function attachmentIn(item: unknown, keys: readonly string[], name: string): unknown {
   if (!isObject(item)) return item;
+  // The server's shape: another spelling of a field its shape names is refused, as it refuses it
+  // (`filename` where it takes `name`); a field its shape does not name is the mock's to judge.
+  const covered = new Set(keys.map(sourceOf));
+  const other = Object.keys(item).filter((key) => !keys.includes(key) && covered.has(sourceOf(key)));
+  if (other.length > 0)
+    throw errors.invalid(name, `takes ${keys.join(', ')}; ${other.join(', ')} is not one of them.`);
   const taken: Json = {};
   for (const [key, value] of Object.entries(item)) {
     const target = sourceOf(key);

@@ -8,6 +8,17 @@ import { RULES } from '../../contract-tests/rules';
 import { failedRules, inBatches, runBin, startBin, startWrapped, type KitRun, type Running } from './harness';
 import { strictInputs, MODEL_ROGUES, ROGUES, honestButDifferent, withoutPaging } from './servers';
 import { STAGING_HARD_VARIANTS, STAGING_VARIANTS, startStaging } from './staging';
+import { listen } from '../../src/express/server';
+import { beside } from '../twin/mirrored';
+
+/** The server profile each staging server showed (--profile-out), for the twins at the end. */
+const profiles = new Map<string, { file: string; prefix: string }>();
+const profileDir = fs.mkdtempSync(path.join(os.tmpdir(), 'kit-profiles-'));
+const profileOut = (name: string, prefix = '') => {
+  const file = path.join(profileDir, `${profiles.size}.json`);
+  profiles.set(name, { file, prefix });
+  return ['--profile-out', file];
+};
 
 /** The contract kit run as users run it (the bin), against the mock and honest variants of it. */
 describe('the contract kit', () => {
@@ -186,7 +197,10 @@ describe('the contract kit', () => {
         STAGING_VARIANTS.map((variant) => async () => {
           const server = await startStaging(variant.options);
           try {
-            runs.set(variant.name, await runBin(['--base-url', server.url, '--token', 'staging']));
+            runs.set(
+              variant.name,
+              await runBin(['--base-url', server.url, '--token', 'staging', ...profileOut(variant.name)]),
+            );
           } finally {
             await server.close();
           }
@@ -234,6 +248,7 @@ describe('the contract kit', () => {
                 '--token',
                 'hard',
                 ...settle,
+                ...profileOut(variant.name, variant.options.prefix ?? ''),
               ]),
             );
           } finally {
@@ -543,5 +558,56 @@ describe('the contract kit', () => {
       expect(run.code).toBe(0);
       for (const rule of RULES) expect(run.output).toContain(rule.id);
     }, 60_000);
+  });
+
+  describe('the twin of each staging server: the mock on the profile the kit observed', () => {
+    const runs = new Map<
+      string,
+      { run: KitRun; server: Record<string, unknown>; twin: Record<string, unknown> }
+    >();
+    beforeAll(async () => {
+      await inBatches(
+        [...profiles].map(([name, { file, prefix }]) => async () => {
+          const server = JSON.parse(fs.readFileSync(file, 'utf8')) as Record<string, unknown>;
+          const twin = await listen({ port: 0, conventions: server });
+          const out = `${file}.twin.json`;
+          try {
+            const run = await runBin([
+              '--base-url',
+              twin.url + prefix,
+              '--token',
+              'twin',
+              '--profile-out',
+              out,
+            ]);
+            runs.set(name, { run, server, twin: JSON.parse(fs.readFileSync(out, 'utf8')) });
+          } finally {
+            await twin.close();
+          }
+        }),
+        2,
+      );
+    }, 900_000);
+    afterAll(() => fs.rmSync(profileDir, { recursive: true, force: true }));
+
+    it('has a profile of every staging server', () => {
+      expect([...profiles.keys()].sort()).toEqual(
+        [...STAGING_VARIANTS, ...STAGING_HARD_VARIANTS].map((v) => v.name).sort(),
+      );
+    });
+
+    it.each([...STAGING_VARIANTS, ...STAGING_HARD_VARIANTS].map((v) => v.name))(
+      'the twin of %s passes the documented profile and shows the profile the server showed',
+      (name) => {
+        const { run, server, twin } = runs.get(name)!;
+        expect({ code: run.code, failed: failedRules(run), problems: run.json?.problems }).toEqual({
+          code: 0,
+          failed: [],
+          problems: [],
+        });
+        const compared = beside(server, twin);
+        expect(compared.twin).toEqual(compared.server);
+      },
+    );
   });
 });

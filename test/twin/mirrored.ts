@@ -8,7 +8,7 @@ type Json = Record<string, any>;
 
 const value = (observed: Json | undefined) => (observed && 'value' in observed ? observed.value : undefined);
 
-export function mirrored(profile: Json): Json {
+function mirrored(profile: Json): Json {
   const out: Json = {
     pathPrefix: profile.server.pathPrefix,
     contentType: value(profile.contentType),

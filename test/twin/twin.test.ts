@@ -136,6 +136,17 @@ describe('the mock as the twin of a server', () => {
     expect(sent.json!.attachments).toEqual([
       { id: expect.any(String), name: 'report.pdf', size: null, url: 'https://example.com/files/report.pdf' },
     ]);
+    // Its server takes {name, url}: the mock's own spelling of those fields is refused, as there.
+    const mockShape = await call(core, 'POST', '/api/v1/messages', {
+      conversation_id: made.json!.conversation_id,
+      message: 'hello',
+      'attachments[0][file_url]': 'https://example.com/a.pdf',
+      'attachments[0][filename]': 'a.pdf',
+    });
+    expect(mockShape.status).toBe(422);
+    expect(mockShape.json!.detail).toMatch(
+      /attachments\[0\].*takes name, url; file_url, filename is not one of them/,
+    );
     const reacted = await call(core, 'PUT', `/api/v1/messages/${sent.json!.id}`, {
       'reactions[heart][]': 'bob',
       'reactions[like][]': 'al',
