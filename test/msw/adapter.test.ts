@@ -2,6 +2,7 @@ import { http, HttpResponse } from 'msw';
 import { setupServer } from 'msw/node';
 import { createHandlers } from '../../src/msw';
 import type { WorldStorage } from '../../src/core';
+import twinProfile from '../twin/staging-like.profile.json';
 
 const auth = { Authorization: 'Bearer adapter' };
 const server = setupServer();
@@ -30,6 +31,27 @@ class MemoryStorage implements WorldStorage {
 }
 
 describe('createHandlers', () => {
+  it('answers as the twin of a server with conventions: its prefix, paging, statuses and error body', async () => {
+    server.use(
+      ...createHandlers({
+        baseUrl: 'https://staging.example.test',
+        conventions: twinProfile as Record<string, unknown>,
+      }),
+    );
+    const page = await fetch('https://staging.example.test/api/v1/contacts?page=2', { headers: auth });
+    expect(page.status).toBe(200);
+    const body = (await page.json()) as { has_more: boolean; data: unknown[] };
+    expect(body.data).toHaveLength(7);
+    const refused = await fetch('https://staging.example.test/api/v1/contacts', {
+      method: 'POST',
+      headers: { ...auth, 'Content-Type': 'application/json' },
+      body: JSON.stringify({ username: 'no_phone' }),
+    });
+    expect(refused.status).toBe(422);
+    expect(refused.headers.get('content-type')).toBe('application/problem+json; charset=utf-8');
+    expect(((await refused.json()) as { detail: string }).detail).toMatch(/phone_number/);
+  });
+
   it('serves the API under a base URL with a path, and lets everything else through to other handlers', async () => {
     const handlers = createHandlers({
       baseUrl: 'https://api.example.test/messaging/',
