@@ -196,7 +196,7 @@ async function main(): Promise<void> {
     `Messaging API mock listening on ${running.bound} (${everywhere ? 'every interface; ' : ''}${world}, ready in ${Date.now() - started} ms)`,
   );
   if (conventions) {
-    console.log(`Conventions:  ${options.conventions}, where they differ from the mock's own:`);
+    console.log(`Conventions:  ${options.conventions}: the server's choices where the document is silent`);
     for (const line of conventions.taken) console.log(`  taken:      ${line}`);
     for (const line of conventions.notMirrored) console.log(`  not mirrored: ${line}`);
   }
