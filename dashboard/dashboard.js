@@ -104,6 +104,34 @@
     setStatus(`Showing the world of token "${token}".`);
     void poll(state.generation);
     void refreshWorld(state.generation);
+    void showConventions();
+  }
+
+  /** What fills the document's gaps here: the mock's own conventions, or a server's (a twin). */
+  async function showConventions() {
+    const list = (id, items) => {
+      const ul = $(id);
+      ul.replaceChildren(
+        ...items.map((text) => {
+          const li = document.createElement('li');
+          li.textContent = text;
+          return li;
+        }),
+      );
+    };
+    try {
+      const shown = await call('GET', '/__mock/conventions');
+      $('conventions').textContent = shown.twin
+        ? "The twin of a server: it answers with that server's choices where the document is silent."
+        : "The mock's own conventions (C1–C20).";
+      list('conventions-taken', shown.taken);
+      list(
+        'conventions-not',
+        shown.not_mirrored.map((text) => `Not mirrored: ${text}`),
+      );
+    } catch (error) {
+      $('conventions').textContent = `Could not read the conventions: ${error.message}`;
+    }
   }
 
   $('token-form').addEventListener('submit', (event) => {
