@@ -8,7 +8,8 @@
  * Both linters run offline: their rulesets are built in, and Redocly's telemetry and update check
  * are off. `npm run lint:openapi`; `npm test` runs it as its part `openapi-lint`.
  *
- *   --document <file>  lint this file instead of the document the mock serves
+ *   --document <file>     lint this file instead of the document the mock serves
+ *   --conventions <file>  lint the document of the twin of this server profile (docs/twin.md)
  */
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
@@ -16,6 +17,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { openApiDocument } from '../src/openapi';
+import { readProfile } from '../src/twin/profile';
 
 const root = path.resolve(__dirname, '..');
 const CONFIG_FILES = ['redocly.yaml', '.redocly.lint-ignore.yaml', '.spectral.yaml'];
@@ -149,13 +151,22 @@ function report(verdict: Verdict): void {
     console.log(`  ${p.severity.padEnd(7)} ${p.rule}  ${p.at}\n          ${p.message}`);
 }
 
+/** The server profile of a twin, read as the mock reads it; none without a file. */
+function profileOf(file: string | undefined) {
+  return file === undefined
+    ? undefined
+    : readProfile(JSON.parse(fs.readFileSync(path.resolve(file), 'utf8')));
+}
+
 async function main(): Promise<number> {
-  const { values } = parseArgs({ options: { document: { type: 'string' } } });
+  const { values } = parseArgs({
+    options: { document: { type: 'string' }, conventions: { type: 'string' } },
+  });
   const folder = fs.mkdtempSync(path.join(os.tmpdir(), 'messaging-openapi-lint-'));
   try {
     const document = values.document
       ? fs.readFileSync(path.resolve(values.document), 'utf8')
-      : `${JSON.stringify(openApiDocument(), null, 2)}\n`;
+      : `${JSON.stringify(openApiDocument(profileOf(values.conventions)), null, 2)}\n`;
     fs.writeFileSync(path.join(folder, DOCUMENT), document);
     for (const file of CONFIG_FILES) fs.copyFileSync(path.join(root, file), path.join(folder, file));
     const verdicts = await Promise.all([redocly(folder), spectral(folder)]);

@@ -139,7 +139,7 @@ export function createCore(options: CoreOptions = {}): Core {
       : options.tokens,
   );
   const openApi: Route<unknown>[] = [{ path: ['openapi.json'], methods: { GET: () => json(200, document) } }];
-  const document = openApiDocument();
+  const document = openApiDocument(profile);
 
   let simulator: Simulator | undefined;
 

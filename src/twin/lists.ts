@@ -10,9 +10,7 @@ import type { Conventions, Kind, Paging } from './profile';
  * mock's order (newest first), ordered by the profile's field, then cut at the page its paging
  * parameter asks for. Other paging parameters are ignored, as a server with one mechanism does.
  */
-const MOCK_PAGING: Paging = { kind: 'after-id', param: 'starting_after' };
-/** The mock's own largest page, when the profile does not say. */
-const MOCK_MAX = 100;
+export const MOCK_PAGING: Paging = { kind: 'after-id', param: 'starting_after' };
 
 type Item = Readonly<Record<string, unknown>> & { id: string };
 
@@ -70,9 +68,9 @@ export function twinList(c: Conventions, kind: Kind, world: World, params: Param
 }
 
 function limitOf(c: Conventions, raw: unknown): number {
-  const fallback = c.limit?.default ?? 10;
+  const fallback = c.limit?.default ?? rules.LIMITS.pageSizeDefault;
   if (raw === undefined) return fallback;
-  const max = c.limit?.max ?? MOCK_MAX;
+  const max = c.limit?.max ?? rules.LIMITS.pageSizeMax;
   const n =
     typeof raw === 'string' && /^[0-9]{1,9}$/.test(raw) ? Number(raw) : typeof raw === 'number' ? raw : NaN;
   if (!Number.isInteger(n) || n < 1)

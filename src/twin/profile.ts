@@ -343,7 +343,8 @@ function path(value: unknown, where: string): string {
   return given;
 }
 
-function describePaging(p: Paging): string {
+/** How a list's next page is asked for, in words. */
+export function describePaging(p: Paging): string {
   switch (p.kind) {
     case 'after-id':
       return `${p.param}=<id of the last item>`;

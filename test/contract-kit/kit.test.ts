@@ -9,6 +9,7 @@ import { failedRules, inBatches, runBin, startBin, startWrapped, type KitRun, ty
 import { strictInputs, MODEL_ROGUES, ROGUES, honestButDifferent, withoutPaging } from './servers';
 import { STAGING_HARD_VARIANTS, STAGING_VARIANTS, startStaging } from './staging';
 import { listen } from '../../src/express/server';
+import { undocumented } from '../twin/documented';
 import { beside } from '../twin/mirrored';
 
 /** The server profile each staging server showed (--profile-out), for the twins at the end. */
@@ -563,7 +564,12 @@ describe('the contract kit', () => {
   describe('the twin of each staging server: the mock on the profile the kit observed', () => {
     const runs = new Map<
       string,
-      { run: KitRun; server: Record<string, unknown>; twin: Record<string, unknown> }
+      {
+        run: KitRun;
+        server: Record<string, unknown>;
+        twin: Record<string, unknown>;
+        documented: { problems: string[]; answers: number; paged: boolean };
+      }
     >();
     beforeAll(async () => {
       await inBatches(
@@ -580,7 +586,9 @@ describe('the contract kit', () => {
               '--profile-out',
               out,
             ]);
-            runs.set(name, { run, server, twin: JSON.parse(fs.readFileSync(out, 'utf8')) });
+            // Its /openapi.json describes what it answers, in its server's conventions.
+            const documented = await undocumented(twin.url, 'twin-openapi');
+            runs.set(name, { run, server, twin: JSON.parse(fs.readFileSync(out, 'utf8')), documented });
           } finally {
             await twin.close();
           }
@@ -607,6 +615,15 @@ describe('the contract kit', () => {
         });
         const compared = beside(server, twin);
         expect(compared.twin).toEqual(compared.server);
+      },
+    );
+
+    it.each([...STAGING_VARIANTS, ...STAGING_HARD_VARIANTS].map((v) => v.name))(
+      'the twin of %s answers as its own /openapi.json says',
+      (name) => {
+        const { documented } = runs.get(name)!;
+        expect(documented).toEqual({ problems: [], answers: expect.any(Number), paged: true });
+        expect(documented.answers).toBeGreaterThanOrEqual(15);
       },
     );
   });
