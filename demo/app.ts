@@ -118,6 +118,8 @@ interface Conversation {
   /** Oldest first, as they are shown. */
   messages: Message[];
   hasMore: boolean;
+  /** How to ask for the messages before these (the client's, opaque). */
+  older?: string;
   loading: boolean;
   loadingOlder: boolean;
   failed: boolean;
@@ -194,9 +196,9 @@ export class ChatApp {
     this.#contactsFailed = false;
     this.#renderContacts();
     try {
-      const page = await this.#request(() => this.#api.listContacts());
+      const contacts = await this.#request(() => this.#api.listContacts());
       // The most recently active first, as a chat app lists them; never active ones last.
-      this.#contacts = page.data.sort((a, b) => (b.last_active_at ?? -1) - (a.last_active_at ?? -1));
+      this.#contacts = contacts.sort((a, b) => (b.last_active_at ?? -1) - (a.last_active_at ?? -1));
     } catch {
       this.#contactsFailed = true;
       this.#renderContacts();
@@ -230,7 +232,8 @@ export class ChatApp {
     try {
       const page = await this.#request(() => this.#api.listMessages(contact.conversation_id));
       conversation.messages = page.data.reverse();
-      conversation.hasMore = page.has_more;
+      conversation.hasMore = page.has_more && page.next !== undefined;
+      conversation.older = page.next;
     } catch {
       conversation.failed = true;
     }
@@ -243,17 +246,18 @@ export class ChatApp {
 
   async #loadOlder(): Promise<void> {
     const conversation = this.#conversation;
-    const oldest = conversation?.messages[0];
-    if (!conversation || !oldest || conversation.loadingOlder) return;
+    const older = conversation?.older;
+    if (!conversation || older === undefined || conversation.loadingOlder) return;
     conversation.loadingOlder = true;
     this.#renderMessages();
     const height = this.#scroller.scrollHeight;
     try {
       const page = await this.#request(() =>
-        this.#api.listMessages(conversation.contact.conversation_id, oldest.id),
+        this.#api.listMessages(conversation.contact.conversation_id, older),
       );
       conversation.messages.unshift(...page.data.reverse());
-      conversation.hasMore = page.has_more;
+      conversation.hasMore = page.has_more && page.next !== undefined;
+      conversation.older = page.next;
     } catch {
       // The banner tells; the button stays for another try.
     }
@@ -340,7 +344,8 @@ export class ChatApp {
     const title = byId('banner-title');
     const message = byId('banner-message');
     if (error instanceof RequestError) {
-      title.textContent = error.status === 0 ? 'Network error' : `${error.status} ${error.code}`;
+      title.textContent =
+        error.status === 0 ? 'Network error' : `${error.status}${error.code ? ` ${error.code}` : ''}`;
       message.textContent = error.message;
     } else {
       title.textContent = 'Error';

@@ -3,6 +3,7 @@ import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { listen, type RunningServer } from '../../src/express/server';
 import { undocumented } from './documented';
+import linkPaging from './link-paging.profile.json';
 import staging from './staging-like.profile.json';
 
 /**
@@ -39,7 +40,7 @@ describe("The twin's OpenAPI document", () => {
     expect(document.info['x-conventions']).toEqual({ taken: shown.taken, not_mirrored: shown.not_mirrored });
   });
 
-  it("passes the lint of the mock's own document: Redocly's and Spectral's rules, no warning", () => {
+  it("passes the lint the mock's own document passes: Redocly's and Spectral's rules, no warning", () => {
     const ran = spawnSync(
       path.join(root, 'node_modules', '.bin', 'tsx'),
       ['scripts/lint-openapi.ts', '--conventions', path.join(__dirname, 'staging-like.profile.json')],
@@ -63,6 +64,16 @@ describe("The twin's OpenAPI document", () => {
     const { problems, answers, paged } = await undocumented(twin.url, 'openapi-twin');
     expect({ problems, paged }).toEqual({ problems: [], paged: true });
     expect(answers).toBeGreaterThanOrEqual(15);
+  });
+
+  it('describes the twin of a server that fills the gaps otherwise: a Link header, a nested error, UUIDs', async () => {
+    const other = await listen({ port: 0, contacts: 12, messages: 30, conventions: linkPaging });
+    try {
+      const { problems, paged } = await undocumented(other.url, 'openapi-other');
+      expect({ problems, paged }).toEqual({ problems: [], paged: true });
+    } finally {
+      await other.close();
+    }
   });
 
   it('describes the mock alone as well', async () => {
