@@ -91,7 +91,7 @@ function message(c: Conventions, record: Json): Json {
 }
 
 /** Which of the mock's attachment fields an answered key of the twin's server holds. */
-function sourceOf(key: string): string | undefined {
+export function sourceOf(key: string): string | undefined {
   if (['id', 'message_id', 'filename', 'file_url', 'file_type', 'file_size', 'created_at'].includes(key))
     return key;
   if (/url/i.test(key)) return 'file_url';

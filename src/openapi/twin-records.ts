@@ -1,0 +1,182 @@
+import { ERROR_STATUS } from '../errors';
+import { MAX_TIMESTAMP } from '../store/order';
+import { sourceOf } from '../twin/answers';
+import type { Conventions, IdFormat } from '../twin/profile';
+import type { Schema } from './schemas';
+
+/**
+ * The records and the error body of a twin's OpenAPI document (./twin.ts), as src/twin/answers.ts
+ * writes them: timestamps in the server's unit, its id formats, its default avatar, its reactions
+ * and attachments, and its error body.
+ */
+const TIMESTAMPS = ['created_at', 'last_active_at', 'updated_at', 'read_at'];
+
+/** The records as the twin answers them: timestamps, ids, avatars, reactions, attachments. */
+export function twinRecords(c: Conventions, schemas: Record<string, Schema>): void {
+  const props = (name: string) => schemas[name]!.properties as Record<string, Schema>;
+  const factor =
+    c.timestampUnit === 'milliseconds' ? 1000 : c.timestampUnit === 'microseconds' ? 1_000_000 : 1;
+  const records = ['Contact', 'MessageContact', 'Message', 'Attachment'];
+  if (factor !== 1)
+    for (const name of records)
+      for (const key of TIMESTAMPS) {
+        const field = props(name)[key];
+        if (!field) continue;
+        field.maximum = MAX_TIMESTAMP * factor;
+        field.description = (field.description as string).replace('Unix seconds', `Unix ${c.timestampUnit}`);
+        if (!(field.description as string).includes(`Unix ${c.timestampUnit}`))
+          field.description = `Unix ${c.timestampUnit} (UTC). ${field.description as string}`;
+      }
+
+  const id = (field: Schema, format: IdFormat | undefined) => {
+    if (!format) return;
+    const example = idExample(format);
+    field.description = `Ids of the server's format: ${idText(format)}, e.g. ${example}; a fixture put in place (PUT /__mock/state) keeps its own.`;
+    field.examples = [example];
+  };
+  id(props('Contact').id!, c.ids.contact);
+  id(props('Contact').conversation_id!, c.ids.conversation);
+  id(props('MessageContact').id!, c.ids.contact);
+  id(props('Message').id!, c.ids.message);
+  id(props('Message').conversation_id!, c.ids.conversation);
+  id(props('Attachment').message_id!, c.ids.message);
+
+  const avatar = c.avatarDefault;
+  if (avatar)
+    for (const name of ['Contact', 'MessageContact']) {
+      const url = props(name).avatar_url!;
+      props(name).avatar_url =
+        avatar.kind === 'empty'
+          ? { anyOf: [url, { const: '' }], description: 'Empty for a contact created without one.' }
+          : {
+              ...url,
+              description: `Without one given: ${avatar.template}, the username in place of {username}.`,
+            };
+    }
+
+  if (c.reactionsLayout === 'merged') {
+    const reaction = schemas.Reaction!;
+    delete reaction.maxProperties;
+    reaction.description = 'Every reaction name of the message mapped to the usernames that reacted with it.';
+    Object.assign(props('Message').reactions!, {
+      maxItems: 1,
+      description: 'Empty, or one object of every reaction.',
+    });
+  }
+
+  if (c.attachments) {
+    const { sent, answered } = c.attachments;
+    const mock = props('Attachment');
+    schemas.Attachment = {
+      type: 'object',
+      additionalProperties: false,
+      required: answered,
+      properties: Object.fromEntries(
+        answered.map((key) => {
+          const source = sourceOf(key);
+          return [key, source === undefined ? { type: 'null' } : structuredClone(mock[source]!)];
+        }),
+      ),
+    };
+    for (const input of ['MessageSend', 'MessageUpdate']) {
+      const attachments = props(input).attachments!;
+      const item = attachments.items as Schema;
+      const fields = item.properties as Record<string, Schema>;
+      const covered = new Set(sent.map(sourceOf));
+      const url = sent.find((key) => sourceOf(key) === 'file_url')!;
+      attachments.items = {
+        type: 'object',
+        additionalProperties: false,
+        required: [url],
+        description: `The server's shape: ${sent.join(', ')}.`,
+        properties: {
+          ...Object.fromEntries(Object.entries(fields).filter(([key]) => !covered.has(sourceOf(key)))),
+          ...Object.fromEntries(sent.map((key) => [key, fields[sourceOf(key) ?? ''] ?? {}])),
+        },
+      };
+    }
+  }
+}
+
+function idText(format: IdFormat): string {
+  const body =
+    format.kind === 'numeric'
+      ? 'digits'
+      : format.kind === 'uuid'
+        ? 'a UUID'
+        : `${format.length ?? 16} characters [A-Za-z0-9]`;
+  return format.prefix ? `"${format.prefix}" and ${body}` : body;
+}
+
+function idExample(format: IdFormat): string {
+  const body =
+    format.kind === 'numeric'
+      ? '482913375501846'
+      : format.kind === 'uuid'
+        ? '0f8fad5b-d9cb-469f-a165-70867728950e'
+        : 'WAz8eIbvDR60rouKq3Fm7Xc2Lp9TzN4b'.slice(0, format.length ?? 16).padEnd(format.length ?? 16, 'x');
+  return format.prefix + body;
+}
+
+/** The server's error body (src/twin/answers.ts errorAnswer): its message, code and other keys. */
+export function errorSchema(shape: NonNullable<Conventions['errorBody']>): Schema {
+  const root: Schema = { type: 'object', additionalProperties: false, required: [], properties: {} };
+  place(root, shape.messageAt.split('.'), { type: 'string' });
+  if (shape.codeAt) place(root, shape.codeAt.split('.'), { type: 'string', enum: Object.keys(ERROR_STATUS) });
+  const properties = root.properties as Record<string, Schema>;
+  for (const key of shape.keys) {
+    if (key in properties) continue;
+    if (key === 'status') properties.status = { type: 'integer', description: 'The HTTP status.' };
+    else if (key === 'title')
+      properties.title = { type: 'string', description: "The status's reason phrase." };
+    else if (key === 'type') properties.type = { const: 'about:blank' };
+    else if (/^param(eter)?s?$/i.test(key))
+      properties[key] = { type: 'string', description: 'The parameter at fault, when there is one.' };
+    else if (/^invalid[_-]?param(eter)?s$/i.test(key))
+      properties[key] = {
+        type: 'array',
+        description: 'The parameter at fault, when there is one, by name.',
+        items: {
+          type: 'object',
+          required: ['name', 'reason'],
+          properties: { name: { type: 'string' }, reason: { type: 'string' } },
+        },
+      };
+  }
+  (root.required as string[]).push(
+    ...['status', 'title', 'type'].filter(
+      (key) => shape.keys.includes(key) && !(root.required as string[]).includes(key),
+    ),
+  );
+  root.description = `The server's error body: the message at \`${shape.messageAt}\`${shape.codeAt ? `, the code at \`${shape.codeAt}\`` : ''}.`;
+  return root;
+}
+
+/** Adds the path `keys` to an object (or array) schema, making objects and arrays on the way. */
+function place(schema: Schema, keys: string[], leaf: Schema): void {
+  const [key, ...rest] = keys as [string, ...string[]];
+  const child = (existing: Schema | undefined): Schema => {
+    if (rest.length === 0) return leaf;
+    const array = /^[0-9]+$/.test(rest[0]!);
+    const next =
+      existing ??
+      (array
+        ? { type: 'array', prefixItems: [], minItems: 0 }
+        : { type: 'object', additionalProperties: false, required: [], properties: {} });
+    place(next, rest, leaf);
+    return next;
+  };
+  if (schema.type === 'array') {
+    const index = Number(key);
+    const items = schema.prefixItems as Schema[];
+    while (items.length < index) items.push({ type: 'null' });
+    items[index] = child(items[index]);
+    schema.minItems = Math.max(schema.minItems as number, index + 1);
+    schema.maxItems = schema.minItems;
+    return;
+  }
+  const properties = schema.properties as Record<string, Schema>;
+  properties[key] = child(properties[key]);
+  const required = schema.required as string[];
+  if (!required.includes(key)) required.push(key);
+}
