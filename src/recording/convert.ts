@@ -1,12 +1,11 @@
-import { Faker, base, en } from '@faker-js/faker';
 import { describe, isPlainRecord } from '../store/params';
-import { MESSAGE_TEXT, RECORD_ID, USERNAME } from '../store/rules';
 import type { StoredMessage, WorldData } from '../store/world';
-import { CONTACT_FIELDS, MESSAGE_FIELDS, type Attachment, type Contact } from '../types';
-import { Clock, timeOf, whole } from './clock';
-import { attachment, avatarUrl, displayName, dropExtra, phoneNumber, reactions } from './fields';
+import type { Contact } from '../types';
+import { Clock } from './clock';
+import { checkSender, contactDraft, messageDraft } from './drafts';
+import { Ids } from './ids';
 import type { RecordedAccount } from './recorder';
-import { fail, fitsRule, place, Report, type Json, type Tally } from './report';
+import { fail, place, Report, type Json, type Tally } from './report';
 import { breather, memorySource, type RecordSource } from './spool';
 
 /**
@@ -61,109 +60,7 @@ export async function toFixture(account: RecordedAccount, seed: number): Promise
   return { data, conversions, warnings, notes };
 }
 
-// ---- ids ----
-
-type Kind = 'contact' | 'conversation' | 'message' | 'attachment';
-const KINDS: readonly Kind[] = ['contact', 'conversation', 'message', 'attachment'];
-
-/**
- * The fixture's ids: a server's id is kept when the mock can take it (RECORD_ID) and no record
- * of another kind holds it already (C6: ids never collide, across kinds too); otherwise it gets a
- * new one, the same wherever the old one is named. New ids are drawn from the seed. A record is
- * named by its kind and a number (a contact's index, a message's, an attachment's occurrence),
- * and only new ids are kept apart from the ids given: a kept id is the server's own.
- */
-class Ids {
-  readonly #taken = new Set<string>();
-  /** The server ids of contacts and of conversations so far: two records of a kind must not share one. */
-  readonly #defined = { contact: new Set<string>(), conversation: new Set<string>() };
-  readonly #pending: [Kind, number][] = [];
-  readonly #fresh = new Map(KINDS.map((kind) => [kind, new Map<number, string>()]));
-  #drawn = false;
-  readonly #faker: Faker;
-
-  constructor(
-    seed: number,
-    private readonly report: Report,
-  ) {
-    this.#faker = new Faker({ locale: [en, base], seed });
-  }
-
-  /**
-   * Registers a record's own id, in creation order. Messages are told apart by their ids when
-   * they are read, and attachments by their occurrence, so that only contacts and conversations
-   * can name one id twice.
-   */
-  define(kind: Kind, handle: number, raw: unknown, path: string): void {
-    if (this.#drawn) throw new Error('an id was defined after the new ones were drawn');
-    if (raw === undefined || raw === null || raw === '') {
-      if (kind !== 'attachment') fail(path, 'is missing.');
-      this.report.convert('an attachment without an id → a new id');
-    } else if (typeof raw !== 'string' && typeof raw !== 'number') {
-      fail(path, `must be an id (text or a number), got ${describe(raw)}.`);
-    }
-    const text = raw === undefined || raw === null ? '' : String(raw);
-    if (kind === 'contact' || kind === 'conversation') {
-      if (this.#defined[kind].has(text)) fail(path, `'${text}' is the id of two ${kind}s.`);
-      this.#defined[kind].add(text);
-    }
-    if (typeof raw === 'number') this.report.convert('numeric ids → the same digits as text');
-    const takeable = text !== '' && fitsRule(text, RECORD_ID);
-    if (takeable && !this.#taken.has(text)) this.#taken.add(text);
-    else {
-      if (text !== '')
-        this.report.convert(
-          takeable
-            ? 'ids that another record has already → new ids, consistently'
-            : 'ids that the mock cannot take → new ids, consistently',
-        );
-      this.#pending.push([kind, handle]);
-    }
-  }
-
-  /** The fixture id of a defined record, given its server id as text; new ids are drawn on the first call. */
-  id(kind: Kind, handle: number, text: string): string {
-    if (!this.#drawn) {
-      this.#drawn = true;
-      for (const [pendingKind, pendingHandle] of this.#pending) {
-        let id: string;
-        do id = this.#faker.string.alphanumeric({ length: 16, casing: 'mixed' });
-        while (this.#taken.has(id));
-        this.#taken.add(id);
-        this.#fresh.get(pendingKind)!.set(pendingHandle, id);
-      }
-      // Every id is given now: what was taken matters no more, and holds a string a record.
-      this.#pending.length = 0;
-      this.#taken.clear();
-      this.#defined.contact.clear();
-      this.#defined.conversation.clear();
-    }
-    return this.#fresh.get(kind)!.get(handle) ?? text;
-  }
-}
-
-// ---- records ----
-
-interface ContactDraft {
-  where: string;
-  /** The server's ids, as text. */
-  id: string;
-  conversation: string;
-  created: number;
-  contact: Omit<Contact, 'id' | 'conversation_id'>;
-}
-
-interface MessageDraft {
-  created: number;
-  message: Omit<StoredMessage, 'id' | 'conversation_id' | 'attachments'>;
-  attachments: { raw: Json; attachment: Omit<Attachment, 'id' | 'message_id'> }[];
-}
-
-const CONTACT_KEYS = new Set<string>(CONTACT_FIELDS);
-const MESSAGE_KEYS = new Set<string>(MESSAGE_FIELDS);
-
-/** Fields a message's text may come under on servers that name it otherwise. */
-const TEXT_ALIASES = ['text', 'body', 'content'];
+// ---- the recording, read in passes ----
 
 /** Where each listed message was listed: its conversation and its index there, from its place in the recording. */
 class Listing {
@@ -365,37 +262,6 @@ async function readContacts(source: RecordSource, clock: Clock, report: Report):
   return keys;
 }
 
-function contactDraft(raw: Json, i: number, clock: Clock, origin: string, report: Report): ContactDraft {
-  const where = place('contacts', i, raw.id);
-  if (raw.id === undefined || raw.id === null) fail(`${where}.id`, 'is missing.');
-  if (raw.conversation_id === undefined || raw.conversation_id === null)
-    fail(
-      `${where}.conversation_id`,
-      'is missing: the recorder cannot tell which messages are this contact’s.',
-    );
-  dropExtra(raw, CONTACT_KEYS, "a contact's", report);
-  const username = raw.username;
-  if (!fitsRule(username, USERNAME))
-    fail(`${where}.username`, `must be text of 1 to ${USERNAME.max} characters, got ${describe(username)}.`);
-  const created = timeOf(clock, raw, 'created_at', 'contact.created_at', where, report)!;
-  return {
-    where,
-    id: String(raw.id),
-    conversation: String(raw.conversation_id),
-    created,
-    contact: {
-      username: username as string,
-      phone_number: phoneNumber(raw.phone_number, `${where}.phone_number`, report),
-      avatar_url: avatarUrl(raw.avatar_url, username as string, origin, report),
-      display_name: displayName(raw, username as string, `${where}.display_name`, report),
-      last_active_at: whole(
-        timeOf(clock, raw, 'last_active_at', 'contact.last_active_at', where, report, 'a contact'),
-      ),
-      created_at: Math.floor(created),
-    },
-  };
-}
-
 /** Growing columns would copy themselves as they grow: the listed count bounds the kept one. */
 async function readMessages(
   source: RecordSource,
@@ -582,66 +448,6 @@ async function giveIds(
     await pause();
   }
   return ids;
-}
-
-/** The sender a message shows must be its conversation's contact (C11); the fixture drops it. */
-function checkSender(sender: unknown, ownerId: string, where: string, report: Report): void {
-  const id = isPlainRecord(sender) ? sender.id : sender;
-  if ((typeof id === 'string' || typeof id === 'number') && String(id) !== ownerId)
-    report.warn(
-      "a message whose contact is not its conversation's contact (the mock shows the conversation's)",
-      where,
-    );
-}
-
-function messageDraft(
-  raw: Json,
-  where: string,
-  id: string,
-  clock: Clock,
-  origin: string,
-  report: Report,
-): MessageDraft {
-  let text = raw.message;
-  const known = new Set(MESSAGE_KEYS);
-  if (text === undefined) {
-    const alias = TEXT_ALIASES.find((key) => typeof raw[key] === 'string');
-    if (alias) {
-      report.convert(`a message's text under \`${alias}\` → message`);
-      text = raw[alias];
-      known.add(alias);
-    }
-  }
-  dropExtra(raw, known, "a message's", report);
-  if (text === undefined || text === null) fail(`${where}.message`, 'is missing.');
-  if (!fitsRule(text, MESSAGE_TEXT))
-    fail(
-      `${where}.message`,
-      `must be text of ${MESSAGE_TEXT.min} to ${MESSAGE_TEXT.max} characters, got ${describe(text)}.`,
-    );
-  const created = timeOf(clock, raw, 'created_at', 'message.created_at', where, report)!;
-  let attachments = raw.attachments;
-  if (attachments === undefined || attachments === null) {
-    report.convert('a message without attachments → []');
-    attachments = [];
-  }
-  if (!Array.isArray(attachments))
-    fail(`${where}.attachments`, `must be a list, got ${describe(attachments)}.`);
-  return {
-    created,
-    message: {
-      message: text as string,
-      reactions: reactions(raw.reactions, `${where}.reactions`, report),
-      read_at: whole(timeOf(clock, raw, 'read_at', 'message.read_at', where, report, 'a message')),
-      created_at: Math.floor(created),
-      updated_at: whole(timeOf(clock, raw, 'updated_at', 'message.updated_at', where, report, 'a message')),
-    },
-    attachments: attachments.map((a: unknown, i: number) => {
-      const at = `${where}.attachments[${i}]`;
-      if (!isPlainRecord(a)) fail(at, `must be an attachment object, got ${describe(a)}.`);
-      return { raw: a, attachment: attachment(a, at, id, created, clock, origin, report) };
-    }),
-  };
 }
 
 // ---- order ----
