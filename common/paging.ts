@@ -60,7 +60,7 @@ type Mechanism = {
 };
 
 const BODY_TOKENS = ['next_cursor', 'next_page_token', 'nextCursor', 'next_page', 'next', 'cursor'];
-const BODY_PREV_TOKENS = [
+export const BODY_PREV_TOKENS = [
   'prev_cursor',
   'prev_page_token',
   'previous_page_token',
@@ -70,7 +70,7 @@ const BODY_PREV_TOKENS = [
 ];
 const TOKEN_PARAMS = ['cursor', 'page_token', 'next', 'starting_after', 'after'];
 
-function bodyToken(page: Page, keys = BODY_TOKENS, link = 'next'): unknown {
+export function bodyToken(page: Page, keys = BODY_TOKENS, link = 'next'): unknown {
   const body = page.exchange.body as Json;
   for (const key of keys) if (body[key] !== undefined && body[key] !== null) return body[key];
   const links = body.links as Json | undefined;
@@ -84,7 +84,7 @@ function bodyTokenKey(page: Page): string {
 }
 
 /** The target of an RFC 8288 `Link` header's relation, as a path on the base URL. */
-function linkHeader(page: Page, rel: 'next' | 'prev', baseUrl: string): string | undefined {
+export function linkHeader(page: Page, rel: 'next' | 'prev', baseUrl: string): string | undefined {
   const header = page.exchange.headers.link;
   if (!header) return undefined;
   for (const part of header.split(/,(?=\s*<)/)) {
@@ -110,7 +110,7 @@ function prefixOf(baseUrl: string): string {
  * An opaque token may start with "/" (base64 does): only this API's paths (under the base URL's
  * own path, if it has one) and http(s) URLs are URLs.
  */
-function looksLikeUrl(token: string, baseUrl: string): boolean {
+export function looksLikeUrl(token: string, baseUrl: string): boolean {
   const apis = new Set([`${prefixOf(baseUrl)}/v1`, '/v1']);
   return (
     /^https?:\/\//.test(token) ||
@@ -123,7 +123,7 @@ function looksLikeUrl(token: string, baseUrl: string): boolean {
  * when it is elsewhere. A path that starts with the base URL's own path (`/api/v1/…` on
  * `https://host/api`) is that path on the base URL.
  */
-function toPath(target: string, baseUrl: string): string | undefined {
+export function toPath(target: string, baseUrl: string): string | undefined {
   const prefix = prefixOf(baseUrl);
   if (target.startsWith('/'))
     return prefix && target.startsWith(`${prefix}/`) ? target.slice(prefix.length) : target;
@@ -204,7 +204,7 @@ const found = new Map<string, Mechanism | null>();
 const described = new Map<string, { paging: Paging; exchange: Exchange }>();
 const foundKey = (baseUrl: string, path: string) => `${baseUrl} ${path}`;
 
-async function fetchPage(
+export async function fetchPage(
   source: PageSource,
   path: string,
   query?: Record<string, string>,
@@ -405,162 +405,6 @@ export async function walkPages(
 /** `limit` values to try for a large page, largest first: the maximum is not shown. */
 function largeLimits(wanted: number): number[] {
   return [wanted, 50, 20].filter((limit, i, all) => limit <= wanted && all.indexOf(limit) === i);
-}
-
-/** A way back: the page before the earliest page walked so far. */
-type BackMechanism = {
-  name: string;
-  previous(
-    path: string,
-    query: Record<string, string>,
-    /** Pages so far on the way back; the last one is the earliest. */
-    back: Page[],
-    /** The forward walk the way back starts from. */
-    forward: Page[],
-  ): { path: string; query?: Record<string, string> } | undefined;
-};
-
-function backMechanisms(forwardName: string, baseUrl: string): BackMechanism[] {
-  const list: BackMechanism[] = [
-    {
-      name: 'a `Link: <…>; rel="prev"` header',
-      previous: (_p, _q, back) => {
-        const target = linkHeader(back[back.length - 1]!, 'prev', baseUrl);
-        return target ? { path: target } : undefined;
-      },
-    },
-    {
-      name: 'a previous-page URL in the body',
-      previous: (_p, _q, back) => {
-        const token = bodyToken(back[back.length - 1]!, BODY_PREV_TOKENS, 'prev');
-        if (typeof token !== 'string' || !looksLikeUrl(token, baseUrl)) return undefined;
-        const target = toPath(token, baseUrl);
-        return target ? { path: target } : undefined;
-      },
-    },
-  ];
-  // A previous-page token goes where the next-page token went.
-  const param = /^`(\w+)=<next token from the body>`$/.exec(forwardName)?.[1];
-  if (param) {
-    list.push({
-      name: `\`${param}=<previous token from the body>\``,
-      previous: (path, query, back) => {
-        const token = bodyToken(back[back.length - 1]!, BODY_PREV_TOKENS, 'prev');
-        if (typeof token !== 'string' && typeof token !== 'number') return undefined;
-        return { path, query: { ...withoutPaging(query), [param]: String(token) } };
-      },
-    });
-  }
-  for (const name of ['ending_before', 'before']) {
-    list.push({
-      name: `\`${name}=<first id>\``,
-      previous: (path, query, back) => {
-        const first = back[back.length - 1]!.data[0];
-        return first ? { path, query: { ...withoutPaging(query), [name]: idOf(first) } } : undefined;
-      },
-    });
-  }
-  if (forwardName === '`page=<n>`') {
-    list.push({
-      name: '`page=<n - 1>`',
-      previous: (path, query, back, forward) => {
-        const page = forward.length - back.length;
-        return page >= 1 ? { path, query: { ...withoutPaging(query), page: String(page) } } : undefined;
-      },
-    });
-  }
-  if (forwardName === '`offset=<items so far>`') {
-    list.push({
-      name: '`offset=<items before the page>`',
-      previous: (path, query, back, forward) => {
-        const index = forward.length - back.length - 1;
-        if (index < 0) return undefined;
-        const offset = forward.slice(0, index).reduce((n, p) => n + p.data.length, 0);
-        return { path, query: { ...withoutPaging(query), offset: String(offset) } };
-      },
-    });
-  }
-  return list;
-}
-
-const PAGING_PARAMS = [
-  'cursor',
-  'page_token',
-  'next',
-  'starting_after',
-  'after',
-  'since_id',
-  'page',
-  'offset',
-];
-const withoutPaging = (query: Record<string, string>) =>
-  Object.fromEntries(Object.entries(query).filter(([key]) => !PAGING_PARAMS.includes(key)));
-
-export interface BackWalk {
-  /** The way back the kit found, or undefined when the server shows none it knows. */
-  mechanism?: string;
-  /** The pages on the way back, from the last page of the forward walk to the first. */
-  pages: Page[];
-  /** Every item of the way back, in the order met. */
-  items: Json[];
-  repeated: Json[];
-}
-
-/**
- * Walks back from the last page of a complete forward walk of two pages or more. A way back is
- * the first mechanism whose page holds only items of the forward walk's page before its last;
- * otherwise the server has none the kit knows, which is no failure (paging is not shown).
- */
-export async function walkBack(
-  source: PageSource,
-  path: string,
-  baseQuery: Query,
-  forward: Walk,
-): Promise<BackWalk> {
-  const none: BackWalk = { pages: [], items: [], repeated: [] };
-  if (!forward.complete || forward.pages.length < 2) return none;
-  const forwardName = mechanismOf(source.baseUrl, path);
-  if (!forwardName) return none;
-  const query = Object.fromEntries(Object.entries(baseQuery).map(([k, v]) => [k, String(v)]));
-  const limit = new URLSearchParams(forward.pages[0]!.exchange.path.split('?')[1] ?? '').get('limit');
-  if (limit) query.limit = limit;
-  const last = forward.pages[forward.pages.length - 1]!;
-  // Only items of the page just before the last: a parameter the server ignores gives the first page.
-  const before = new Set(forward.pages[forward.pages.length - 2]!.data.map(idOf));
-  for (const mechanism of backMechanisms(forwardName, source.baseUrl)) {
-    const target = mechanism.previous(path, query, [last], forward.pages);
-    if (!target) continue;
-    const page = await fetchPage(source, target.path, target.query);
-    if (!page || page.data.length === 0 || !page.data.every((item) => before.has(idOf(item)))) continue;
-    source.observe?.('paging back', mechanism.name);
-    const pages = [last, page];
-    const items = [...last.data];
-    const repeated: Json[] = [];
-    const seen = new Set(items.map(idOf));
-    const take = (p: Page): boolean => {
-      const known = seen.size;
-      for (const item of p.data) {
-        if (seen.has(idOf(item))) repeated.push(item);
-        else {
-          seen.add(idOf(item));
-          items.push(item);
-        }
-      }
-      return seen.size > known;
-    };
-    take(page);
-    // Back to the first page: stop on an empty page, or once every item was met again.
-    while (seen.size < forward.items.length && pages.length <= forward.pages.length + 1) {
-      const next = mechanism.previous(path, query, pages, forward.pages);
-      const previous = next && (await fetchPage(source, next.path, next.query));
-      if (!previous || previous.data.length === 0) break;
-      pages.push(previous);
-      if (!take(previous)) break;
-    }
-    return { mechanism: mechanism.name, pages, items, repeated };
-  }
-  source.observe?.('paging back', 'none found');
-  return none;
 }
 
 /** The next-page mechanism the kit settled on for a path of this server, if any. */

@@ -2,13 +2,12 @@ import {
   asPage,
   idOf,
   walk as walkOn,
-  walkBack as walkBackOn,
-  type BackWalk,
   type PageSource,
   type Query,
   type Walk,
   type WalkOptions,
 } from '../../common/paging';
+import { walkBack as walkBackOn, type BackWalk } from '../../common/paging-back';
 import { observePaging } from '../profile/observe';
 import { config } from './config';
 import { send } from './http';
