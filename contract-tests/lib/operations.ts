@@ -3,7 +3,7 @@ import { is2xx, send, type Exchange, type Pairs } from './http';
 import { Model } from './model';
 import { reactionNames } from './samples';
 import { RuleFailure } from './rule';
-import { compareContact, compareMessage } from './views';
+import { compareContact, compareMessage } from './compare';
 
 /**
  * The ten documented operations on the kit's own data, each applied to the server and, when the
