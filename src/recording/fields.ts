@@ -9,7 +9,7 @@ import {
   REACTION_NAME,
   USERNAME,
 } from '../store/rules';
-import { defaultAvatarUrl } from '../store/world';
+import { defaultAvatarUrl } from '../store/rules';
 import type { Attachment, Reaction } from '../types';
 import type { Clock } from './clock';
 import { fail, fitsRule, isHttpUrl, type Json, type Report } from './report';

@@ -1,5 +1,7 @@
 import BTree from 'sorted-btree';
-import type { Timestamp } from '../types';
+import { errors, quoteId } from '../errors';
+import type { Page, Timestamp } from '../types';
+import type { PageQuery } from './rules';
 
 /**
  * A record's position in its lists: `created_at * 1e6 + tiebreak`, where the tiebreak orders the
@@ -60,4 +62,57 @@ export function creationOrder(list: readonly { created_at: number }[], indexes =
   for (let i = 0; i < list.length; i++) packed[i] = list[i]!.created_at * indexes + i;
   packed.sort();
   return Array.from(packed, (value) => value % indexes);
+}
+
+/**
+ * One page of `list`, newest first (C7), with the cursors of C8: a cursor must be an item
+ * of this very list.
+ */
+export function pageOf<R extends { key: number }, T>(
+  list: Order,
+  query: PageQuery,
+  records: { get(id: string): R | undefined },
+  render: (record: R) => T,
+): Page<T> {
+  const cursorKey = (param: 'starting_after' | 'ending_before', id: string): number => {
+    const record = records.get(id);
+    if (record === undefined || list.get(record.key) !== id) {
+      throw errors.invalid(
+        param,
+        `${quoteId(id)} is not an item of this list. Pass the id of an item from a page you got.`,
+      );
+    }
+    return record.key;
+  };
+  const ids: string[] = [];
+  const take = query.limit + 1;
+  if (query.ending_before !== undefined) {
+    // Walk towards newer items from the cursor, then show them newest first.
+    const from = cursorKey('ending_before', query.ending_before);
+    for (
+      let key = list.nextHigherKey(from);
+      key !== undefined && ids.length < take;
+      key = list.nextHigherKey(key)
+    ) {
+      ids.push(list.get(key)!);
+    }
+    const has_more = ids.length > query.limit;
+    return {
+      has_more,
+      data: ids
+        .slice(0, query.limit)
+        .reverse()
+        .map((id) => render(records.get(id)!)),
+    };
+  }
+  const iterator =
+    query.starting_after !== undefined
+      ? list.entriesReversed(cursorKey('starting_after', query.starting_after), undefined, true)
+      : list.entriesReversed();
+  for (const [, id] of iterator) {
+    if (ids.length === take) break;
+    ids.push(id);
+  }
+  const has_more = ids.length > query.limit;
+  return { has_more, data: ids.slice(0, query.limit).map((id) => render(records.get(id)!)) };
 }

@@ -274,3 +274,8 @@ function reactionList(raw: unknown): ReactionInput[] {
   }
   return [...byName].map(([name, usernames]) => ({ name, usernames }));
 }
+
+/** A contact created without `avatar_url` still gets a working picture: its initials. */
+export function defaultAvatarUrl(username: string): string {
+  return `https://api.dicebear.com/9.x/initials/svg?seed=${encodeURIComponent(username)}`;
+}

@@ -1,10 +1,10 @@
 import BTree from 'sorted-btree';
-import { errors, quoteId } from '../errors';
+import { errors } from '../errors';
 import { randomId } from '../ids';
 import type { Attachment, Contact, Message, Page, Timestamp } from '../types';
 import { contactBytes, DELETION_MARK, messageBytes, senderJsonLength, TREE_NODE_BYTES } from './bytes';
 import { LayeredMap } from './layered-map';
-import { EMPTY, keyed, nextKey, type Order } from './order';
+import { EMPTY, keyed, nextKey, pageOf, type Order } from './order';
 import { addReactions } from './reactions';
 import {
   contactRecord,
@@ -44,7 +44,6 @@ export interface WorldOptions {
 }
 
 const DEFAULT_MAX_WRITTEN_BYTES = 64 * 1024 * 1024;
-
 const systemClock = (): Timestamp => Math.floor(Date.now() / 1000);
 
 /**
@@ -186,7 +185,7 @@ export class World {
   listContacts(query: rules.ContactListQuery): Page<Readonly<Contact>> {
     const lists = this.#contactLists;
     const list = query.active === undefined ? lists.all : query.active ? lists.active : lists.never;
-    return this.#page(list, query, this.#contacts, renderContact);
+    return pageOf(list, query, this.#contacts, renderContact);
   }
 
   createContact(input: rules.ContactCreateInput): Readonly<Contact> {
@@ -195,7 +194,7 @@ export class World {
       id: this.#newId('contact'),
       username: input.username,
       phone_number: input.phone_number,
-      avatar_url: input.avatar_url ?? defaultAvatarUrl(input.username),
+      avatar_url: input.avatar_url ?? rules.defaultAvatarUrl(input.username),
       display_name: input.display_name ?? input.username,
       conversation_id: this.#newId('conversation'),
       last_active_at: null,
@@ -290,7 +289,7 @@ export class World {
       }
       list = this.#conversationLists.get(query.conversation_id) ?? EMPTY;
     }
-    return this.#page(list, query, this.#messages, (record) => this.#renderMessage(record));
+    return pageOf(list, query, this.#messages, (record) => this.#renderMessage(record));
   }
 
   sendMessage(input: rules.MessageSendInput): Readonly<Message> {
@@ -471,59 +470,6 @@ export class World {
     return list;
   }
 
-  /**
-   * One page of `list`, newest first (C7), with the cursors of C8: a cursor must be an item
-   * of this very list.
-   */
-  #page<R extends { key: number }, T>(
-    list: Order,
-    query: rules.PageQuery,
-    records: LayeredMap<string, R>,
-    render: (record: R) => T,
-  ): Page<T> {
-    const cursorKey = (param: 'starting_after' | 'ending_before', id: string): number => {
-      const record = records.get(id);
-      if (record === undefined || list.get(record.key) !== id) {
-        throw errors.invalid(
-          param,
-          `${quoteId(id)} is not an item of this list. Pass the id of an item from a page you got.`,
-        );
-      }
-      return record.key;
-    };
-    const ids: string[] = [];
-    const take = query.limit + 1;
-    if (query.ending_before !== undefined) {
-      // Walk towards newer items from the cursor, then show them newest first.
-      const from = cursorKey('ending_before', query.ending_before);
-      for (
-        let key = list.nextHigherKey(from);
-        key !== undefined && ids.length < take;
-        key = list.nextHigherKey(key)
-      ) {
-        ids.push(list.get(key)!);
-      }
-      const has_more = ids.length > query.limit;
-      return {
-        has_more,
-        data: ids
-          .slice(0, query.limit)
-          .reverse()
-          .map((id) => render(records.get(id)!)),
-      };
-    }
-    const iterator =
-      query.starting_after !== undefined
-        ? list.entriesReversed(cursorKey('starting_after', query.starting_after), undefined, true)
-        : list.entriesReversed();
-    for (const [, id] of iterator) {
-      if (ids.length === take) break;
-      ids.push(id);
-    }
-    const has_more = ids.length > query.limit;
-    return { has_more, data: ids.slice(0, query.limit).map((id) => render(records.get(id)!)) };
-  }
-
   /** The message as the API shows it: with its sender as the contact is now (C11). */
   #renderMessage(record: MessageRecord): Readonly<Message> {
     const contactId = this.#conversations.get(record.conversation_id);
@@ -551,9 +497,4 @@ export class World {
       if (!this.#contacts.has(id) && !this.#conversations.has(id) && !this.#messages.has(id)) return id;
     }
   }
-}
-
-/** A contact created without `avatar_url` still gets a working picture: its initials. */
-export function defaultAvatarUrl(username: string): string {
-  return `https://api.dicebear.com/9.x/initials/svg?seed=${encodeURIComponent(username)}`;
 }

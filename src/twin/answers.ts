@@ -1,5 +1,5 @@
 import { errors } from '../errors';
-import { defaultAvatarUrl } from '../store/world';
+import { defaultAvatarUrl } from '../store/rules';
 import type { CoreAnswer } from '../core/answer';
 import type { Conventions, ErrorCase } from './profile';
 
