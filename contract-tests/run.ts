@@ -8,12 +8,13 @@ import { lastSweep } from './lib/last-sweep';
 import { REFERENCE } from './lib/reference';
 import { SETTLED } from './lib/settle';
 import { describeExchange, InfraError, requestsSinceLastCount, send } from './lib/http';
-import { readRecords, stopFile, type ExchangeExcerpt, type RecordLine, type Verdict } from './lib/records';
+import { readRecords, stopFile, type RecordLine } from './lib/records';
 import type { UserSamples } from './lib/samples';
 import { budgetFor, SEQUENCE_TITLE, type SequenceSummary } from './lib/sequences';
 import { buildProfile, countObserved } from './profile/build';
 import { probeProfile } from './profile/probe';
-import { RULES, rulesOf, type Profile, type Rule } from './rules';
+import { ruleIdOfTitle, verdictOf, type RuleVerdict, type TestOutcome } from './rule-verdict';
+import { RULES, rulesOf, type Profile } from './rules';
 
 export interface KitOptions {
   baseUrl: string;
@@ -51,21 +52,6 @@ function requestBudget(profile: Profile, sequences: number): number {
   return RULE_REQUESTS[profile] + budgetFor(sequences);
 }
 
-export interface RuleVerdict {
-  rule: Rule;
-  verdict: Verdict;
-  /** Why it failed or was not run. */
-  reason?: string;
-  /** Which check of the rule failed. */
-  check?: string;
-  /** The test that found the failure, when it is not one of the rule's own (e.g. a random sequence). */
-  foundBy?: string;
-  /** The request and answer that showed the failure. */
-  exchange?: ExchangeExcerpt;
-  /** The tests of the rule, by title. */
-  tests: string[];
-}
-
 type ExitCode = 0 | 1 | 2;
 
 export interface KitResult {
@@ -95,11 +81,6 @@ export interface KitResult {
 }
 
 const KIT_DIR = __dirname;
-
-/** The rule id a test names: its title starts with `[id]`. */
-function ruleIdOfTitle(title: string): string | undefined {
-  return /^\[([^\]\s]+)\]/.exec(title)?.[1];
-}
 
 function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
@@ -196,79 +177,6 @@ async function sweep(records: RecordLine[]): Promise<KitResult['leftovers']> {
     if (!gone) leftovers.push({ resource: item.resource, id: item.id, label: item.label });
   }
   return leftovers;
-}
-
-type TestOutcome = { title: string; status: string; failure: string };
-
-function judge(
-  rule: Rule,
-  outcomes: TestOutcome[],
-  records: RecordLine[],
-  problems: string[],
-): RuleVerdict | undefined {
-  const tests = outcomes.filter(
-    (o) =>
-      ruleIdOfTitle(o.title) === rule.id &&
-      o.status !== 'pending' &&
-      o.status !== 'skipped' &&
-      o.status !== 'disabled',
-  );
-  const verdicts = records.filter(
-    (r): r is Extract<RecordLine, { kind: 'verdict' }> => r.kind === 'verdict' && r.rule === rule.id,
-  );
-  const titles = tests.map((t) => t.title);
-  // Failures of this rule found by other tests: on their way, by the model's checks, or by a
-  // random sequence. The rule's own failure, when it has one, is shown first.
-  const foreign = verdicts.find((v) => v.verdict === 'fail' && ruleIdOfTitle(v.test) !== rule.id);
-  if (tests.length === 0 && !foreign) return undefined;
-  let failure: RuleVerdict | undefined;
-  let notRun: RuleVerdict | undefined;
-  let passed = false;
-  for (const test of tests) {
-    const record = verdicts.find((v) => v.test === test.title);
-    if (test.status === 'failed') {
-      if (record?.verdict === 'fail') {
-        failure ??= {
-          rule,
-          verdict: 'fail',
-          reason: record.reason,
-          ...(record.check ? { check: record.check } : {}),
-          exchange: record.exchange,
-          tests: [],
-        };
-      } else if (record?.verdict === 'infra') {
-        problems.push(`${rule.id}: could not judge: ${record.reason}`);
-        notRun ??= { rule, verdict: 'not-run', reason: `could not judge: ${record.reason}`, tests: [] };
-      } else {
-        const why = record?.reason ?? test.failure.split('\n').slice(0, 3).join(' ');
-        problems.push(`${rule.id}: the test broke instead of judging: ${why}`);
-        notRun ??= { rule, verdict: 'not-run', reason: `the test broke: ${why.slice(0, 300)}`, tests: [] };
-      }
-    } else if (record?.verdict === 'not-run') {
-      notRun ??= { rule, verdict: 'not-run', reason: record.reason, tests: [] };
-    } else {
-      passed = true;
-    }
-  }
-  if (!failure && foreign) {
-    failure = {
-      rule,
-      verdict: 'fail',
-      reason: foreign.reason,
-      ...(foreign.check ? { check: foreign.check } : {}),
-      foundBy: foreign.test,
-      exchange: foreign.exchange,
-      tests: [],
-    };
-  }
-  if (failure) return { ...failure, tests: titles };
-  if (notRun && !passed) return { ...notRun, tests: titles };
-  return {
-    rule,
-    verdict: 'pass',
-    ...(notRun ? { reason: `partly not run: ${notRun.reason}` } : {}),
-    tests: titles,
-  };
 }
 
 let interrupted = false;
@@ -411,7 +319,7 @@ export async function runKit(options: KitOptions): Promise<KitResult> {
     );
     const verdicts: RuleVerdict[] = [];
     for (const rule of [...selected, ...foundBroken]) {
-      const verdict = judge(rule, outcomes, records, problems);
+      const verdict = verdictOf(rule, outcomes, records, problems);
       if (verdict) verdicts.push(verdict);
       else {
         verdicts.push({ rule, verdict: 'not-run', reason: 'no test of this rule ran', tests: [] });

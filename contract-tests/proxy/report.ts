@@ -2,7 +2,8 @@ import { citation, REFERENCE } from '../lib/reference';
 import { buildJunit } from '../report/junit';
 import { cell, code } from '../report/markdown';
 import { rulesOf } from '../rules';
-import type { KitResult, RuleVerdict } from '../run';
+import type { RuleVerdict } from '../rule-verdict';
+import type { KitResult } from '../run';
 import { JUDGED, type Violation } from '../judge/verdicts';
 import type { ProxyResult, RuleTally } from './proxy';
 

@@ -1,6 +1,7 @@
 import { REFERENCE } from '../lib/reference';
 import { SETTLED } from '../lib/settle';
-import type { KitResult, RuleVerdict } from '../run';
+import type { RuleVerdict } from '../rule-verdict';
+import type { KitResult } from '../run';
 
 const MARK: Record<RuleVerdict['verdict'], string> = { pass: 'PASS', fail: 'FAIL', 'not-run': 'NOT RUN' };
 
