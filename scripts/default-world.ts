@@ -6,7 +6,7 @@
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { generateWorld } from '../src/seed';
-import { SEED_DEFAULTS } from '../src/seeded-world';
+import { SEED_DEFAULTS } from '../src/seed-options';
 
 const file = path.join(__dirname, '..', 'src', 'default-world.json');
 writeFileSync(file, `${JSON.stringify(generateWorld({ ...SEED_DEFAULTS }), null, 1)}\n`);

@@ -2,9 +2,9 @@ import { Faker, base, en } from '@faker-js/faker';
 import type { Attachment, Contact, Reaction, Timestamp } from './types';
 import type { StoredMessage, WorldData } from './store/world';
 
-import type { SeedOptions } from './seeded-world';
+import type { SeedOptions } from './seed-options';
 
-export { SEED_DEFAULTS, type SeedOptions } from './seeded-world';
+export { SEED_DEFAULTS, type SeedOptions } from './seed-options';
 
 /**
  * The seeded world's "now". Fixed, so that the same seed gives byte-identical answers on every

@@ -3,7 +3,7 @@ import { createApp } from '../src/express/app';
 import { PHONE_NUMBER } from '../src/store/rules';
 import { createCore } from '../src/core';
 import { SEED_NOW, generateWorld } from '../src/seed';
-import { SEED_DEFAULTS } from '../src/seeded-world';
+import { SEED_DEFAULTS } from '../src/seed-options';
 import shipped from '../src/default-world.json';
 
 describe('The seeded world', () => {

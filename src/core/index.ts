@@ -1,6 +1,7 @@
 import { ApiError, MissingParameter, errors, size } from '../errors';
 import { openApiDocument } from '../openapi';
-import { SEED_DEFAULTS, seedOf, seededWorld } from '../seeded-world';
+import { SEED_DEFAULTS, seedOf } from '../seed-options';
+import { seededWorld } from '../seeded-world';
 import type { Simulator } from '../simulate';
 import { World, type WorldData } from '../store/world';
 import { Worlds, type JournalEntry } from '../store/worlds';

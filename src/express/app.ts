@@ -6,7 +6,7 @@ import type { BodyLimit, Core, CoreAnswer } from '../core';
 import { CORE_DEFAULTS, createCore, type CoreOptions } from '../core';
 import { errors, type ApiError } from '../errors';
 import { generateWorld } from '../seed';
-import { seedOf } from '../seeded-world';
+import { seedOf } from '../seed-options';
 import type { Simulator } from '../simulate';
 import type { Worlds } from '../store/worlds';
 import { requestLog } from './log';
