@@ -1,12 +1,13 @@
 /**
- * Writes the rule catalogue into the project's README.md, between its markers, from rules.ts:
+ * Writes the rule catalogue into docs/contract-kit.md, between its markers, from rules.ts:
  * `npx tsx contract-tests/readme.ts`. test/contract-kit/catalogue.test.ts checks that it is current.
  */
 import fs from 'node:fs';
 import path from 'node:path';
 import { RULES, type Rule } from './rules';
 
-export const README = path.join(__dirname, '..', 'README.md');
+/** The page that lists the catalogue: the contract kit's page of the docs. */
+export const PAGE = path.join(__dirname, '..', 'docs', 'contract-kit.md');
 const START = '<!-- rules:start (generated from contract-tests/rules.ts by contract-tests/readme.ts) -->';
 const END = '<!-- rules:end -->';
 
@@ -17,18 +18,18 @@ export function catalogueTable(): string {
   return ['| Rule | Profile | Section | Sentence |', '|---|---|---|---|', ...rows].join('\n');
 }
 
-export function withCatalogue(readme: string): string {
-  const from = readme.indexOf(START);
-  const to = readme.indexOf(END);
-  if (from === -1 || to === -1) throw new Error(`README.md lacks the markers ${START} … ${END}`);
-  return `${readme.slice(0, from + START.length)}\n\n${catalogueTable()}\n\n${readme.slice(to)}`;
+export function withCatalogue(page: string): string {
+  const from = page.indexOf(START);
+  const to = page.indexOf(END);
+  if (from === -1 || to === -1) throw new Error(`docs/contract-kit.md lacks the markers ${START} … ${END}`);
+  return `${page.slice(0, from + START.length)}\n\n${catalogueTable()}\n\n${page.slice(to)}`;
 }
 
-/** The rules as the README lists them (whatever the table's formatting). */
-export function rulesInReadme(readme: string): Omit<Rule, never>[] {
-  const from = readme.indexOf(START);
-  const to = readme.indexOf(END);
-  return readme
+/** The rules as the page lists them (whatever the table's formatting). */
+export function rulesInPage(page: string): Omit<Rule, never>[] {
+  const from = page.indexOf(START);
+  const to = page.indexOf(END);
+  return page
     .slice(from + START.length, to)
     .split('\n')
     .filter((line) => line.startsWith('| `'))
@@ -49,11 +50,11 @@ export function rulesInReadme(readme: string): Omit<Rule, never>[] {
 if (require.main === module) {
   void (async () => {
     const prettier = await import('prettier');
-    const options = (await prettier.resolveConfig(README)) ?? {};
-    const text = await prettier.format(withCatalogue(fs.readFileSync(README, 'utf8')), {
+    const options = (await prettier.resolveConfig(PAGE)) ?? {};
+    const text = await prettier.format(withCatalogue(fs.readFileSync(PAGE, 'utf8')), {
       ...options,
-      filepath: README,
+      filepath: PAGE,
     });
-    fs.writeFileSync(README, text);
+    fs.writeFileSync(PAGE, text);
   })();
 }

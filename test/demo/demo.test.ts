@@ -13,7 +13,7 @@ import { serveFolder, visible, type Site } from './support';
  * API requests inside the page, and keeps the token's world in localStorage; the static server
  * records every path it is asked for, to show that no API request ever reached it.
  *
- * With UPDATE_SCREENSHOTS=1 the screenshot goes to docs/images/demo.png (the README's picture).
+ * With UPDATE_SCREENSHOTS=1 the screenshot goes to docs/images/demo.png (the picture of docs/msw.md).
  */
 const CHROMIUM = findChromium();
 const SCREENSHOT =
@@ -111,7 +111,7 @@ describe(`The static demo in a real browser, with Mock Service Worker and no ser
     expect((await thumbsUp().textContent())?.replace(/\s/g, '')).toBe(await thumbsUpShown());
     expect(await page.locator('#banner').isVisible()).toBe(false);
 
-    // The picture of the README: the conversation, the sent message with its reaction, no banner.
+    // The picture of docs/msw.md: the conversation, the sent message with its reaction, no banner.
     await page.mouse.move(0, 0);
     await page.locator('#composer-input').blur();
     mkdirSync(path.dirname(SCREENSHOT), { recursive: true });

@@ -8,7 +8,7 @@ import { installInto, mb, packBoth, type Installed, type Packed } from '../../sc
  * The package as a user gets it: `npm pack` (which builds first), the tarball installed alone into
  * an empty project (its production dependencies from the registry, nothing of this clone), then
  * both bins run against each other through npx, the library loaded from CommonJS and ESM, and the
- * README's TypeScript examples compiled by a strict consumer. Its own jest config and npm script
+ * TypeScript examples of docs/mock.md compiled by a strict consumer. Its own jest config and npm script
  * (`npm run test:package`); `npm test` runs it as one of its parts.
  */
 const ROOT = path.resolve(__dirname, '..', '..');
@@ -142,7 +142,7 @@ const installed = (pkg: string, ...parts: string[]) => path.join(project, 'node_
 const KIT_DEPENDENCIES = ['commander', 'fast-check', 'jest', 'junit-report-builder', 'qs', 'supertest'];
 
 describe('npm run pack: two packages', () => {
-  it('messaging-api-mock ships the build, the dashboard, docs/api.md, the fixtures, README, LICENSE and package.json, and nothing else: not the kit', () => {
+  it('messaging-api-mock ships the build, the dashboard, the pages of docs/, the fixtures, README, LICENSE and package.json, and nothing else: not the kit', () => {
     const files = packed.mock.files.map((f) => f.path).sort();
     const stray = files.filter(
       (f) =>
@@ -155,6 +155,15 @@ describe('npm run pack: two packages', () => {
           'dashboard/favicon.svg',
           'dashboard/favicon.ico',
           'docs/api.md',
+          'docs/architecture.md',
+          'docs/contract-kit.md',
+          'docs/fixtures.md',
+          'docs/mock.md',
+          'docs/msw.md',
+          'docs/packages.md',
+          'docs/performance.md',
+          'docs/proxy.md',
+          'docs/reliability.md',
           'docs/twin.md',
           'common/server-profile.schema.json',
           'fixtures/demo.json',
@@ -175,6 +184,7 @@ describe('npm run pack: two packages', () => {
       'dist/esm/msw.mjs',
       'dashboard/index.html',
       'docs/api.md',
+      'docs/mock.md',
     ])
       expect(files).toContain(f);
     expect(files.filter((f) => f.startsWith('dist/contract-tests/'))).toEqual([]);
@@ -609,12 +619,12 @@ server.close();`;
     expect(esm.stdout).toBe(cjs.stdout);
   }, 360_000);
 
-  it("compiles the README's TypeScript examples with tsc --strict and no skipLibCheck, as ESM and as CommonJS", async () => {
-    const readme = fs.readFileSync(path.join(ROOT, 'README.md'), 'utf8');
+  it('compiles the TypeScript examples of docs/mock.md with tsc --strict and no skipLibCheck, as ESM and as CommonJS', async () => {
+    const page = fs.readFileSync(path.join(ROOT, 'docs', 'mock.md'), 'utf8');
     const example = (heading: string) => {
-      const at = readme.indexOf(`### ${heading}`);
+      const at = page.indexOf(`### ${heading}`);
       expect(at).toBeGreaterThan(-1);
-      return /```ts\n([\s\S]*?)```/.exec(readme.slice(at))![1]!;
+      return /```ts\n([\s\S]*?)```/.exec(page.slice(at))![1]!;
     };
     const source = [
       example('Typed client use'),
