@@ -1,16 +1,13 @@
 import { reactionsOf } from '../lib/model';
 import { isObject, type Json, type Reading } from '../proxy/exchange';
+import { idOf, itemsOf, sentAttachments, sentReactions } from '../proxy/session';
 import {
   CONTACT_STABLE,
-  idOf,
-  itemsOf,
-  sentAttachments,
-  sentReactions,
   type ContactFacts,
   type MessageFacts,
   type SessionState,
   type World,
-} from '../proxy/session';
+} from '../proxy/state';
 import { contactFieldRules, mockMessage, badId, otherKind, notSeconds, notNow } from './conventions';
 import {
   CONTACT,

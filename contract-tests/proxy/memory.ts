@@ -1,4 +1,6 @@
-import type { ContactFacts, MessageFacts, SessionState, World } from './session';
+import type { ContactFacts, Kind, Ledger, Limits, Memory, MessageFacts, SessionState, World } from './state';
+
+export type { Limits } from './state';
 
 /**
  * The bounds of what the proxy remembers, whatever the traffic. It keeps the worlds of at most
@@ -15,48 +17,12 @@ import type { ContactFacts, MessageFacts, SessionState, World } from './session'
  * page from an exchange that started before the last deletion it forgot (`forgotAt`); a world
  * made anew starts from the last deletion of any world forgotten whole.
  */
-export interface Limits {
-  maxTokens: number;
-  /** Contacts and messages per token. */
-  maxRecords: number;
-  maxBytes: number;
-}
-
 export const DEFAULT_LIMITS: Limits = { maxTokens: 1000, maxRecords: 10_000, maxBytes: 16 * 2 ** 20 };
 
 /** The pages with has_more=true a token keeps (its next pages are checked against them). */
 const OPEN_PAGES = 100;
 /** A longer page is not kept: its next page is not checked. */
 const OPEN_PAGE_ITEMS = 1000;
-
-export type Kind = 'contact' | 'conversation' | 'message';
-
-/** A world's bookkeeping: what it keeps, in the order it is forgotten, and what it counts. */
-export interface Ledger {
-  /** `c` or `m` and the id of each contact and message kept, least recently seen first → its bytes. */
-  records: Map<string, number>;
-  /** The ids its answers showed, least recently seen first (the index of all tokens is `kinds`). */
-  kinds: Map<string, Kind>;
-  /** The ids created with this token, oldest first (the index of all tokens is `creators`). */
-  created: Set<string>;
-  bytes: number;
-  /** The end of the latest delete it saw, and of the latest deletion it forgot (see above). */
-  lastDeleteAt: number;
-  forgotAt: number;
-}
-
-export interface Memory {
-  limits: Limits;
-  /** What all the worlds count together, and the most they counted. */
-  bytes: number;
-  peakBytes: number;
-  /** How many worlds hold each id of the index `kinds`. */
-  kindHolders: Map<string, number>;
-  /** The latest deletion of a world forgotten whole: a world made afterwards starts from it. */
-  forgotAt: number;
-  /** Tokens forgotten whole, and records forgotten from tokens kept. */
-  forgotten: { tokens: number; records: number };
-}
 
 export function newMemory(limits: Limits): Memory {
   return {

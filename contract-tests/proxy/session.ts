@@ -15,11 +15,10 @@ import {
   noteKind,
   notePage,
   teaches,
-  type Kind,
-  type Ledger,
-  type Limits,
-  type Memory,
 } from './memory';
+import { CONTACT_STABLE, type Limits, type SessionState, type World } from './state';
+
+export type { SessionState, World } from './state';
 
 /**
  * What the proxy has learnt of each token's world from the exchanges it saw, and nothing else:
@@ -30,69 +29,6 @@ import {
  * Times are those of the exchanges (ms): a record deleted by an answer finished at T counts as
  * gone for a request that arrived at T or later, never for one that was already on its way.
  */
-export interface ContactFacts {
-  /** When the proxy first saw it (the end of that exchange). */
-  seenAt: number;
-  conversationId?: string;
-  /** The fields no operation may change but an update of display_name: the last values seen. */
-  stable: Partial<Record<(typeof CONTACT_STABLE)[number], unknown>>;
-  displayName: unknown;
-  /** The display names it had before an update the proxy saw, and when the last update ended. */
-  formerNames: unknown[];
-  renamedAt?: number;
-}
-
-export interface MessageFacts {
-  seenAt: number;
-  /** When an exchange last showed it: a view that started earlier may show it older. */
-  learntAt: number;
-  conversationId: unknown;
-  createdAt: unknown;
-  senderId: unknown;
-  text: unknown;
-  formerTexts: unknown[];
-  editedAt?: number;
-  reactions: Map<string, Set<string>>;
-  attachments: number;
-  /** When the last update of it that the proxy saw ended, and what that update added. */
-  updatedAt?: number;
-  lastUpdate?: { reaction: boolean; attachment: boolean };
-}
-
-export interface World {
-  contacts: Map<string, ContactFacts>;
-  messages: Map<string, MessageFacts>;
-  /** Deleted by a DELETE the proxy saw: id → when the answer ended. */
-  goneContacts: Map<string, number>;
-  goneMessages: Map<string, number>;
-  goneConversations: Map<string, number>;
-  /** Conversation id → its contact's id. */
-  owners: Map<string, string>;
-  /**
-   * Pages that said has_more=true, by `<list>|<last id>`: when the request arrived (a delete that
-   * ended after it may have changed the list), and its items.
-   */
-  openPages: Map<string, { at: number; ids: string[] }>;
-  ledger: Ledger;
-}
-
-export interface SessionState {
-  /** The least recently used first. */
-  worlds: Map<string, World>;
-  /** Ids created through the proxy → the Authorization that created them (token isolation). */
-  creators: Map<string, string>;
-  /** The ids the worlds kept have seen, and of which kind (ids of different kinds never collide, C6). */
-  kinds: Map<string, Kind>;
-  memory: Memory;
-}
-
-export const CONTACT_STABLE = [
-  'username',
-  'phone_number',
-  'avatar_url',
-  'conversation_id',
-  'created_at',
-] as const;
 
 export function newSession(limits: Limits = DEFAULT_LIMITS): SessionState {
   return { worlds: new Map(), creators: new Map(), kinds: new Map(), memory: newMemory(limits) };

@@ -1,0 +1,103 @@
+/**
+ * What the proxy holds of each token's world (./session.ts learns it, ./memory.ts bounds it, the
+ * judge reads it): types only, and the fields of a contact no update but display_name changes.
+ */
+export interface Limits {
+  maxTokens: number;
+  /** Contacts and messages per token. */
+  maxRecords: number;
+  maxBytes: number;
+}
+
+export type Kind = 'contact' | 'conversation' | 'message';
+
+/** A world's bookkeeping: what it keeps, in the order it is forgotten, and what it counts. */
+export interface Ledger {
+  /** `c` or `m` and the id of each contact and message kept, least recently seen first → its bytes. */
+  records: Map<string, number>;
+  /** The ids its answers showed, least recently seen first (the index of all tokens is `kinds`). */
+  kinds: Map<string, Kind>;
+  /** The ids created with this token, oldest first (the index of all tokens is `creators`). */
+  created: Set<string>;
+  bytes: number;
+  /** The end of the latest delete it saw, and of the latest deletion it forgot (see above). */
+  lastDeleteAt: number;
+  forgotAt: number;
+}
+
+export interface Memory {
+  limits: Limits;
+  /** What all the worlds count together, and the most they counted. */
+  bytes: number;
+  peakBytes: number;
+  /** How many worlds hold each id of the index `kinds`. */
+  kindHolders: Map<string, number>;
+  /** The latest deletion of a world forgotten whole: a world made afterwards starts from it. */
+  forgotAt: number;
+  /** Tokens forgotten whole, and records forgotten from tokens kept. */
+  forgotten: { tokens: number; records: number };
+}
+
+export interface ContactFacts {
+  /** When the proxy first saw it (the end of that exchange). */
+  seenAt: number;
+  conversationId?: string;
+  /** The fields no operation may change but an update of display_name: the last values seen. */
+  stable: Partial<Record<(typeof CONTACT_STABLE)[number], unknown>>;
+  displayName: unknown;
+  /** The display names it had before an update the proxy saw, and when the last update ended. */
+  formerNames: unknown[];
+  renamedAt?: number;
+}
+
+export interface MessageFacts {
+  seenAt: number;
+  /** When an exchange last showed it: a view that started earlier may show it older. */
+  learntAt: number;
+  conversationId: unknown;
+  createdAt: unknown;
+  senderId: unknown;
+  text: unknown;
+  formerTexts: unknown[];
+  editedAt?: number;
+  reactions: Map<string, Set<string>>;
+  attachments: number;
+  /** When the last update of it that the proxy saw ended, and what that update added. */
+  updatedAt?: number;
+  lastUpdate?: { reaction: boolean; attachment: boolean };
+}
+
+export interface World {
+  contacts: Map<string, ContactFacts>;
+  messages: Map<string, MessageFacts>;
+  /** Deleted by a DELETE the proxy saw: id → when the answer ended. */
+  goneContacts: Map<string, number>;
+  goneMessages: Map<string, number>;
+  goneConversations: Map<string, number>;
+  /** Conversation id → its contact's id. */
+  owners: Map<string, string>;
+  /**
+   * Pages that said has_more=true, by `<list>|<last id>`: when the request arrived (a delete that
+   * ended after it may have changed the list), and its items.
+   */
+  openPages: Map<string, { at: number; ids: string[] }>;
+  ledger: Ledger;
+}
+
+export interface SessionState {
+  /** The least recently used first. */
+  worlds: Map<string, World>;
+  /** Ids created through the proxy → the Authorization that created them (token isolation). */
+  creators: Map<string, string>;
+  /** The ids the worlds kept have seen, and of which kind (ids of different kinds never collide, C6). */
+  kinds: Map<string, Kind>;
+  memory: Memory;
+}
+
+export const CONTACT_STABLE = [
+  'username',
+  'phone_number',
+  'avatar_url',
+  'conversation_id',
+  'created_at',
+] as const;
