@@ -1,6 +1,6 @@
 /**
  * The error codes of the mock's conventions (C2): those a request of the API can meet, and those
- * only the mock's switches and control routes give (README, "Error codes").
+ * only the mock's switches and control routes give (docs/mock.md, "Error codes").
  */
 export const API_ERROR_CODES = [
   'missing_token',

@@ -87,7 +87,7 @@ function conventions(): Schema {
     summary:
       "What fills the gaps of the document here: the mock's own conventions, or a server's (--conventions).",
     description:
-      'With a server profile (`--conventions`, the `conventions` option), the mock is a twin of that server: `taken` lists each choice it answers with, `not_mirrored` each it cannot mirror and why, `in_force` the choices as read. Without one, `twin` is false and the conventions C1–C20 of the README hold.',
+      'With a server profile (`--conventions`, the `conventions` option), the mock is a twin of that server: `taken` lists each choice it answers with, `not_mirrored` each it cannot mirror and why, `in_force` the choices as read. Without one, `twin` is false and the mock’s own conventions C1–C20 (docs/api.md, part 2) hold.',
     responses: {
       '200': {
         description: 'The conventions in force.',
