@@ -9,7 +9,7 @@ import {
 } from './lib/data';
 import { is2xx, send } from './lib/http';
 import { idOf, walk } from './lib/paging';
-import { rule, type RuleContext } from './lib/rule';
+import { rule, type RuleContext } from './lib/harness';
 import { CONTACT, problems } from './judge/fields';
 import { settled } from './lib/settle';
 

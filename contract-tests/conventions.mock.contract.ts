@@ -21,7 +21,7 @@ import {
 } from './lib/data';
 import { send, type Exchange } from './lib/http';
 import { idOf, walk } from './lib/paging';
-import { rule, type RuleContext } from './lib/rule';
+import { rule, type RuleContext } from './lib/harness';
 
 useCleanup();
 

@@ -1,7 +1,7 @@
 import { messageText, useCleanup } from './lib/data';
 import { is4xx, type Exchange } from './lib/http';
 import { mustSucceed, Operations, type Done } from './lib/operations';
-import { RuleFailure, type RuleContext, rule } from './lib/rule';
+import { RuleFailure, type RuleContext, rule } from './lib/harness';
 import { avatarSample, phoneFor, reactionNames } from './lib/samples';
 import { verify } from './lib/views';
 

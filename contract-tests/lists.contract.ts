@@ -9,8 +9,8 @@ import {
 } from './lib/data';
 import { send } from './lib/http';
 import { asPage, idOf, walk } from './lib/paging';
-import { observe } from './lib/recorder';
-import { rule, type RuleContext } from './lib/rule';
+import { observe } from './lib/observations';
+import { rule, type RuleContext } from './lib/harness';
 import { PAGE, problems } from './judge/fields';
 import { settled } from './lib/settle';
 

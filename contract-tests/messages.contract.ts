@@ -11,7 +11,7 @@ import {
 import { is2xx, is4xx, send, type Exchange } from './lib/http';
 import { idOf, walk } from './lib/paging';
 import { reactionNames } from './lib/samples';
-import { rule, type RuleContext } from './lib/rule';
+import { rule, type RuleContext } from './lib/harness';
 import { MESSAGE, SENDER, SENDER_FORBIDDEN, problems } from './judge/fields';
 import { settled } from './lib/settle';
 

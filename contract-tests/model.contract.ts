@@ -2,7 +2,7 @@ import { useCleanup, type Json } from './lib/data';
 import { is2xx, send } from './lib/http';
 import { mustSucceed, Operations } from './lib/operations';
 import { asPage, idOf, walk, walkBack } from './lib/paging';
-import { rule, type RuleContext } from './lib/rule';
+import { rule, type RuleContext } from './lib/harness';
 import { settled } from './lib/settle';
 import { reactionNames } from './lib/samples';
 import { verify } from './lib/views';

@@ -1,6 +1,6 @@
 import type { Json } from './data';
 import type { Exchange } from './http';
-import { observe } from './recorder';
+import { observe } from './observations';
 import {
   AS_CREATED,
   Model,
@@ -11,7 +11,7 @@ import {
   type ModelMessage,
 } from './model';
 import { idOf } from './paging';
-import { RuleFailure } from './rule';
+import { RuleFailure } from './harness';
 import {
   CONTACT,
   describeChange,

@@ -1,7 +1,7 @@
 import { config } from './config';
 import { is2xx, is4xx, onExchange, requestsSinceLastCount, send, type Exchange, type Pairs } from './http';
 import { fingerprint, stopRequested, writeRecord } from './records';
-import { SetupFailure } from './rule';
+import { SetupFailure } from './harness';
 import { attachmentPairs, avatarSample, cannotMake, phoneFor, usernameFor } from './samples';
 
 /**

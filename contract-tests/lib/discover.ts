@@ -1,8 +1,8 @@
 import { deleteResource, postContact, postMessage } from './data';
 import { describeExchange, is2xx, send, type Exchange, type Pairs } from './http';
-import { observe } from './recorder';
+import { observe } from './observations';
 import { writeRecord } from './records';
-import { excerpt } from './rule';
+import { excerpt } from './harness';
 import {
   ATTACHMENT_SHAPES,
   attachmentKeysOf,

@@ -2,7 +2,7 @@ import { is2xx, send, type Exchange } from './http';
 import { walk, idOf } from './paging';
 import type { Json } from './data';
 import { fingerprint, writeRecord, type RecordLine } from './records';
-import { excerpt, RuleFailure } from './rule';
+import { excerpt, RuleFailure } from './harness';
 import { settled } from './settle';
 
 type Resource = 'contact' | 'message';

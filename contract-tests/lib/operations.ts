@@ -2,7 +2,7 @@ import { attachmentPairs, contactForm, messageText, postContact, postMessage, ty
 import { is2xx, send, type Exchange, type Pairs } from './http';
 import { Model } from './model';
 import { reactionNames } from './samples';
-import { RuleFailure } from './rule';
+import { RuleFailure } from './harness';
 import { compareContact, compareMessage } from './compare';
 
 /**

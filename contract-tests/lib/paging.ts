@@ -11,7 +11,7 @@ import { walkBack as walkBackOn, type BackWalk } from '../../common/paging-back'
 import { observePaging } from '../profile/observe';
 import { config } from './config';
 import { send } from './http';
-import { observe } from './recorder';
+import { observe } from './observations';
 
 /**
  * The kit's lists, walked by the paging discovery of common/paging.ts (the account recorder's

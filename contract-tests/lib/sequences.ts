@@ -5,7 +5,7 @@ import { InfraError, onExchange, type Exchange } from './http';
 import { Operations, type Done } from './operations';
 import { reactionNames } from './samples';
 import { writeRecord } from './records';
-import { excerpt, NotRun, RuleFailure } from './rule';
+import { excerpt, NotRun, RuleFailure } from './harness';
 import { verify, type Focus } from './views';
 
 /**

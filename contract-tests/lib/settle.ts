@@ -1,6 +1,6 @@
 import { config } from './config';
-import { observe } from './recorder';
-import { RuleFailure } from './rule';
+import { observe } from './observations';
+import { RuleFailure } from './harness';
 
 /**
  * Lists may be eventually consistent: a record shows in them some time after it is written. With

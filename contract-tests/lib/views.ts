@@ -2,7 +2,7 @@ import type { Json } from './data';
 import { is2xx, is4xx, send, type Exchange } from './http';
 import { Model } from './model';
 import { asPage, idOf, walk, type Walk } from './paging';
-import { NotRun, RuleFailure } from './rule';
+import { NotRun, RuleFailure } from './harness';
 import { settled } from './settle';
 import { compareContact, compareMessage, fail, show, type View } from './compare';
 

@@ -10,7 +10,7 @@ import {
 } from './http';
 import { writeRecord, type ExchangeExcerpt } from './records';
 import { findRule, type Rule } from '../rules';
-import './recorder';
+import './observations';
 
 /** Which check of a rule failed, and the rule when it is not the one of the test that found it. */
 export interface FailureOf {
