@@ -1,6 +1,6 @@
 import { ApiError } from './errors';
 import { MAX_TIMESTAMP } from './store/order';
-import { checkHttpUrl, checkInteger, checkString, describe, isPlainRecord } from './store/params';
+import { checkHttpUrl, checkInteger, checkString, describe, isPlainRecord } from './input/params';
 import {
   DISPLAY_NAME,
   FILE_SIZE,
@@ -11,7 +11,7 @@ import {
   REACTION_NAME,
   RECORD_ID,
   USERNAME,
-} from './store/rules';
+} from './input/fields';
 import type { StoredMessage, WorldData } from './store/world';
 import {
   ATTACHMENT_FIELDS,

@@ -1,26 +1,26 @@
 import Ajv2020 from 'ajv/dist/2020';
 import type request from 'supertest';
 import { openApiDocument } from '../src/openapi';
-import { HTTP_URL, type IntegerRule, type StringRule } from '../src/store/params';
+import { HTTP_URL, type IntegerRule, type StringRule } from '../src/input/params';
 import {
   DISPLAY_NAME,
   FILE_SIZE,
   FILE_TYPE,
   FILENAME,
   ID,
-  LIMITS,
   MESSAGE_TEXT,
   PAGE_SIZE,
   PHONE_NUMBER,
   REACTION_NAME,
   RECORD_ID,
   USERNAME,
-} from '../src/store/rules';
+} from '../src/input/fields';
 import { api, createContact, makeApp, sendMessage } from './helpers';
+import { LIMITS } from '../src/input/limits';
 
 /**
  * The OpenAPI document and the code agree on every field: the document's limits are the rules of
- * store/rules.ts, and the live mock accepts a value the document accepts and refuses one it refuses.
+ * src/input/fields.ts, and the live mock accepts a value the document accepts and refuses one it refuses.
  */
 
 // A schema is JSON of any shape; `any` lets the walk below read it without a cast at every step.

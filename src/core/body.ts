@@ -1,15 +1,7 @@
 import qs from 'qs';
 import { ApiError, errors, type Encoding } from '../errors';
-import { paramsFrom, type Params } from '../store/params';
-
-/** Convention C12: bounds that no body, query or multipart form can exceed. */
-export const BODY_LIMITS = {
-  bytes: 100 * 1024,
-  label: '100 kB',
-  parameters: 1000,
-  depth: 5,
-  arrayLength: 100,
-} as const;
+import { paramsFrom, type Params } from '../input/params';
+import { BODY_LIMITS } from '../input/limits';
 
 const QS_OPTIONS: qs.IParseOptions & { throwOnLimitExceeded: boolean; strictDepth: boolean } = {
   // Null-prototype objects: a key like `constructor` is data, never a route to a prototype.

@@ -1,16 +1,13 @@
 import type { ReadProfile } from '../twin/profile';
 import { errors } from '../errors';
 import { FixtureError, validateFixture } from '../fixtures';
-import { checkInteger, describe, isPlainRecord, refuseUnknown, type Params } from '../store/params';
+import { checkInteger, describe, isPlainRecord, refuseUnknown, type Params } from '../input/params';
 import { World, type WorldOptions } from '../store/world';
 import type { JournalEntry, TokenSwitches, Worlds } from '../store/worlds';
 import { json, noContent, type BodyLimit } from './answer';
-import { BODY_LIMITS, queryParams, readBody, requestParams, type RequestHeaders } from './body';
-import { MAX_DELAY_MS } from './switches';
+import { queryParams, readBody, requestParams, type RequestHeaders } from './body';
 import type { Route } from './routes';
-
-/** A whole world can be far larger than an API request; this bounds `PUT /__mock/state`. */
-export const STATE_BODY_LIMIT = { bytes: 64 * 1024 * 1024, label: '64 MB' } as const;
+import { BODY_LIMITS, SWITCH_LIMITS } from '../input/limits';
 
 /** What a control route is given: the token, its query parameters, and the body when it reads one. */
 export interface ControlExchange {
@@ -36,13 +33,6 @@ export interface ControlOptions {
   /** The server profile a twin answers with (`--conventions`), as read. */
   conventions?: ReadProfile;
 }
-
-/** The bounds of `PUT /__mock/switches`. */
-export const SWITCH_LIMITS = {
-  latency: { min: 0, max: MAX_DELAY_MS },
-  status: { min: 400, max: 599 },
-  count: { min: 1, max: 1000 },
-} as const;
 
 const SWITCH_PARAMS = ['latency_ms', 'errors'] as const;
 const ERROR_SWITCH_PARAMS = ['status', 'count'] as const;

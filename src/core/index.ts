@@ -17,14 +17,15 @@ import {
   type CoreRequest,
 } from './answer';
 import { authenticator } from './auth';
-import { BODY_LIMITS, encodingOf, header, readBody, requestParams, queryParams } from './body';
-import { STATE_BODY_LIMIT, controlRoutes, type ControlExchange } from './control';
+import { encodingOf, header, readBody, requestParams, queryParams } from './body';
+import { controlRoutes, type ControlExchange } from './control';
 import { allowed, apiRoutes, findRoute, type Route } from './routes';
 import { KeptWorlds, type WorldStorage } from './storage';
 import { switchesOf, type Latency } from './switches';
 import { twinAnswer } from '../twin/answers';
 import { idMaker, withIds } from '../twin/ids';
 import { readProfile } from '../twin/profile';
+import { BODY_LIMITS, STATE_BODY_LIMIT } from '../input/limits';
 
 export type { BodyLimit, BodyReader, CoreAnswer, CoreRequest } from './answer';
 export type { WorldStorage } from './storage';

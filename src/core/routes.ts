@@ -1,6 +1,6 @@
 import { errors } from '../errors';
-import type { Params } from '../store/params';
-import * as rules from '../store/rules';
+import type { Params } from '../input/params';
+import * as fields from '../input/fields';
 import type { World } from '../store/world';
 import type { Message } from '../types';
 import type { Conventions } from '../twin/profile';
@@ -72,7 +72,7 @@ function decodeSegment(segment: string): string {
   }
 }
 
-/** The five operations of one resource, as store calls with typed inputs read by the rules. */
+/** The five operations of one resource, as store calls with typed inputs read by the fields. */
 interface Collection<T> {
   name: 'contact' | 'message';
   list(world: World, params: Params): unknown;
@@ -117,12 +117,12 @@ function collectionRoutes<T>(
       path: [...base, ':id'],
       methods: {
         GET: (x) => {
-          rules.none(x.params);
+          fields.none(x.params);
           return json(status('retrieve', 200), found(collection.retrieve(x.world, x.id), x.id));
         },
         PUT: (x) => json(status('update', 200), found(collection.update(x.world, x.id, params(x)), x.id)),
         DELETE: (x) => {
-          rules.none(x.params);
+          fields.none(x.params);
           const answer = twin?.deleteAnswer[kind];
           const record = answer?.body === 'object' ? collection.retrieve(x.world, x.id) : undefined;
           found(collection.remove(x.world, x.id), x.id);
@@ -161,12 +161,12 @@ export function apiRoutes(onSent?: (world: World, message: Message) => void, twi
       ['v1', 'contacts'],
       {
         name: 'contact',
-        list: (world, params) => world.listContacts(rules.contactList(params)),
-        create: (world, params) => world.createContact(rules.contactCreate(params)),
+        list: (world, params) => world.listContacts(fields.contactList(params)),
+        create: (world, params) => world.createContact(fields.contactCreate(params)),
         retrieve: (world, id) => world.getContact(id),
         // A missing record is a 404 before its parameters are judged.
         update: (world, id, params) =>
-          world.getContact(id) && world.updateContact(id, rules.contactUpdate(params)),
+          world.getContact(id) && world.updateContact(id, fields.contactUpdate(params)),
         remove: (world, id) => world.deleteContact(id),
       },
       twin,
@@ -175,15 +175,15 @@ export function apiRoutes(onSent?: (world: World, message: Message) => void, twi
       ['v1', 'messages'],
       {
         name: 'message',
-        list: (world, params) => world.listMessages(rules.messageList(params)),
+        list: (world, params) => world.listMessages(fields.messageList(params)),
         create: (world, params) => {
-          const message = world.sendMessage(rules.messageSend(params));
+          const message = world.sendMessage(fields.messageSend(params));
           onSent?.(world, message);
           return message;
         },
         retrieve: (world, id) => world.getMessage(id),
         update: (world, id, params) =>
-          world.getMessage(id) && world.updateMessage(id, rules.messageUpdate(params)),
+          world.getMessage(id) && world.updateMessage(id, fields.messageUpdate(params)),
         remove: (world, id) => world.deleteMessage(id),
       },
       twin,

@@ -1,11 +1,10 @@
 import { errors } from '../errors';
+import { MAX_DELAY_MS } from '../input/limits';
 
 export interface Latency {
   min: number;
   max: number;
 }
-
-export const MAX_DELAY_MS = 60_000;
 
 /** `--latency 300` or `--latency 200-800` (milliseconds). */
 export function parseLatency(text: string): Latency {

@@ -1,7 +1,7 @@
 import { STATUS_CODES, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { errors } from '../errors';
-import { BODY_LIMITS } from '../core/body';
+import { BODY_LIMITS } from '../input/limits';
 
 /**
  * Node's HTTP parser refuses some requests before Express sees them: a malformed request line,

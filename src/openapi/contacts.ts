@@ -1,5 +1,5 @@
-import type { ContactCreateInput, ContactUpdateInput } from '../store/rules';
-import { DISPLAY_NAME, PHONE_NUMBER, USERNAME } from '../store/rules';
+import type { ContactCreateInput, ContactUpdateInput } from '../input/fields';
+import { DISPLAY_NAME, PHONE_NUMBER, USERNAME } from '../input/fields';
 import {
   answer,
   body,
@@ -22,7 +22,7 @@ import {
   type Texts,
 } from './schemas';
 
-/** The five contact operations of document 4.1, with the bodies rules.ts reads for them. */
+/** The five contact operations of document 4.1, with the bodies input/fields.ts reads for them. */
 export function contacts(): Part {
   return {
     paths: {

@@ -1,4 +1,3 @@
-import { STATE_BODY_LIMIT, SWITCH_LIMITS } from '../core/control';
 import type { WorldData } from '../store/world';
 import {
   body,
@@ -15,6 +14,7 @@ import {
   type Schema,
   type Texts,
 } from './schemas';
+import { STATE_BODY_LIMIT, SWITCH_LIMITS } from '../input/limits';
 
 /** The mock's own routes: `/__mock/*` (core/control.ts) and this document. */
 export function control(): Part {

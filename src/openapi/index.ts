@@ -1,10 +1,10 @@
-import { MAX_DELAY_MS } from '../core/switches';
 import { contacts } from './contacts';
 import { control } from './control';
 import { messages } from './messages';
 import type { ReadProfile } from '../twin/profile';
 import { pagingParameters, recordSchemas, type Schema } from './schemas';
 import { twinDocument } from './twin';
+import { MAX_DELAY_MS } from '../input/limits';
 
 /**
  * The OpenAPI 3.1 description of the API as this mock implements it: the document's endpoints

@@ -1,14 +1,13 @@
-import type { AttachmentInput, MessageSendInput, MessageUpdateInput } from '../store/rules';
+import type { AttachmentInput, MessageSendInput, MessageUpdateInput } from '../input/fields';
 import {
   DEFAULT_FILE_TYPE,
   FILE_SIZE,
   FILE_TYPE,
   FILENAME,
   ID,
-  LIMITS,
   MESSAGE_TEXT,
   REACTION_NAME,
-} from '../store/rules';
+} from '../input/fields';
 import {
   answer,
   body,
@@ -32,8 +31,9 @@ import {
   type Schema,
   type Texts,
 } from './schemas';
+import { LIMITS } from '../input/limits';
 
-/** The five message operations of document 4.2, with the bodies rules.ts reads for them. */
+/** The five message operations of document 4.2, with the bodies input/fields.ts reads for them. */
 export function messages(): Part {
   return {
     paths: {
@@ -123,7 +123,7 @@ function messageUpdate(): Schema {
   });
 }
 
-/** The attachments one request adds (rules.ts attachmentList). */
+/** The attachments one request adds (input/fields.ts attachmentList). */
 function attachments(): Schema {
   const attachment = inputSchema<AttachmentInput>(
     {

@@ -1,22 +1,20 @@
 import { ERROR_STATUS, type ErrorCode } from '../errors';
-import { BODY_LIMITS } from '../core/body';
 import { ID_LENGTH } from '../ids';
 import { MAX_TIMESTAMP } from '../store/order';
-import { HTTP_URL, type IntegerRule, type StringRule } from '../store/params';
+import { HTTP_URL, type IntegerRule, type StringRule } from '../input/params';
 import {
   DISPLAY_NAME,
   FILE_SIZE,
   FILE_TYPE,
   FILENAME,
   ID,
-  LIMITS,
   MESSAGE_TEXT,
   PAGE_SIZE,
   PHONE_NUMBER,
   REACTION_NAME,
   RECORD_ID,
   USERNAME,
-} from '../store/rules';
+} from '../input/fields';
 import {
   ATTACHMENT_FIELDS,
   CONTACT_FIELDS,
@@ -24,10 +22,11 @@ import {
   SENDER_FIELDS,
   STORED_MESSAGE_FIELDS,
 } from '../types';
+import { BODY_LIMITS, LIMITS } from '../input/limits';
 
 /**
  * What the parts of the OpenAPI document share: schemas made from the field rules the code checks
- * (store/rules.ts, store/params.ts), the records as the API answers them, and the refusals. Every
+ * (input/fields.ts, input/params.ts), the records as the API answers them, and the refusals. Every
  * call builds new objects, so that changing one document changes no other.
  */
 
@@ -78,7 +77,7 @@ export function urlSchema(): Schema {
   return { ...stringSchema(HTTP_URL, 'An absolute http(s) URL.'), format: 'uri' };
 }
 
-/** The fields of a request body: `T` is the input type the code reads it into (store/rules.ts). */
+/** The fields of a request body: `T` is the input type the code reads it into (input/fields.ts). */
 export function inputSchema<T>(
   properties: Record<keyof T & string, Schema>,
   required: (keyof T)[] = [],
@@ -123,7 +122,7 @@ function idParameter(what: string): Schema {
   };
 }
 
-/** The query parameters of a page (rules.ts pageQuery), shared by both lists. */
+/** The query parameters of a page (input/fields.ts pageQuery), shared by both lists. */
 export function pagingParameters(): Record<string, Schema> {
   return {
     limit: queryParameter('limit', { ...integerSchema(PAGE_SIZE), default: LIMITS.pageSizeDefault }),

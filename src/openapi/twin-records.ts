@@ -1,7 +1,6 @@
 import { ERROR_STATUS } from '../errors';
 import { MAX_TIMESTAMP } from '../store/order';
-import { sourceOf } from '../twin/answers';
-import type { Conventions, IdFormat } from '../twin/profile';
+import { sourceOf, type Conventions, type IdFormat } from '../twin/profile';
 import type { Schema } from './schemas';
 
 /**

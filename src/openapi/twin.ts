@@ -1,8 +1,7 @@
-import { LIMITS } from '../store/rules';
-import { MOCK_PAGING } from '../twin/lists';
-import { describePaging, type Conventions, type Kind, type ReadProfile } from '../twin/profile';
+import { describePaging, MOCK_PAGING, type Conventions, type Kind, type ReadProfile } from '../twin/profile';
 import { ref, type Schema } from './schemas';
 import { errorSchema, twinRecords } from './twin-records';
+import { LIMITS } from '../input/limits';
 
 /**
  * The OpenAPI document of a twin (`--conventions`): the mock's document, rewritten where the

@@ -1,5 +1,5 @@
 import { MAX_TIMESTAMP } from '../store/order';
-import { describe } from '../store/params';
+import { describe } from '../input/params';
 import { fail, type Json, type Report } from './report';
 
 export type TimeField =

@@ -1,4 +1,4 @@
-import { describe, isPlainRecord } from '../store/params';
+import { describe, isPlainRecord } from '../input/params';
 import type { StoredMessage, WorldData } from '../store/world';
 import type { Contact } from '../types';
 import { Clock } from './clock';

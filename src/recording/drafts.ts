@@ -1,5 +1,5 @@
-import { describe, isPlainRecord } from '../store/params';
-import { MESSAGE_TEXT, USERNAME } from '../store/rules';
+import { describe, isPlainRecord } from '../input/params';
+import { MESSAGE_TEXT, USERNAME } from '../input/fields';
 import type { StoredMessage } from '../store/world';
 import { CONTACT_FIELDS, MESSAGE_FIELDS, type Attachment, type Contact } from '../types';
 import { type Clock, timeOf, whole } from './clock';

@@ -1,4 +1,4 @@
-import { describe, isPlainRecord } from '../store/params';
+import { describe, isPlainRecord } from '../input/params';
 import {
   DEFAULT_FILE_TYPE,
   DISPLAY_NAME,
@@ -8,8 +8,8 @@ import {
   PHONE_NUMBER,
   REACTION_NAME,
   USERNAME,
-} from '../store/rules';
-import { defaultAvatarUrl } from '../store/rules';
+} from '../input/fields';
+import { defaultAvatarUrl } from '../input/fields';
 import type { Attachment, Reaction } from '../types';
 import type { Clock } from './clock';
 import { fail, fitsRule, isHttpUrl, type Json, type Report } from './report';

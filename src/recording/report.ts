@@ -1,6 +1,6 @@
 import { ApiError } from '../errors';
 import { FixtureError } from '../fixtures';
-import { checkHttpUrl, checkString, type StringRule } from '../store/params';
+import { checkHttpUrl, checkString, type StringRule } from '../input/params';
 
 /** One kind of conversion or warning, and how often it was met (the converter's summary lines). */
 export interface Tally {

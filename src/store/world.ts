@@ -13,8 +13,9 @@ import {
   type MessageRecord,
   type StoredMessage,
 } from './records';
-import * as rules from './rules';
+import * as fields from '../input/fields';
 import { messageView, renderContact, renderSender, renderStoredMessage } from './views';
+import { LIMITS } from '../input/limits';
 
 /** What a world is made of, as plain data: the seed generator's output and the fixture format. */
 export interface WorldData {
@@ -182,19 +183,19 @@ export class World {
 
   // ---- contacts ----
 
-  listContacts(query: rules.ContactListQuery): Page<Readonly<Contact>> {
+  listContacts(query: fields.ContactListQuery): Page<Readonly<Contact>> {
     const lists = this.#contactLists;
     const list = query.active === undefined ? lists.all : query.active ? lists.active : lists.never;
     return pageOf(list, query, this.#contacts, renderContact);
   }
 
-  createContact(input: rules.ContactCreateInput): Readonly<Contact> {
+  createContact(input: fields.ContactCreateInput): Readonly<Contact> {
     const created_at = this.#now();
     const record: ContactRecord = {
       id: this.#newId('contact'),
       username: input.username,
       phone_number: input.phone_number,
-      avatar_url: input.avatar_url ?? rules.defaultAvatarUrl(input.username),
+      avatar_url: input.avatar_url ?? fields.defaultAvatarUrl(input.username),
       display_name: input.display_name ?? input.username,
       conversation_id: this.#newId('conversation'),
       last_active_at: null,
@@ -215,7 +216,7 @@ export class World {
     return record && renderContact(record);
   }
 
-  updateContact(id: string, input: rules.ContactUpdateInput): Readonly<Contact> | undefined {
+  updateContact(id: string, input: fields.ContactUpdateInput): Readonly<Contact> | undefined {
     const record = this.#contacts.get(id);
     if (record === undefined) return undefined;
     if (input.display_name === undefined) return renderContact(record);
@@ -281,7 +282,7 @@ export class World {
 
   // ---- messages ----
 
-  listMessages(query: rules.MessageListQuery): Page<Readonly<Message>> {
+  listMessages(query: fields.MessageListQuery): Page<Readonly<Message>> {
     let list = this.#messageList;
     if (query.conversation_id !== undefined) {
       if (!this.#conversations.has(query.conversation_id)) {
@@ -292,7 +293,7 @@ export class World {
     return pageOf(list, query, this.#messages, (record) => this.#renderMessage(record));
   }
 
-  sendMessage(input: rules.MessageSendInput): Readonly<Message> {
+  sendMessage(input: fields.MessageSendInput): Readonly<Message> {
     if (!this.#conversations.has(input.conversation_id)) {
       throw errors.notFound('conversation', input.conversation_id, 'conversation_id');
     }
@@ -324,14 +325,14 @@ export class World {
   }
 
   /** Edits the text, adds reactions, appends attachments (document 4.2 rule 4, C15-C17). */
-  updateMessage(id: string, input: rules.MessageUpdateInput): Readonly<Message> | undefined {
+  updateMessage(id: string, input: fields.MessageUpdateInput): Readonly<Message> | undefined {
     const record = this.#messages.get(id);
     if (record === undefined) return undefined;
     const attachments = input.attachments ?? [];
-    if (record.attachments.length + attachments.length > rules.LIMITS.attachmentsPerMessage) {
+    if (record.attachments.length + attachments.length > LIMITS.attachmentsPerMessage) {
       throw errors.invalid(
         'attachments',
-        `a message holds at most ${rules.LIMITS.attachmentsPerMessage} attachments.`,
+        `a message holds at most ${LIMITS.attachmentsPerMessage} attachments.`,
       );
     }
     const now = this.#now();
@@ -478,7 +479,7 @@ export class World {
     return messageView(record, renderSender(contact));
   }
 
-  #attachment(input: rules.AttachmentInput, messageId: string, now: Timestamp): Attachment {
+  #attachment(input: fields.AttachmentInput, messageId: string, now: Timestamp): Attachment {
     return {
       id: this.#newId('attachment'),
       message_id: messageId,

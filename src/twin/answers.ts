@@ -1,7 +1,7 @@
 import { errors } from '../errors';
-import { defaultAvatarUrl } from '../store/rules';
+import { defaultAvatarUrl } from '../input/fields';
 import type { CoreAnswer } from '../core/answer';
-import type { Conventions, ErrorCase } from './profile';
+import { sourceOf, type Conventions, type ErrorCase } from './profile';
 
 /**
  * The mock's answers as the twin's server writes them: its error body and statuses, its timestamp
@@ -88,17 +88,6 @@ function message(c: Conventions, record: Json): Json {
   if (Array.isArray(record.attachments))
     record.attachments = record.attachments.map((item) => (isObject(item) ? attachment(c, item) : item));
   return record;
-}
-
-/** Which of the mock's attachment fields an answered key of the twin's server holds. */
-export function sourceOf(key: string): string | undefined {
-  if (['id', 'message_id', 'filename', 'file_url', 'file_type', 'file_size', 'created_at'].includes(key))
-    return key;
-  if (/url/i.test(key)) return 'file_url';
-  if (/name/i.test(key)) return 'filename';
-  if (/type|mime/i.test(key)) return 'file_type';
-  if (/size|bytes/i.test(key)) return 'file_size';
-  return undefined;
 }
 
 function attachment(c: Conventions, item: Json): Json {

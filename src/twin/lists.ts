@@ -1,16 +1,16 @@
 import { errors } from '../errors';
-import type { Params } from '../store/params';
-import * as rules from '../store/rules';
+import type { Params } from '../input/params';
+import * as fields from '../input/fields';
 import type { World } from '../store/world';
 import { json, type CoreAnswer } from '../core/answer';
-import type { Conventions, Kind, Paging } from './profile';
+import { MOCK_PAGING, type Conventions, type Kind, type Paging } from './profile';
+import { LIMITS } from '../input/limits';
 
 /**
  * A list as the twin's server pages and orders it: the whole list read from the world in the
  * mock's order (newest first), ordered by the profile's field, then cut at the page its paging
  * parameter asks for. Other paging parameters are ignored, as a server with one mechanism does.
  */
-export const MOCK_PAGING: Paging = { kind: 'after-id', param: 'starting_after' };
 
 type Item = Readonly<Record<string, unknown>> & { id: string };
 
@@ -23,7 +23,7 @@ export function twinList(c: Conventions, kind: Kind, world: World, params: Param
   const limit = limitOf(c, params.get('limit'));
   const all: Item[] = [];
   if (kind === 'contacts') {
-    const query = rules.contactList(rest);
+    const query = fields.contactList(rest);
     for (let after: string | undefined; ;) {
       const page = world.listContacts({
         ...query,
@@ -36,7 +36,7 @@ export function twinList(c: Conventions, kind: Kind, world: World, params: Param
       after = page.data.at(-1)!.id;
     }
   } else {
-    const query = rules.messageList(rest);
+    const query = fields.messageList(rest);
     for (let after: string | undefined; ;) {
       const page = world.listMessages({
         ...query,
@@ -68,9 +68,9 @@ export function twinList(c: Conventions, kind: Kind, world: World, params: Param
 }
 
 function limitOf(c: Conventions, raw: unknown): number {
-  const fallback = c.limit?.default ?? rules.LIMITS.pageSizeDefault;
+  const fallback = c.limit?.default ?? LIMITS.pageSizeDefault;
   if (raw === undefined) return fallback;
-  const max = c.limit?.max ?? rules.LIMITS.pageSizeMax;
+  const max = c.limit?.max ?? LIMITS.pageSizeMax;
   const n =
     typeof raw === 'string' && /^[0-9]{1,9}$/.test(raw) ? Number(raw) : typeof raw === 'number' ? raw : NaN;
   if (!Number.isInteger(n) || n < 1)

@@ -360,3 +360,17 @@ export function describePaging(p: Paging): string {
       return 'a Link header with rel="next"';
   }
 }
+
+/** The mock's own paging (C8): what a twin pages by when its profile does not say. */
+export const MOCK_PAGING: Paging = { kind: 'after-id', param: 'starting_after' };
+
+/** Which of the mock's attachment fields an answered key of the twin's server holds. */
+export function sourceOf(key: string): string | undefined {
+  if (['id', 'message_id', 'filename', 'file_url', 'file_type', 'file_size', 'created_at'].includes(key))
+    return key;
+  if (/url/i.test(key)) return 'file_url';
+  if (/name/i.test(key)) return 'filename';
+  if (/type|mime/i.test(key)) return 'file_type';
+  if (/size|bytes/i.test(key)) return 'file_size';
+  return undefined;
+}

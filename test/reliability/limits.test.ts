@@ -6,10 +6,9 @@
  */
 import http from 'node:http';
 import zlib from 'node:zlib';
-import { BODY_LIMITS } from '../../src/core/body';
 import { MAX_TOKEN_LENGTH } from '../../src/core/auth';
-import { LIMITS } from '../../src/store/rules';
 import { answerProblems, client, json, startServer, type RawResponse, type TestServer } from './support';
+import { BODY_LIMITS, LIMITS } from '../../src/input/limits';
 
 let server: TestServer;
 let h: ReturnType<typeof client>;

@@ -8,7 +8,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createApp, type AppOptions } from '../../src/express/app';
 import { ERROR_STATUS } from '../../src/errors';
-import * as rules from '../../src/store/rules';
+import * as fields from '../../src/input/fields';
 import type { World } from '../../src/store/world';
 import type { Worlds } from '../../src/store/worlds';
 
@@ -262,24 +262,24 @@ export function modelProblems(world: World): string[] {
     (p: Map<string, unknown>) => { has_more: boolean; data: { id: string }[] },
     string[],
   ][] = [
-    ['contacts', (p) => world.listContacts(rules.contactList(p)), newestFirst(data.contacts)],
+    ['contacts', (p) => world.listContacts(fields.contactList(p)), newestFirst(data.contacts)],
     [
       'active contacts',
-      (p) => world.listContacts(rules.contactList(new Map([...p, ['active', 'true']]))),
+      (p) => world.listContacts(fields.contactList(new Map([...p, ['active', 'true']]))),
       newestFirst(data.contacts.filter((c) => c.last_active_at !== null)),
     ],
     [
       'never active contacts',
-      (p) => world.listContacts(rules.contactList(new Map([...p, ['active', 'false']]))),
+      (p) => world.listContacts(fields.contactList(new Map([...p, ['active', 'false']]))),
       newestFirst(data.contacts.filter((c) => c.last_active_at === null)),
     ],
-    ['messages', (p) => world.listMessages(rules.messageList(p)), newestFirst(data.messages)],
+    ['messages', (p) => world.listMessages(fields.messageList(p)), newestFirst(data.messages)],
   ];
   for (const contact of data.contacts.slice(-2)) {
     lists.push([
       `messages of ${contact.conversation_id}`,
       (p) =>
-        world.listMessages(rules.messageList(new Map([...p, ['conversation_id', contact.conversation_id]]))),
+        world.listMessages(fields.messageList(new Map([...p, ['conversation_id', contact.conversation_id]]))),
       newestFirst(data.messages.filter((m) => m.conversation_id === contact.conversation_id)),
     ]);
   }

@@ -1,7 +1,7 @@
 import { ApiError } from '../../src/errors';
 import { addReactions } from '../../src/store/reactions';
-import { LIMITS } from '../../src/store/rules';
 import type { Reaction } from '../../src/types';
+import { LIMITS } from '../../src/input/limits';
 
 const users = (count: number, prefix = 'user') => Array.from({ length: count }, (_, i) => `${prefix}${i}`);
 

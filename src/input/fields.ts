@@ -12,6 +12,7 @@ import {
   type Params,
   type StringRule,
 } from './params';
+import { LIMITS } from './limits';
 
 /**
  * The field rules of convention C14-C16, one function per operation. Each reads a request's
@@ -54,15 +55,6 @@ export const RECORD_ID = {
 } as const satisfies StringRule;
 /** What an attachment sent without `file_type` (or with an empty one) is stored as. */
 export const DEFAULT_FILE_TYPE = 'application/octet-stream';
-
-export const LIMITS = {
-  pageSizeDefault: 10,
-  pageSizeMax: 100,
-  attachmentsPerRequest: 10,
-  attachmentsPerMessage: 100,
-  reactionNamesPerMessage: 50,
-  usernamesPerReaction: 500,
-} as const;
 
 export const PAGE_SIZE: IntegerRule = { min: 1, max: LIMITS.pageSizeMax };
 export const FILE_SIZE: IntegerRule = { min: 0, max: Number.MAX_SAFE_INTEGER };
