@@ -3,9 +3,11 @@ import { errors } from '../errors';
 import { FixtureError, validateFixture } from '../fixtures';
 import { checkInteger, describe, isPlainRecord, refuseUnknown, type Params } from '../input/params';
 import { World, type WorldOptions } from '../store/world';
-import type { JournalEntry, TokenSwitches, Worlds } from '../store/worlds';
+import { readable } from '../store/journal';
+import type { TokenSwitches, Worlds } from '../store/worlds';
 import { json, noContent, type BodyLimit } from './answer';
-import { queryParams, readBody, requestParams, type RequestHeaders } from './body';
+import { readBody, type RequestHeaders } from './body';
+import { requestParams } from '../input/form';
 import type { Route } from './routes';
 import { BODY_LIMITS, SWITCH_LIMITS } from '../input/limits';
 
@@ -196,29 +198,4 @@ function errorSwitch(value: unknown): TokenSwitches['errors'] {
     status: checkInteger(value.status, 'errors[status]', status.min, status.max),
     remaining: checkInteger(value.count, 'errors[count]', count.min, count.max),
   };
-}
-
-/**
- * A journal entry as `GET /__mock/requests` shows it: the query, the body and the answer, kept as
- * text while requests are answered, parsed here (the query's parameters; the body, whose text is
- * JSON or a quoted note of its size; the answer when it is whole JSON).
- */
-function readable(entry: JournalEntry): JournalEntry {
-  const shown = { ...entry };
-  if (typeof entry.query === 'string') {
-    try {
-      shown.query = Object.fromEntries(queryParams(`?${entry.query}`));
-    } catch {
-      // A query the API refused stays as its text: the answer says why.
-    }
-  }
-  if (typeof entry.body === 'string') shown.body = JSON.parse(entry.body) as unknown;
-  if (typeof entry.answer === 'string' && !entry.answer.endsWith('…')) {
-    try {
-      shown.answer = JSON.parse(entry.answer) as unknown;
-    } catch {
-      // Not JSON: shown as the text it is.
-    }
-  }
-  return shown;
 }

@@ -4,7 +4,8 @@ import { SEED_DEFAULTS, seedOf } from '../seed-options';
 import { seededWorld } from '../seeded-world';
 import type { Simulator } from '../simulate';
 import { World, type WorldData } from '../store/world';
-import { Worlds, type JournalEntry } from '../store/worlds';
+import { JournalBytes, type JournalDraft } from '../store/journal';
+import { Worlds } from '../store/worlds';
 import type { Timestamp } from '../types';
 import {
   errorAnswer,
@@ -17,7 +18,8 @@ import {
   type CoreRequest,
 } from './answer';
 import { authenticator } from './auth';
-import { encodingOf, header, readBody, requestParams, queryParams } from './body';
+import { encodingOf, header, readBody } from './body';
+import { queryParams, requestParams } from '../input/form';
 import { controlRoutes, type ControlExchange } from './control';
 import { allowed, apiRoutes, findRoute, type Route } from './routes';
 import { KeptWorlds, type WorldStorage } from './storage';
@@ -113,8 +115,6 @@ export interface Core {
   /** Cancels what is pending (simulated replies). */
   stop(): void;
 }
-
-const JOURNAL_EXCERPT = 2048;
 
 /**
  * Everything that decides an answer: authentication, the Prefer switches, parameters from the
@@ -216,7 +216,13 @@ export function createCore(options: CoreOptions = {}): Core {
     const { worlds } = current();
     const start = performance.now();
     const bytes = new JournalBytes();
-    const entry: Draft = { time: '', method, path: bytes.text(request.url), status: 0, duration_ms: 0 };
+    const entry: JournalDraft = {
+      time: '',
+      method,
+      path: bytes.text(request.url),
+      status: 0,
+      duration_ms: 0,
+    };
     let answer: CoreAnswer;
     try {
       answer = await switched(request, token, segments, entry);
@@ -250,7 +256,7 @@ export function createCore(options: CoreOptions = {}): Core {
     request: CoreRequest,
     token: string,
     segments: string[],
-    entry: Draft,
+    entry: JournalDraft,
   ): Promise<CoreAnswer> {
     const { worlds } = current();
     const prefer = header(request.headers, 'prefer');
@@ -284,7 +290,7 @@ export function createCore(options: CoreOptions = {}): Core {
     request: CoreRequest,
     token: string,
     segments: string[],
-    entry: Draft,
+    entry: JournalDraft,
   ): Promise<CoreAnswer> {
     const { api, worlds } = current();
     const found = route(api, request, segments);
@@ -436,54 +442,6 @@ function pathOf(url: string): string {
   if (path.startsWith('/')) return path;
   const slash = /^[a-z][a-z0-9+.-]*:\/\/[^/]*/i.exec(path);
   return slash ? path.slice(slash[0].length) || '/' : path;
-}
-
-/** A journal entry while its request is answered: its `seq` is the journal's to give. */
-type Draft = Omit<JournalEntry, 'seq'>;
-
-/**
- * What a journal entry keeps of the request's path, query and body and of the answer: each a text
- * of at most JOURNAL_EXCERPT characters, and a copy of its own. A slice of a longer string would
- * keep the whole of it alive (V8 keeps a slice's parent), so a 2 kB excerpt of a 90 kB answer
- * would hold 90 kB. `total` counts what the entry holds, for the bound of all tokens: the entry
- * (its fields, its time, its place in the journal) and two bytes a character of each text.
- */
-class JournalBytes {
-  total = ENTRY_BYTES;
-
-  /** A parsed body as JSON text (parsed again when the journal is read), or a note of its size when it is large. */
-  body(value: unknown): string {
-    const text = JSON.stringify(value) ?? '';
-    return text.length <= JOURNAL_EXCERPT
-      ? this.text(text)
-      : this.text(JSON.stringify(`(${text.length} characters, not kept)`));
-  }
-
-  /** A text, its beginning when it is long (never half a character), copied. */
-  text(value: string): string {
-    let kept = value;
-    if (value.length > JOURNAL_EXCERPT) {
-      const high = value.charCodeAt(JOURNAL_EXCERPT - 1);
-      kept = `${value.slice(0, high >= 0xd800 && high <= 0xdbff ? JOURNAL_EXCERPT - 1 : JOURNAL_EXCERPT)}…`;
-    }
-    this.total += STRING_HEADER + 2 * kept.length;
-    return copied(kept);
-  }
-}
-
-/** A journal entry without its texts: its object and fields, its time, its places in two arrays. */
-const ENTRY_BYTES = 640;
-const STRING_HEADER = 24;
-const encoder = new TextEncoder();
-const decoder = new TextDecoder();
-
-/**
- * A string of its own with the same characters, holding nothing else alive. Through UTF-8 and back:
- * a web API (the core runs in browsers too), and a few microseconds for two kilobytes.
- */
-function copied(text: string): string {
-  // Short strings are copies already: V8 makes a slice or a concatenation of a view only from 13 characters.
-  return text.length < 13 ? text : decoder.decode(encoder.encode(text));
 }
 
 /** Enough of a token to tell tokens apart in a log, not enough to use it. */

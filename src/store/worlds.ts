@@ -1,3 +1,4 @@
+import { Journal, type JournalDraft, type JournalEntry } from './journal';
 import type { World } from './world';
 
 export interface WorldsOptions {
@@ -28,25 +29,6 @@ export interface Shed {
   bytes: number;
 }
 
-/** One answered request, as `GET /__mock/requests` shows it. */
-export interface JournalEntry {
-  /** Its place in the token's journal: 1 for the first request, one more for each next. */
-  seq: number;
-  time: string;
-  method: string;
-  path: string;
-  status: number;
-  duration_ms: number;
-  /** The query parameters, when the URL has a query (kept as text; parsed when the journal is read). */
-  query?: unknown;
-  /** The parsed body of a POST or PUT, or a note of its size when it is large (kept as JSON text). */
-  body?: unknown;
-  /** The answer's body (kept as text; shown parsed when it is whole JSON, else its beginning). */
-  answer?: unknown;
-  /** Why the answer was not the real one: a `Prefer: code` header, or the token's error switch. */
-  forced?: 'prefer' | 'switch';
-}
-
 /**
  * The switches of one token (`/__mock/switches`): milliseconds added to its API answers, and an
  * error status that its next `remaining` API answers are.
@@ -67,16 +49,10 @@ interface Session {
   world: World;
   /** What the world holds beyond the seeded world it may share: a fixture's records, or its writes. */
   worldBytes: number;
-  /** Newest last; bounded by `journalSize`. */
-  journal: JournalEntry[];
-  /** The counted size of each journal entry, in the same order. */
-  entryBytes: number[];
-  /** The sum of `entryBytes`. */
-  journalBytes: number;
-  /** The `seq` of the last entry recorded. */
-  seq: number;
+  /** Its requests, newest last, bounded by `journalSize`. */
+  journal: Journal;
   switches: TokenSwitches;
-  /** What this session is counted for in the total (SESSION_BYTES + worldBytes + journalBytes). */
+  /** What this session is counted for in the total (SESSION_BYTES + worldBytes + its journal's bytes). */
   counted: number;
 }
 
@@ -139,24 +115,15 @@ export class Worlds {
    * Adds an entry (its `seq` is set here) counted as `bytes` to the journal of `token`, dropping
    * the oldest beyond `journalSize`; may shed other tokens.
    */
-  record(token: string, entry: Omit<JournalEntry, 'seq'>, bytes: number): void {
+  record(token: string, entry: JournalDraft, bytes: number): void {
     const session = this.#session(token);
-    session.journal.push({ seq: ++session.seq, ...entry });
-    session.entryBytes.push(bytes);
-    session.journalBytes += bytes;
-    const over = session.journal.length - this.#options.journalSize;
-    if (over > 0) {
-      session.journal.splice(0, over);
-      for (const dropped of session.entryBytes.splice(0, over)) session.journalBytes -= dropped;
-    }
+    session.journal.add(entry, bytes);
     this.#account(token, session);
   }
 
   /** The most recent requests of `token`, newest first; with `since`, only those after that `seq`. */
   journal(token: string, limit: number, since = 0): JournalEntry[] {
-    const journal = this.#session(token).journal;
-    const newer = journal.filter((entry) => entry.seq > since);
-    return newer.slice(Math.max(0, newer.length - limit)).reverse();
+    return this.#session(token).journal.recent(limit, since);
   }
 
   /** The switches of `token`, as they stand. */
@@ -202,10 +169,7 @@ export class Worlds {
       session = {
         world: restored ?? this.#seeded.clone(),
         worldBytes: restored?.heldBytes ?? 0,
-        journal: [],
-        entryBytes: [],
-        journalBytes: 0,
-        seq: 0,
+        journal: new Journal(this.#options.journalSize),
         switches: noSwitches(),
         counted: 0,
       };
@@ -225,7 +189,7 @@ export class Worlds {
 
   /** Counts `session` again, then sheds other tokens while a bound is passed. */
   #account(token: string, session: Session): void {
-    const counted = SESSION_BYTES + session.worldBytes + session.journalBytes;
+    const counted = SESSION_BYTES + session.worldBytes + session.journal.bytes;
     this.#total += counted - session.counted;
     session.counted = counted;
     this.#shed(token);
@@ -248,10 +212,7 @@ export class Worlds {
     for (const [token, session] of this.#sessions) {
       if (this.#total <= maxTotalBytes) return;
       if (token === current || session.journal.length === 0) continue;
-      const bytes = session.journalBytes;
-      session.journal = [];
-      session.entryBytes = [];
-      session.journalBytes = 0;
+      const bytes = session.journal.clear();
       this.#total -= bytes;
       session.counted -= bytes;
       this.#options.onShed?.({ token, what: 'journal', bound: 'bytes', bytes });

@@ -2,7 +2,7 @@
  * Prototype pollution (issue 6, item 2): no request of any shape, in any encoding, on any
  * endpoint or control route, adds or replaces a property of a built-in prototype in the process
  * that runs the app, or gives a stored object a field beyond its documented ones. Also the
- * regression tests of the fixes in src/core/body.ts that this suite led to.
+ * regression tests of the fixes in src/core/body.ts and src/input/form.ts that this suite led to.
  */
 import request from 'supertest';
 import {
@@ -214,7 +214,7 @@ describe('No request pollutes a prototype or a stored object', () => {
   });
 });
 
-describe('Regressions fixed in src/core/body.ts', () => {
+describe('Regressions fixed in src/core/body.ts and src/input/form.ts', () => {
   const app = () => server.app;
 
   it('refuses a "__proto__" form key instead of dropping it silently (it used to vanish, so a valid reaction beside it was added alone)', async () => {

@@ -1,0 +1,92 @@
+import qs from 'qs';
+import { ApiError, errors } from '../errors';
+import { BODY_LIMITS } from './limits';
+import { paramsFrom, type Params } from './params';
+
+/**
+ * Form-encoded text as parameters: a URL's query, and a form body once it is text (core/body.ts
+ * reads it), within the limits of C12, with `__proto__` refused in every encoding.
+ */
+const QS_OPTIONS: qs.IParseOptions & { throwOnLimitExceeded: boolean; strictDepth: boolean } = {
+  // Null-prototype objects: a key like `constructor` is data, never a route to a prototype.
+  plainObjects: true,
+  depth: BODY_LIMITS.depth,
+  strictDepth: true,
+  parameterLimit: BODY_LIMITS.parameters,
+  arrayLimit: BODY_LIMITS.arrayLength,
+  throwOnLimitExceeded: true,
+};
+
+/** Parses `a=1&reactions[heart][]=bob` style text, with the limits above. */
+export function parseFormText(text: string): Record<string, unknown> {
+  let parsed: Record<string, unknown>;
+  try {
+    parsed = qs.parse(text, QS_OPTIONS) as Record<string, unknown>;
+  } catch (error) {
+    const message = error instanceof Error ? error.message : '';
+    if (message.startsWith('Input depth')) throw errors.nestingTooDeep(BODY_LIMITS.depth);
+    if (message.startsWith('Array limit')) {
+      throw errors.listTooLong(BODY_LIMITS.arrayLength);
+    }
+    if (message.startsWith('Parameter limit')) throw errors.tooManyParameters(BODY_LIMITS.parameters);
+    throw errors.malformedBody('the form encoding could not be decoded.');
+  }
+  // After qs, so that its parameter limit bounds this walk too.
+  refuseProtoKeys(text);
+  return parsed;
+}
+
+/**
+ * qs drops a `__proto__` key segment silently (`reactions[__proto__][]=x` arrives as nothing),
+ * while JSON keeps it as data. Refusing it in both encodings (here and in checkJsonShape) makes
+ * them agree and follows C13: no parameter is ever ignored without a word.
+ */
+function refuseProtoKeys(text: string): void {
+  for (const part of text.split('&')) {
+    // Where qs ends a key: at `]=` when there is one, else at the first `=`.
+    const bracketEquals = part.indexOf(']=');
+    const end = bracketEquals === -1 ? part.indexOf('=') : bracketEquals + 1;
+    const key = decodeFormComponent(end === -1 ? part : part.slice(0, end));
+    if (PROTO_SEGMENT.test(key)) {
+      const bracket = key.indexOf('[');
+      throw protoKey(bracket > 0 ? key.slice(0, bracket) : key);
+    }
+  }
+}
+
+const PROTO_SEGMENT = /(?:^|\[)__proto__(?:\]|\[|$)/;
+
+function decodeFormComponent(text: string): string {
+  const spaced = text.replace(/\+/g, ' ');
+  try {
+    return decodeURIComponent(spaced);
+  } catch {
+    return spaced;
+  }
+}
+
+export function protoKey(param: string): ApiError {
+  return errors.invalid(
+    param,
+    '"__proto__" is reserved and cannot be a parameter name, a key or a reaction name. Choose another name.',
+  );
+}
+
+/** The query string of a URL (its path and query), parsed like a form body. */
+export function queryParams(url: string): Map<string, unknown> {
+  const at = url.indexOf('?');
+  return at === -1 ? new Map() : paramsFrom(parseFormText(url.slice(at + 1)));
+}
+
+/** A request's parameters: its URL's query and its body's; a parameter sent in both is refused. */
+export function requestParams(url: string, body: Record<string, unknown> | undefined): Params {
+  const params = queryParams(url);
+  if (body !== undefined) {
+    for (const [key, value] of paramsFrom(body)) {
+      if (params.has(key))
+        throw errors.invalid(key, 'was sent both in the query and in the body; send it once.');
+      params.set(key, value);
+    }
+  }
+  return params;
+}
