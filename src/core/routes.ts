@@ -6,7 +6,8 @@ import type { Message } from '../types';
 import type { Conventions } from '../twin/profile';
 import { attachmentIn } from '../twin/answers';
 import { twinList } from '../twin/lists';
-import { json, noContent, type CoreAnswer } from './answer';
+import { json, noContent, type CoreAnswer, type CoreRequest } from './answer';
+import { pathOf } from './request';
 
 type Method = 'GET' | 'POST' | 'PUT' | 'DELETE';
 
@@ -33,7 +34,7 @@ export interface Route<X = Exchange> {
 }
 
 /** The methods a route allows, for `Allow`: HEAD with GET. */
-export function allowed(route: Route<never>): string[] {
+function allowed(route: Route<never>): string[] {
   return Object.keys(route.methods).flatMap((method) => (method === 'GET' ? ['GET', 'HEAD'] : [method]));
 }
 
@@ -42,7 +43,7 @@ export function allowed(route: Route<never>): string[] {
  * percent-decoded. Segments match without regard to case, and a trailing '/' is allowed, as in
  * Express's defaults.
  */
-export function findRoute<R extends Route<never>>(
+function findRoute<R extends Route<never>>(
   routes: readonly R[],
   segments: readonly string[],
 ): { route: R; id: string } | undefined {
@@ -189,4 +190,20 @@ export function apiRoutes(onSent?: (world: World, message: Message) => void, twi
       twin,
     ),
   ];
+}
+
+/** The handler of the route and method asked for, or the 404 or 405 refusal. */
+export function route<X>(
+  routes: readonly Route<X>[],
+  request: CoreRequest,
+  segments: string[],
+): { handler: (x: X) => CoreAnswer | Promise<CoreAnswer>; id: string } {
+  const found = findRoute(routes, segments);
+  const method = request.method === 'HEAD' ? 'GET' : request.method;
+  if (found === undefined) throw errors.routeNotFound(request.method, pathOf(request.url));
+  const handler = found.route.methods[method as keyof Route['methods']];
+  if (handler === undefined) {
+    throw errors.methodNotAllowed(request.method, pathOf(request.url), allowed(found.route as Route<never>));
+  }
+  return { handler, id: found.id };
 }

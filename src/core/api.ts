@@ -1,0 +1,121 @@
+import { errors } from '../errors';
+import { requestParams } from '../input/form';
+import { BODY_LIMITS } from '../input/limits';
+import { JournalBytes, type JournalDraft } from '../store/journal';
+import { twinAnswer } from '../twin/answers';
+import { errorAnswer, type CoreAnswer, type CoreRequest } from './answer';
+import { header, readBody } from './body';
+import type { CoreContext } from './context';
+import { bodyOf, refusal } from './request';
+import { route } from './routes';
+import { switchesOf } from './switches';
+
+/**
+ * An API request (under /v1): authenticated, journaled, switched (latency, a forced error),
+ * routed to its operation, and, for a twin, spelled as its server spells answers.
+ */
+export async function answerApi(
+  x: CoreContext,
+  request: CoreRequest,
+  segments: string[],
+): Promise<CoreAnswer> {
+  const token = x.authenticate(header(request.headers, 'authorization'));
+  const { worlds } = x.current();
+  const start = performance.now();
+  const bytes = new JournalBytes();
+  const entry: JournalDraft = {
+    time: '',
+    method: request.method,
+    path: bytes.text(request.url),
+    status: 0,
+    duration_ms: 0,
+  };
+  let answer: CoreAnswer;
+  try {
+    answer = await switched(x, request, token, entry, () => routed(x, request, token, segments, entry));
+  } catch (error) {
+    answer = refusal(error, request, x.log);
+  }
+  if (x.twin) answer = twinAnswer(x.twin, answer, resourceOf(segments));
+  entry.time = new Date().toISOString();
+  entry.status = answer.status;
+  entry.duration_ms = Math.round((performance.now() - start) * 100) / 100;
+  // Kept as text, parsed when the journal is read (store/journal.ts): off every request's path.
+  const at = request.url.indexOf('?');
+  if (at !== -1) entry.query = bytes.text(request.url.slice(at + 1));
+  if (entry.body !== undefined) entry.body = bytes.body(entry.body);
+  if (answer.body !== '') entry.answer = bytes.text(answer.body);
+  worlds.record(token, entry, bytes.total);
+  if (request.method !== 'GET' && request.method !== 'HEAD') {
+    // A write may have grown the world: count it again against the budget of all worlds.
+    worlds.refresh(token);
+    x.kept?.save(token, worlds.of(token));
+  }
+  return answer;
+}
+
+/**
+ * The latencies first (configured, the token's switch, `Prefer: delay`), then `Prefer: code`,
+ * the token's error switch, or the real answer. `Prefer: code` wins over the switch, whose
+ * count then waits for the next request.
+ */
+async function switched(
+  x: CoreContext,
+  request: CoreRequest,
+  token: string,
+  entry: JournalDraft,
+  real: () => Promise<CoreAnswer>,
+): Promise<CoreAnswer> {
+  const { worlds } = x.current();
+  const prefer = header(request.headers, 'prefer');
+  const tokenSwitches = worlds.switches(token);
+  if (
+    prefer === undefined &&
+    x.latency === undefined &&
+    tokenSwitches.latency_ms === null &&
+    tokenSwitches.errors === null
+  )
+    return real();
+  const { wait, code, applied } = switchesOf(prefer, x.latency);
+  const total = wait + (tokenSwitches.latency_ms ?? 0);
+  if (total > 0) await new Promise((done) => setTimeout(done, total));
+  let answer: CoreAnswer;
+  try {
+    const forced = code ?? worlds.takeForcedError(token);
+    if (forced !== undefined) entry.forced = code !== undefined ? 'prefer' : 'switch';
+    answer = forced !== undefined ? errorAnswer(errors.simulated(forced)) : await real();
+  } catch (error) {
+    answer = refusal(error, request, x.log);
+  }
+  if (applied !== undefined) answer.headers['Preference-Applied'] = applied;
+  return answer;
+}
+
+/** The operation's answer: its route, its parameters (the query's and the body's), its world. */
+async function routed(
+  x: CoreContext,
+  request: CoreRequest,
+  token: string,
+  segments: string[],
+  entry: JournalDraft,
+): Promise<CoreAnswer> {
+  const { api, worlds } = x.current();
+  const found = route(api, request, segments);
+  // Every method reads a body when one is sent, so that a GET or DELETE with parameters in
+  // its body is refused like any unknown parameter (C13) rather than silently ignored.
+  const body = await readBody(request.headers, await bodyOf(request, BODY_LIMITS));
+  if (body !== undefined) entry.body = body;
+  return found.handler({
+    url: request.url,
+    id: found.id,
+    token,
+    world: worlds.of(token),
+    params: requestParams(request.url, body),
+  });
+}
+
+/** The resource of an API path (`/v1/contacts/…`), for a twin's answers. */
+function resourceOf(segments: string[]): 'contacts' | 'messages' | undefined {
+  const resource = segments[1]?.toLowerCase();
+  return resource === 'contacts' || resource === 'messages' ? resource : undefined;
+}
