@@ -1,5 +1,3 @@
-import { readFileSync } from 'node:fs';
-import path from 'node:path';
 import bodyParser from 'body-parser';
 import express, { type Express, type Request, type RequestHandler, type Response } from 'express';
 import type { BodyLimit, Core, CoreAnswer } from '../core';
@@ -9,6 +7,7 @@ import { generateWorld } from '../seed';
 import { seedOf } from '../seed-options';
 import type { Simulator } from '../simulate';
 import type { Worlds } from '../store/worlds';
+import { DASHBOARD_HEADER, dashboardFiles, fromDashboard } from '../dashboard';
 import { requestLog } from './log';
 
 export interface AppOptions extends CoreOptions {
@@ -58,78 +57,31 @@ export function createApp(options: AppOptions = {}): Express {
   Object.defineProperties(app.locals, Object.getOwnPropertyDescriptors(locals));
   if (options.logRequests) {
     const log = options.log ?? (() => {});
-    app.use(requestLog(log, options.color ?? false, options.logDashboard ? undefined : fromDashboard));
+    app.use(
+      requestLog(
+        log,
+        options.color ?? false,
+        options.logDashboard
+          ? undefined
+          : (req) => fromDashboard(req.method, req.path, req.get(DASHBOARD_HEADER)),
+      ),
+    );
   }
   app.use(dashboard());
   app.use(answerWith(core));
   return app;
 }
 
-/** The dashboard's files (the folder dashboard/ of the package), by the path they are served at. */
-export const DASHBOARD_FILES = {
-  '/__mock/': { file: 'index.html', type: 'text/html; charset=utf-8' },
-  '/__mock/dashboard.js': { file: 'dashboard.js', type: 'text/javascript; charset=utf-8' },
-  '/__mock/dashboard.css': { file: 'dashboard.css', type: 'text/css; charset=utf-8' },
-  '/__mock/favicon.svg': { file: 'favicon.svg', type: 'image/svg+xml' },
-  // Browsers ask for it on their own, for a page that names no icon (an answer of the API, say).
-  '/favicon.ico': { file: 'favicon.ico', type: 'image/x-icon' },
-} as const;
-
-/** The header the dashboard's page sends with each of its calls, so that they can be told apart. */
-const DASHBOARD_HEADER = 'X-Mock-Dashboard';
-
 /**
- * A request of the dashboard's own: for one of its files (or `/__mock`, which leads to them), or a
- * call to a control route that carries `X-Mock-Dashboard: 1`, as each call of its page does.
- */
-function fromDashboard(req: Request): boolean {
-  if (req.path.startsWith('/__mock/') && req.get(DASHBOARD_HEADER) === '1') return true;
-  return (
-    (req.method === 'GET' || req.method === 'HEAD') && (req.path in DASHBOARD_FILES || req.path === '/__mock')
-  );
-}
-
-/**
- * The dashboard at `/__mock/`: a page, its script, its stylesheet and its icon, served without a
- * token (the page asks for one, and sends it with its calls to the control routes). Read once,
- * here: they are static. Only this adapter serves them: the MSW adapter answers a page's API calls inside
- * that page, where a page of the mock's own has no place.
+ * The dashboard's files, written as the dashboard module answers them (src/dashboard.ts); any
+ * other request goes on to the core.
  */
 function dashboard(): RequestHandler {
-  const folder = path.join(__dirname, '..', '..', 'dashboard');
-  const files = new Map(
-    Object.entries(DASHBOARD_FILES).map(([at, { file, type }]) => [
-      at,
-      { type, body: readFileSync(path.join(folder, file)) },
-    ]),
-  );
+  const files = dashboardFiles();
   return (req, res, next) => {
-    if (req.method !== 'GET' && req.method !== 'HEAD') return next();
-    if (req.path === '/__mock') {
-      // The page's links are relative to the folder: `/__mock` would take them to `/`.
-      const at = req.originalUrl.indexOf('?');
-      const url = at === -1 ? req.originalUrl : req.originalUrl.slice(0, at);
-      // No body: every answer of the mock is JSON or empty, and carries nosniff.
-      res.writeHead(301, {
-        Location: `${url}/${at === -1 ? '' : req.originalUrl.slice(at)}`,
-        'Content-Length': 0,
-        'X-Content-Type-Options': 'nosniff',
-      });
-      res.end();
-      return;
-    }
-    const found = files.get(req.path);
+    const found = files.answer(req.method, req.path, req.originalUrl);
     if (found === undefined) return next();
-    res.statusCode = 200;
-    res.setHeader('Content-Type', found.type);
-    res.setHeader('Content-Length', found.body.length);
-    res.setHeader('Cache-Control', 'no-cache');
-    res.setHeader('X-Content-Type-Options', 'nosniff');
-    res.setHeader(
-      'Content-Security-Policy',
-      "default-src 'self'; frame-ancestors 'none'; form-action 'self'",
-    );
-    res.setHeader('Referrer-Policy', 'no-referrer');
+    res.writeHead(found.status, found.headers);
     res.end(req.method === 'HEAD' ? undefined : found.body);
   };
 }

@@ -8,7 +8,7 @@
  * prints the seed, the path and the shrunk sequence, and this file prints how to replay it.
  */
 import fc from 'fast-check';
-import { DASHBOARD_FILES } from '../../src/express/app';
+import { DASHBOARD_FILES } from '../../src/dashboard';
 import { REF, pct, step, type Body, type Owner, type Step } from './arbitraries';
 import {
   answerProblems,
