@@ -18,6 +18,7 @@ import {
   CONTACT_FIELDS,
   STORED_MESSAGE_FIELDS,
   type Attachment,
+  type Complete,
   type Contact,
   type Reaction,
 } from './types';
@@ -91,7 +92,7 @@ export class FixtureChecker {
         conversation_id: id(raw.conversation_id, `${at}.conversation_id`),
         last_active_at: nullableTime(raw.last_active_at, `${at}.last_active_at`),
         created_at: time(raw.created_at, `${at}.created_at`),
-      };
+      } satisfies Complete<Contact>;
       this.#unique(contact.id, `${at}.id`);
       this.#unique(contact.conversation_id, `${at}.conversation_id`);
       this.#conversations.add(contact.conversation_id);
@@ -128,7 +129,7 @@ export class FixtureChecker {
         read_at: nullableTime(raw.read_at, `${at}.read_at`),
         created_at: time(raw.created_at, `${at}.created_at`),
         updated_at: nullableTime(raw.updated_at, `${at}.updated_at`),
-      };
+      } satisfies Complete<StoredMessage>;
     });
   }
 }
@@ -274,5 +275,5 @@ function attachment(
         ? null
         : checkInteger(raw.file_size, `${path}.file_size`, FILE_SIZE.min, FILE_SIZE.max),
     created_at: time(raw.created_at, `${path}.created_at`),
-  };
+  } satisfies Complete<Attachment>;
 }

@@ -1,5 +1,5 @@
 import { Faker, base, en } from '@faker-js/faker';
-import type { Attachment, Contact, Reaction, Timestamp } from './types';
+import type { Attachment, Complete, Contact, Reaction, Timestamp } from './types';
 import type { StoredMessage, WorldData } from './store/world';
 
 import type { SeedOptions } from './seed-options';
@@ -73,7 +73,7 @@ export function generateWorld(options: SeedOptions): WorldData {
       // Filled in below, from the conversation; null stays for the never-active fifth.
       last_active_at: f.datatype.boolean({ probability: 0.8 }) ? created_at : null,
       created_at,
-    });
+    } satisfies Complete<Contact>);
   }
 
   if (options.messages > 0 && contacts.length === 0) throw new Error('messages need at least one contact.');
@@ -124,7 +124,7 @@ export function generateWorld(options: SeedOptions): WorldData {
           i < count - unread ? Math.min(SEED_NOW, created_at + f.number.int({ min: 5, max: 7200 })) : null,
         created_at,
         updated_at: edited ? Math.min(SEED_NOW, created_at + f.number.int({ min: 30, max: 3600 })) : null,
-      });
+      } satisfies Complete<StoredMessage>);
       if (++done % 50_000 === 0) options.onProgress?.(done, options.messages);
     });
     const last = times.length > 0 ? times[times.length - 1]! : contact.created_at;
@@ -155,7 +155,7 @@ function attachments(f: Faker, newId: () => string, messageId: string, created_a
       file_type: image ? 'image/jpeg' : mimeTypes[extension]!,
       file_size: f.number.int({ min: 12_000, max: 4_800_000 }),
       created_at,
-    };
+    } satisfies Complete<Attachment>;
   });
 }
 

@@ -48,6 +48,13 @@ export interface Message {
   updated_at: Timestamp | null;
 }
 
+/**
+ * Every field of T, the optional ones too. A copy of a record written out field by field (the
+ * store keeps records of one shape) says `{ … } satisfies Complete<Contact>`: one that leaves a
+ * field out, even an optional one, does not compile.
+ */
+export type Complete<T> = { [K in keyof Required<T>]: K extends keyof T ? T[K] | undefined : never };
+
 export interface Page<T> {
   has_more: boolean;
   data: T[];
@@ -62,10 +69,21 @@ export interface ApiErrorBody {
 }
 
 /**
- * The field names of each record, in the document's order: one list for the fixture validator
- * and the OpenAPI document, so that the two cannot disagree.
+ * A list of the keys of T that compiles only when it names every one of them, an optional one too.
+ * At run time the list itself.
  */
-export const CONTACT_FIELDS = [
+export function everyKeyOf<T>() {
+  return <const L extends readonly (keyof T)[]>(
+    list: L & ([Exclude<keyof T, L[number]>] extends [never] ? unknown : never),
+  ): L => list;
+}
+
+/**
+ * The field names of each record, in the document's order: one list for the fixture validator
+ * and the OpenAPI document, so that the two cannot disagree. A list that leaves a field of its
+ * type out does not compile.
+ */
+export const CONTACT_FIELDS = everyKeyOf<Contact>()([
   'id',
   'username',
   'phone_number',
@@ -74,18 +92,18 @@ export const CONTACT_FIELDS = [
   'conversation_id',
   'last_active_at',
   'created_at',
-] as const satisfies readonly (keyof Contact)[];
+]);
 
-export const SENDER_FIELDS = [
+export const SENDER_FIELDS = everyKeyOf<MessageContact>()([
   'id',
   'username',
   'phone_number',
   'avatar_url',
   'last_active_at',
   'created_at',
-] as const satisfies readonly (keyof MessageContact)[];
+]);
 
-export const MESSAGE_FIELDS = [
+export const MESSAGE_FIELDS = everyKeyOf<Message>()([
   'id',
   'conversation_id',
   'contact',
@@ -95,12 +113,12 @@ export const MESSAGE_FIELDS = [
   'read_at',
   'created_at',
   'updated_at',
-] as const satisfies readonly (keyof Message)[];
+]);
 
 /** A message as a fixture holds it: without its contact, which follows from the conversation. */
 export const STORED_MESSAGE_FIELDS = MESSAGE_FIELDS.filter((field) => field !== 'contact');
 
-export const ATTACHMENT_FIELDS = [
+export const ATTACHMENT_FIELDS = everyKeyOf<Attachment>()([
   'id',
   'message_id',
   'filename',
@@ -108,4 +126,4 @@ export const ATTACHMENT_FIELDS = [
   'file_type',
   'file_size',
   'created_at',
-] as const satisfies readonly (keyof Attachment)[];
+]);

@@ -1,6 +1,6 @@
 import { describe, isPlainRecord } from '../input/params';
 import type { StoredMessage, WorldData } from '../store/world';
-import type { Contact } from '../types';
+import type { Attachment, Complete, Contact } from '../types';
 import { Clock } from './clock';
 import { checkSender, contactDraft, messageDraft } from './drafts';
 import { Ids } from './ids';
@@ -170,7 +170,7 @@ export async function convertRecording(source: RecordSource, seed: number): Prom
       conversation_id: ids.id('conversation', c, contacts.conversation[c]!),
       last_active_at: contact.last_active_at,
       created_at: contact.created_at,
-    };
+    } satisfies Complete<Contact>;
   };
   const messageOf = (raw: unknown, m: number): StoredMessage => {
     const owner = messages.owner[m]!;
@@ -183,19 +183,22 @@ export async function convertRecording(source: RecordSource, seed: number): Prom
       conversation_id: ids.id('conversation', owner, contacts.conversation[owner]!),
       message: draft.message.message,
       reactions: draft.message.reactions,
-      attachments: draft.attachments.map(({ raw: a, attachment }) => ({
-        id: ids.id('attachment', occurrence++, a.id === undefined || a.id === null ? '' : String(a.id)),
-        message_id: id,
-        filename: attachment.filename,
-        file_url: attachment.file_url,
-        file_type: attachment.file_type,
-        file_size: attachment.file_size,
-        created_at: attachment.created_at,
-      })),
+      attachments: draft.attachments.map(
+        ({ raw: a, attachment }) =>
+          ({
+            id: ids.id('attachment', occurrence++, a.id === undefined || a.id === null ? '' : String(a.id)),
+            message_id: id,
+            filename: attachment.filename,
+            file_url: attachment.file_url,
+            file_type: attachment.file_type,
+            file_size: attachment.file_size,
+            created_at: attachment.created_at,
+          }) satisfies Complete<Attachment>,
+      ),
       read_at: draft.message.read_at,
       created_at: draft.message.created_at,
       updated_at: draft.message.updated_at,
-    };
+    } satisfies Complete<StoredMessage>;
   };
 
   return {

@@ -10,7 +10,7 @@ import {
   USERNAME,
 } from '../input/fields';
 import { defaultAvatarUrl } from '../input/fields';
-import type { Attachment, Reaction } from '../types';
+import type { Attachment, Complete, Reaction } from '../types';
 import type { Clock } from './clock';
 import { fail, fitsRule, isHttpUrl, type Json, type Report } from './report';
 
@@ -229,7 +229,7 @@ export function attachment(
     file_type: fileType(value('file_type'), `${where}.file_type`, report),
     file_size: fileSize(value('file_size'), `${where}.file_size`, report),
     created_at: Math.floor(created),
-  };
+  } satisfies Complete<Omit<Attachment, 'id' | 'message_id'>>;
   // One line for each shape of attachment: "`name`, `url` → filename, file_url".
   const order = Object.keys(ATTACHMENT_ALIASES);
   renamed.sort((a, b) => order.indexOf(a[1]) - order.indexOf(b[1]));

@@ -1,4 +1,5 @@
 import type { Contact, Message } from '../types';
+import type { Complete } from '../types';
 
 /** A message as stored: its sender is derived from the conversation when it is read (C11). */
 export type StoredMessage = Omit<Message, 'contact'>;
@@ -25,7 +26,7 @@ export function contactRecord(c: Contact, key: number): ContactRecord {
     last_active_at: c.last_active_at,
     created_at: c.created_at,
     key,
-  };
+  } satisfies Complete<ContactRecord>;
 }
 
 export function messageRecord(m: StoredMessage, key: number): MessageRecord {
@@ -39,5 +40,5 @@ export function messageRecord(m: StoredMessage, key: number): MessageRecord {
     created_at: m.created_at,
     updated_at: m.updated_at,
     key,
-  };
+  } satisfies Complete<MessageRecord>;
 }

@@ -1,5 +1,6 @@
 import type { Contact, Message, MessageContact } from '../types';
 import type { ContactRecord, MessageRecord, StoredMessage } from './records';
+import type { Complete } from '../types';
 
 /**
  * Records never change (a write stores a new record), so each is rendered once and the same
@@ -27,27 +28,37 @@ function viewOf<R extends object, V>(
 }
 
 export function renderContact(record: ContactRecord): Readonly<Contact> {
-  return viewOf(contactViews, record, (r) => ({
-    id: r.id,
-    username: r.username,
-    phone_number: r.phone_number,
-    avatar_url: r.avatar_url,
-    display_name: r.display_name,
-    conversation_id: r.conversation_id,
-    last_active_at: r.last_active_at,
-    created_at: r.created_at,
-  }));
+  return viewOf(
+    contactViews,
+    record,
+    (r) =>
+      ({
+        id: r.id,
+        username: r.username,
+        phone_number: r.phone_number,
+        avatar_url: r.avatar_url,
+        display_name: r.display_name,
+        conversation_id: r.conversation_id,
+        last_active_at: r.last_active_at,
+        created_at: r.created_at,
+      }) satisfies Complete<Contact>,
+  );
 }
 
 export function renderSender(record: ContactRecord): Readonly<MessageContact> {
-  return viewOf(senderViews, record, (r) => ({
-    id: r.id,
-    username: r.username,
-    phone_number: r.phone_number,
-    avatar_url: r.avatar_url,
-    last_active_at: r.last_active_at,
-    created_at: r.created_at,
-  }));
+  return viewOf(
+    senderViews,
+    record,
+    (r) =>
+      ({
+        id: r.id,
+        username: r.username,
+        phone_number: r.phone_number,
+        avatar_url: r.avatar_url,
+        last_active_at: r.last_active_at,
+        created_at: r.created_at,
+      }) satisfies Complete<MessageContact>,
+  );
 }
 
 /**
@@ -67,7 +78,7 @@ export function messageView(record: MessageRecord, sender: Readonly<MessageConta
     read_at: record.read_at,
     created_at: record.created_at,
     updated_at: record.updated_at,
-  });
+  } satisfies Complete<Message>);
   messageViews.set(record, view);
   return view;
 }
@@ -83,5 +94,5 @@ export function renderStoredMessage(r: MessageRecord): StoredMessage {
     read_at: r.read_at,
     created_at: r.created_at,
     updated_at: r.updated_at,
-  };
+  } satisfies Complete<StoredMessage>;
 }

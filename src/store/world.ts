@@ -1,7 +1,7 @@
 import BTree from 'sorted-btree';
 import { errors } from '../errors';
 import { randomId } from '../ids';
-import type { Attachment, Contact, Message, Page, Timestamp } from '../types';
+import type { Attachment, Complete, Contact, Message, Page, Timestamp } from '../types';
 import { contactBytes, DELETION_MARK, messageBytes, senderJsonLength, TREE_NODE_BYTES } from './bytes';
 import { LayeredMap } from './layered-map';
 import { EMPTY, keyed, nextKey, pageOf, type Order } from './order';
@@ -201,7 +201,7 @@ export class World {
       last_active_at: null,
       created_at,
       key: nextKey(this.#contactLists.all, created_at),
-    };
+    } satisfies Complete<ContactRecord>;
     this.#charge(
       contactBytes(record) +
         this.#treeCost(this.#contactLists.all) +
@@ -309,7 +309,7 @@ export class World {
       created_at: now,
       updated_at: null,
       key: nextKey(this.#messageList, now),
-    };
+    } satisfies Complete<MessageRecord>;
     this.#charge(
       this.#messageBytes(record) +
         this.#treeCost(this.#messageList) +
@@ -488,7 +488,7 @@ export class World {
       file_type: input.file_type,
       file_size: input.file_size,
       created_at: now,
-    };
+    } satisfies Complete<Attachment>;
   }
 
   /** Contact, conversation and message ids never collide (C6). */
