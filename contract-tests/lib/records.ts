@@ -2,7 +2,25 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { ProfileRecord } from '../profile/observations';
 import { config } from './config';
-import type { SequenceSummary } from './sequences';
+
+/** The random operation sequences of a run (lib/sequences.ts): how many ran, and a failure shrunk. */
+export interface SequenceSummary {
+  sequences: number;
+  ran: number;
+  seed: number;
+  budget: number;
+  requests: number;
+  failure?: {
+    rule: string;
+    check?: string;
+    reason: string;
+    steps: string[];
+    curl: string;
+    shrinks: number;
+  };
+  /** Why no sequence could run, if none could. */
+  notRun?: string;
+}
 
 /** A request and its answer, cut down for a report. */
 export interface ExchangeExcerpt {

@@ -4,7 +4,7 @@ import { cleanup, type Json } from './data';
 import { InfraError, onExchange, type Exchange } from './http';
 import { Operations, type Done } from './operations';
 import { reactionNames } from './samples';
-import { writeRecord } from './records';
+import { writeRecord, type SequenceSummary } from './records';
 import { excerpt, NotRun, RuleFailure } from './harness';
 import { verify, type Focus } from './views';
 
@@ -24,24 +24,6 @@ const MAX_STEPS = 10;
 
 export function budgetFor(sequences: number): number {
   return sequences === 0 ? 0 : sequences * REQUESTS_PER_SEQUENCE + SHRINK_REQUESTS;
-}
-
-export interface SequenceSummary {
-  sequences: number;
-  ran: number;
-  seed: number;
-  budget: number;
-  requests: number;
-  failure?: {
-    rule: string;
-    check?: string;
-    reason: string;
-    steps: string[];
-    curl: string;
-    shrinks: number;
-  };
-  /** Why no sequence could run, if none could. */
-  notRun?: string;
 }
 
 /** What the server takes where the document is silent, found before the sequences. */
