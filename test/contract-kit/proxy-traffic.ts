@@ -244,12 +244,18 @@ export async function heldAgainstCounted(
   let warm: ReturnType<typeof newSession> | undefined = newSession(limits);
   for (const exchange of exchanges) learn(warm, read(exchange));
   warm = undefined;
-  const state = newSession(limits);
-  const before = heap();
-  // Each answer is read and learnt, then let go, as in the proxy: only what the session keeps stays.
-  for (const exchange of exchanges) learn(state, read(exchange));
-  const held = heap() - before;
-  const counted = state.memory.bytes;
-  if (exchanges.length === 0 || state.worlds.size < 0) throw new Error('unreachable');
-  return { held, counted };
+  // Three readings, each of a session of its own, and the middle one: a collection that runs late
+  // (once seen under load in CI) makes one reading far off, never two.
+  const readings: { held: number; counted: number }[] = [];
+  for (let i = 0; i < 3; i++) {
+    let state: ReturnType<typeof newSession> | undefined = newSession(limits);
+    const before = heap();
+    // Each answer is read and learnt, then let go, as in the proxy: only what the session keeps stays.
+    for (const exchange of exchanges) learn(state, read(exchange));
+    readings.push({ held: heap() - before, counted: state.memory.bytes });
+    if (exchanges.length === 0 || state.worlds.size < 0) throw new Error('unreachable');
+    state = undefined;
+  }
+  readings.sort((a, b) => a.held - b.held);
+  return readings[1]!;
 }
