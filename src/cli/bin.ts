@@ -185,6 +185,17 @@ async function main(): Promise<void> {
     await running.close();
     fail(`error: ${problem}`);
   }
+  // Before the banner: whoever reads it may stop the mock at once, and must find it listening.
+  let stopping = false;
+  const stop = (signal: string) => {
+    if (stopping) process.exit(0);
+    stopping = true;
+    console.log(`${signal}: finishing requests in flight, then stopping (send it again to stop at once)`);
+    setTimeout(() => process.exit(0), 4500).unref();
+    void running.close().then(() => process.exit(0));
+  };
+  process.on('SIGINT', () => stop('SIGINT'));
+  process.on('SIGTERM', () => stop('SIGTERM'));
   const restricted = options.token.length > 0;
   const token = restricted ? options.token[0]! : 'demo-token';
   const world = data
@@ -212,17 +223,6 @@ async function main(): Promise<void> {
   console.log(
     `Try:          curl -H "Authorization: Bearer ${token}" "${running.url}${prefix}/v1/contacts?limit=3"`,
   );
-
-  let stopping = false;
-  const stop = (signal: string) => {
-    if (stopping) process.exit(0);
-    stopping = true;
-    console.log(`${signal}: finishing requests in flight, then stopping (send it again to stop at once)`);
-    setTimeout(() => process.exit(0), 4500).unref();
-    void running.close().then(() => process.exit(0));
-  };
-  process.on('SIGINT', () => stop('SIGINT'));
-  process.on('SIGTERM', () => stop('SIGTERM'));
 }
 
 main().catch((error: NodeJS.ErrnoException) => {
