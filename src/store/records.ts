@@ -1,5 +1,5 @@
-import type { Contact, Message } from '../types';
-import type { Complete } from '../types';
+import type { AttachmentInput } from '../input/fields';
+import type { Attachment, Complete, Contact, Message, Timestamp } from '../types';
 
 /** A message as stored: its sender is derived from the conversation when it is read (C11). */
 export type StoredMessage = Omit<Message, 'contact'>;
@@ -41,4 +41,22 @@ export function messageRecord(m: StoredMessage, key: number): MessageRecord {
     updated_at: m.updated_at,
     key,
   } satisfies Complete<MessageRecord>;
+}
+
+/** An attachment a request adds to a message (its input checked by input/fields.ts), with its id. */
+export function attachmentRecord(
+  input: AttachmentInput,
+  id: string,
+  messageId: string,
+  now: Timestamp,
+): Attachment {
+  return {
+    id,
+    message_id: messageId,
+    filename: input.filename,
+    file_url: input.file_url,
+    file_type: input.file_type,
+    file_size: input.file_size,
+    created_at: now,
+  } satisfies Complete<Attachment>;
 }

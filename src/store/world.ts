@@ -1,12 +1,13 @@
 import BTree from 'sorted-btree';
 import { errors } from '../errors';
 import { randomId } from '../ids';
-import type { Attachment, Complete, Contact, Message, Page, Timestamp } from '../types';
+import type { Complete, Contact, Message, Page, Timestamp } from '../types';
 import { contactBytes, DELETION_MARK, messageBytes, senderJsonLength, TREE_NODE_BYTES } from './bytes';
 import { LayeredMap } from './layered-map';
 import { EMPTY, keyed, nextKey, pageOf, type Order } from './order';
 import { addReactions } from './reactions';
 import {
+  attachmentRecord,
   contactRecord,
   messageRecord,
   type ContactRecord,
@@ -304,7 +305,9 @@ export class World {
       conversation_id: input.conversation_id,
       message: input.message,
       reactions: [],
-      attachments: (input.attachments ?? []).map((a) => this.#attachment(a, id, now)),
+      attachments: (input.attachments ?? []).map((a) =>
+        attachmentRecord(a, this.#newId('attachment'), id, now),
+      ),
       read_at: null,
       created_at: now,
       updated_at: null,
@@ -340,7 +343,10 @@ export class World {
       ...record,
       message: input.message ?? record.message,
       reactions: addReactions(record.reactions, input.reactions ?? []),
-      attachments: [...record.attachments, ...attachments.map((a) => this.#attachment(a, id, now))],
+      attachments: [
+        ...record.attachments,
+        ...attachments.map((a) => attachmentRecord(a, this.#newId('attachment'), id, now)),
+      ],
       updated_at: now,
     };
     this.#charge(
@@ -477,18 +483,6 @@ export class World {
     const contact = contactId === undefined ? undefined : this.#contacts.get(contactId);
     if (contact === undefined) throw new Error(`message ${record.id} has no contact`);
     return messageView(record, renderSender(contact));
-  }
-
-  #attachment(input: fields.AttachmentInput, messageId: string, now: Timestamp): Attachment {
-    return {
-      id: this.#newId('attachment'),
-      message_id: messageId,
-      filename: input.filename,
-      file_url: input.file_url,
-      file_type: input.file_type,
-      file_size: input.file_size,
-      created_at: now,
-    } satisfies Complete<Attachment>;
   }
 
   /** Contact, conversation and message ids never collide (C6). */
