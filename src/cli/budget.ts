@@ -20,6 +20,13 @@ export function heapFacts(): HeapFacts {
 const mb = (bytes: number) => Math.floor(bytes / 2 ** 20);
 
 /**
+ * The heap a start measures differs by a few MB from one start to the next (with when the
+ * collector last ran): the most the refusal advises stays this far below what is left, so that a
+ * start that follows the advice is not refused in turn.
+ */
+const ADVICE_SLACK = 8 * 2 ** 20;
+
+/**
  * Why the budget of all tokens (`--max-total-mb`) cannot be held by this process, or undefined
  * when it can: the budget, the heap already in use (the seeded world) and the headroom must fit
  * in V8's heap limit, or the process would die of "heap out of memory" under traffic instead of
@@ -37,7 +44,7 @@ export function budgetProblem(
   return (
     `--max-total-mb ${mb(options.maxTotalBytes)} does not fit in this process's heap: V8's heap limit is ${mb(heap.limit)} MB, ` +
     `the world takes ${mb(heap.used)} MB and ${mb(headroom)} MB stay free for requests in flight, which leaves ${Math.max(0, mb(room))} MB. ` +
-    `Lower --max-total-mb to at most ${Math.max(0, mb(room))}, or give Node a larger heap: NODE_OPTIONS=--max-old-space-size=<MB>, ` +
+    `Lower --max-total-mb to at most ${Math.max(0, mb(room - ADVICE_SLACK))}, or give Node a larger heap: NODE_OPTIONS=--max-old-space-size=<MB>, ` +
     `at least ${Math.ceil(Math.max((options.maxTotalBytes + heap.used) / 0.75, options.maxTotalBytes + heap.used + 64 * 2 ** 20) / 2 ** 20)}.`
   );
 }
