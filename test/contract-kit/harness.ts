@@ -180,7 +180,14 @@ export interface KitRun {
   /** The --json result, when the run wrote one. */
   json?: {
     exitCode: number;
-    verdicts: { rule: string; verdict: 'pass' | 'fail' | 'not-run'; reason?: string }[];
+    verdicts: {
+      rule: string;
+      verdict: 'pass' | 'fail' | 'not-run';
+      reason?: string;
+      check?: string;
+      foundBy?: string;
+      exchange?: unknown;
+    }[];
     problems: string[];
     serverProfile: Record<string, string[]>;
     leftovers: unknown[];
@@ -225,6 +232,23 @@ export function startBin(
 
 export const failedRules = (run: KitRun) =>
   (run.json?.verdicts ?? []).filter((v) => v.verdict === 'fail').map((v) => v.rule);
+
+/**
+ * The failed rules with what showed each (the check, the reason, the test that found it, the
+ * exchange): where a run must fail nothing, a failure then says why in the test's own output.
+ */
+export const failures = (run: KitRun) =>
+  (run.json?.verdicts ?? [])
+    .filter((v) => v.verdict === 'fail')
+    .map((v) =>
+      JSON.stringify({
+        rule: v.rule,
+        check: v.check,
+        reason: v.reason,
+        foundBy: v.foundBy,
+        exchange: v.exchange,
+      }),
+    );
 
 /** Runs `jobs` with at most `limit` at a time, keeping their order. */
 export async function inBatches<T>(jobs: (() => Promise<T>)[], limit: number): Promise<T[]> {

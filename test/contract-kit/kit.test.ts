@@ -5,7 +5,16 @@ import os from 'node:os';
 import path from 'node:path';
 import express from 'express';
 import { RULES } from '../../contract-tests/rules';
-import { failedRules, inBatches, runBin, startBin, startWrapped, type KitRun, type Running } from './harness';
+import {
+  failedRules,
+  failures,
+  inBatches,
+  runBin,
+  startBin,
+  startWrapped,
+  type KitRun,
+  type Running,
+} from './harness';
 import { strictInputs, MODEL_ROGUES, ROGUES, honestButDifferent, withoutPaging } from './servers';
 import { STAGING_HARD_VARIANTS, STAGING_VARIANTS, startStaging } from './staging';
 import { listen } from '../../src/express/server';
@@ -82,7 +91,7 @@ describe('the contract kit', () => {
       const server = await startWrapped(honestButDifferent(), { contacts: 5, messages: 20 });
       try {
         const run = await runBin(['--base-url', server.url, '--token', 'honest']);
-        expect({ code: run.code, failed: failedRules(run), problems: run.json?.problems }).toEqual({
+        expect({ code: run.code, failed: failures(run), problems: run.json?.problems }).toEqual({
           code: 0,
           failed: [],
           problems: [],
@@ -145,7 +154,7 @@ describe('the contract kit', () => {
       const server = await startWrapped(strictInputs());
       try {
         const blind = await runBin(['--base-url', server.url, '--token', 'strict-1', '--sequences', '0']);
-        expect({ failed: failedRules(blind), problems: blind.json?.problems }).toEqual({
+        expect({ failed: failures(blind), problems: blind.json?.problems }).toEqual({
           failed: [],
           problems: [],
         });
@@ -161,7 +170,7 @@ describe('the contract kit', () => {
           '--sample',
           'contact.phone_number=+4915112345678',
         ]);
-        expect({ code: told.code, failed: failedRules(told), problems: told.json?.problems }).toEqual({
+        expect({ code: told.code, failed: failures(told), problems: told.json?.problems }).toEqual({
           code: 0,
           failed: [],
           problems: [],
@@ -214,7 +223,7 @@ describe('the contract kit', () => {
       'passes the documented profile on %s, and exits 0',
       (name) => {
         const run = runs.get(name)!;
-        expect({ code: run.code, failed: failedRules(run), problems: run.json?.problems }).toEqual({
+        expect({ code: run.code, failed: failures(run), problems: run.json?.problems }).toEqual({
           code: 0,
           failed: [],
           problems: [],
@@ -264,7 +273,7 @@ describe('the contract kit', () => {
       'passes the documented profile on %s, and exits 0',
       (name) => {
         const run = runs.get(name)!;
-        expect({ code: run.code, failed: failedRules(run), problems: run.json?.problems }).toEqual({
+        expect({ code: run.code, failed: failures(run), problems: run.json?.problems }).toEqual({
           code: 0,
           failed: [],
           problems: [],
@@ -608,7 +617,7 @@ describe('the contract kit', () => {
       'the twin of %s passes the documented profile and shows the profile the server showed',
       (name) => {
         const { run, server, twin } = runs.get(name)!;
-        expect({ code: run.code, failed: failedRules(run), problems: run.json?.problems }).toEqual({
+        expect({ code: run.code, failed: failures(run), problems: run.json?.problems }).toEqual({
           code: 0,
           failed: [],
           problems: [],
