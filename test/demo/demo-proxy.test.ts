@@ -1,17 +1,12 @@
-import { mkdtempSync, rmSync } from 'node:fs';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import os from 'node:os';
-import path from 'node:path';
-import type { Browser } from 'playwright-core';
 import { startProxy, type ProxyResult, type RunningProxy } from '../../contract-tests/proxy/proxy';
 import type { Profile } from '../../contract-tests/rules';
-import { buildDemo } from '../../scripts/build-demo';
 import { createApp } from '../../src/express/app';
 import { findChromium, launch, watchedPage } from '../browser/chromium';
 import { startWrapped } from '../contract-kit/harness';
 import { ROGUES } from '../contract-kit/servers';
-import { serveFolder, visible, type Site } from './support';
+import { demoSite, visible } from './support';
 
 /**
  * The demo pointed at a real server (`?api=<proxy URL>`), in headless Chromium, with
@@ -23,30 +18,15 @@ import { serveFolder, visible, type Site } from './support';
 const CHROMIUM = findChromium();
 
 describe(`The demo against a server through the proxy, in a real browser (${CHROMIUM.description})`, () => {
-  let folder: string;
-  let site: Site;
-  let browser: Browser;
-
-  beforeAll(async () => {
-    folder = mkdtempSync(path.join(os.tmpdir(), 'messaging-demo-proxy-'));
-    await buildDemo(folder);
-    site = await serveFolder(folder);
-    browser = await launch(CHROMIUM);
-  }, 60_000);
-
-  afterAll(async () => {
-    await browser?.close();
-    if (site) await site.close();
-    if (folder) rmSync(folder, { recursive: true, force: true });
-  });
+  const demo = demoSite('messaging-demo-proxy-', () => launch(CHROMIUM));
 
   /** Opens the demo on the proxy, clicks through a session, and gives the proxy's tally. */
   async function clickThrough(target: string, profile: Profile, full: boolean) {
     const lines: string[] = [];
     const proxy: RunningProxy = await startProxy({ target, profile, print: (line) => lines.push(line) });
-    const { context, page, pageErrors } = await watchedPage(browser);
+    const { context, page, pageErrors } = await watchedPage(demo.browser);
     try {
-      await page.goto(`${site.url}?api=${encodeURIComponent(proxy.url)}`);
+      await page.goto(`${demo.site.url}?api=${encodeURIComponent(proxy.url)}`);
       await visible(page.locator('#contacts .contact'), 'the contact list', 20_000);
       expect(await page.locator('#mode').textContent()).toBe(`answered by ${proxy.url}`);
       await visible(page.locator('#messages .message'), 'the first conversation');

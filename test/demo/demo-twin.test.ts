@@ -1,13 +1,8 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import type { Browser } from 'playwright-core';
-import { buildDemo } from '../../scripts/build-demo';
 import { listen, type RunningServer } from '../../src/express/server';
 import { findChromium, launch, watchedPage } from '../browser/chromium';
 import linkPaging from '../twin/link-paging.profile.json';
 import stagingLike from '../twin/staging-like.profile.json';
-import { serveFolder, visible, type Site } from './support';
+import { demoSite, visible } from './support';
 
 /**
  * The demo on the twins of two servers that fill the document's gaps differently, in headless
@@ -34,22 +29,7 @@ const TWINS: { name: string; profile: Json; title: string }[] = [
 ];
 
 describe(`The demo on the twins of two servers (${CHROMIUM.description})`, () => {
-  let folder: string;
-  let site: Site;
-  let browser: Browser;
-
-  beforeAll(async () => {
-    folder = mkdtempSync(path.join(os.tmpdir(), 'messaging-demo-twin-'));
-    await buildDemo(folder);
-    site = await serveFolder(folder);
-    browser = await launch(CHROMIUM);
-  }, 60_000);
-
-  afterAll(async () => {
-    await browser?.close();
-    if (site) await site.close();
-    if (folder) rmSync(folder, { recursive: true, force: true });
-  });
+  const demo = demoSite('messaging-demo-twin-', () => launch(CHROMIUM));
 
   it.each(TWINS)(
     'works against the twin of a server with $name',
@@ -60,14 +40,14 @@ describe(`The demo on the twins of two servers (${CHROMIUM.description})`, () =>
         messages: 500,
         conventions: profile,
       });
-      const { context, page, pageErrors } = await watchedPage(browser);
+      const { context, page, pageErrors } = await watchedPage(demo.browser);
       try {
         // The world as the mock holds it (the control routes keep its shapes and Unix seconds).
         const state = (await (
           await fetch(`${twin.url}/__mock/state`, { headers: { Authorization: `Bearer ${TOKEN}` } })
         ).json()) as { contacts: Json[]; messages: Json[] };
 
-        await page.goto(`${site.url}?api=${encodeURIComponent(twin.url)}`);
+        await page.goto(`${demo.site.url}?api=${encodeURIComponent(twin.url)}`);
         await visible(page.locator('#contacts .contact').first(), 'the contact list', 20_000);
         // Every contact, though the twin's pages hold fewer (20 or 50 at most, and 30 contacts).
         await expect(page.locator('#contacts .contact').count()).resolves.toBe(state.contacts.length);

@@ -1,8 +1,10 @@
-import { readFileSync, statSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import os from 'node:os';
 import path from 'node:path';
-import { errors, type Locator } from 'playwright-core';
+import { errors, type Browser, type Locator } from 'playwright-core';
+import { buildDemo } from '../../scripts/build-demo';
 
 /** What the browser tests of the demo share: a bare static server for the built demo, and waiting. */
 const WAIT = 10_000;
@@ -56,4 +58,28 @@ export async function serveFolder(folder: string): Promise<Site> {
     served,
     close: () => new Promise((resolve) => site.close(() => resolve())),
   };
+}
+
+/**
+ * The demo built into a temporary folder and served by a bare static server, and a browser: made
+ * before the tests of the describe block that calls this, and removed after them.
+ */
+export function demoSite(
+  prefix: string,
+  launchBrowser: () => Promise<Browser>,
+): { site: Site; browser: Browser } {
+  let folder: string | undefined;
+  const made = {} as { site: Site; browser: Browser };
+  beforeAll(async () => {
+    folder = mkdtempSync(path.join(os.tmpdir(), prefix));
+    await buildDemo(folder);
+    made.site = await serveFolder(folder);
+    made.browser = await launchBrowser();
+  }, 60_000);
+  afterAll(async () => {
+    await made.browser?.close();
+    if (made.site) await made.site.close();
+    if (folder) rmSync(folder, { recursive: true, force: true });
+  });
+  return made;
 }
