@@ -9,7 +9,8 @@
  *   rename(2), which replaces a file in one step: a process that starts or loads a module meanwhile
  *   finds the old file or the new one, never none. Files the new build no longer has go last.
  *
- * What it builds: tsc compiles src/ to CommonJS with its declarations (dist/), and the kit
+ * What it builds: first src/store/copies.generated.ts from the field tables (npm run generate), then
+ * tsc compiles src/ to CommonJS with its declarations (dist/), and the kit
  * (dist/contract-tests/) with common/ (dist/common/, which both packages hold); esbuild writes the ES modules (dist/esm/). The MSW adapter, which runs
  * in browsers, is bundled as ES modules with code splitting: the seeded world's generator (and
  * faker), the shipped default world and the simulator are chunks of their own, which a browser
@@ -133,6 +134,8 @@ async function buildModules(out) {
 }
 
 async function build() {
+  // The store's copies, written from the field tables (scripts/generate-copies.ts): a source of the build.
+  run(process.execPath, [require.resolve('tsx/cli', { paths: [root] }), 'scripts/generate-copies.ts']);
   const stamp = stampOfInputs();
   if (!process.argv.includes('--force') && readStamp() === stamp) {
     console.log('dist/ is up to date (built from these sources): nothing to build');

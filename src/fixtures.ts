@@ -1,27 +1,21 @@
 import { ApiError } from './errors';
 import { MAX_TIMESTAMP } from './store/order';
-import { checkHttpUrl, checkInteger, checkString, describe, isPlainRecord } from './input/params';
+import { valueOf } from './input/fields';
+import { checkInteger, checkString, describe, isPlainRecord } from './input/params';
+import { ATTACHMENT } from './resources/attachment';
+import { CONTACT } from './resources/contact';
 import {
-  DISPLAY_NAME,
-  FILE_SIZE,
-  FILE_TYPE,
-  FILENAME,
-  MESSAGE_TEXT,
-  PHONE_NUMBER,
-  REACTION_NAME,
-  RECORD_ID,
-  USERNAME,
-} from './input/fields';
-import type { StoredMessage, WorldData } from './store/world';
-import {
-  ATTACHMENT_FIELDS,
-  CONTACT_FIELDS,
-  STORED_MESSAGE_FIELDS,
-  type Attachment,
-  type Complete,
-  type Contact,
-  type Reaction,
-} from './types';
+  complete,
+  fixedFallback,
+  type Field,
+  type FieldType,
+  type RowData,
+  type Table,
+} from './resources/field';
+import { REACTION_NAME, RECORD_ID, USERNAME } from './resources/formats';
+import { MESSAGE } from './resources/message';
+import type { WorldData } from './store/world';
+import type { Attachment, Contact, Reaction, StoredMessage } from './types';
 
 /**
  * A fixture document is a world as plain JSON: `{contacts, messages}`, contacts as the API shows
@@ -79,24 +73,16 @@ export class FixtureChecker {
     const at = `contacts[${this.#contacts++}]`;
     return guard(at, () => {
       if (!isPlainRecord(raw)) throw new FixtureError(at, `must be a contact object, got ${describe(raw)}.`);
-      exactKeys(raw, CONTACT_FIELDS, at);
-      const contact: Contact = {
-        id: id(raw.id, `${at}.id`),
-        username: checkString(raw.username, `${at}.username`, USERNAME),
-        phone_number: checkString(raw.phone_number, `${at}.phone_number`, PHONE_NUMBER),
-        avatar_url: checkHttpUrl(raw.avatar_url, `${at}.avatar_url`),
-        display_name:
-          raw.display_name === null
-            ? null
-            : checkString(raw.display_name, `${at}.display_name`, DISPLAY_NAME),
-        conversation_id: id(raw.conversation_id, `${at}.conversation_id`),
-        last_active_at: nullableTime(raw.last_active_at, `${at}.last_active_at`),
-        created_at: time(raw.created_at, `${at}.created_at`),
-      } satisfies Complete<Contact>;
-      this.#unique(contact.id, `${at}.id`);
-      this.#unique(contact.conversation_id, `${at}.conversation_id`);
-      this.#conversations.add(contact.conversation_id);
-      return contact;
+      return complete(
+        CONTACT,
+        fieldsOf(CONTACT, raw, at, (name, value, path) => {
+          if (name === 'id') this.#unique(value as string, path);
+          if (name === 'conversation_id') {
+            this.#unique(value as string, path);
+            this.#conversations.add(value as string);
+          }
+        }),
+      );
     });
   }
 
@@ -104,32 +90,27 @@ export class FixtureChecker {
     const at = `messages[${this.#messages++}]`;
     return guard(at, () => {
       if (!isPlainRecord(raw)) throw new FixtureError(at, `must be a message object, got ${describe(raw)}.`);
-      exactKeys(raw, STORED_MESSAGE_FIELDS, at);
-      const messageId = id(raw.id, `${at}.id`);
-      this.#unique(messageId, `${at}.id`);
-      const conversation = id(raw.conversation_id, `${at}.conversation_id`);
-      if (!this.#conversations.has(conversation)) {
-        throw new FixtureError(
-          `${at}.conversation_id`,
-          `'${conversation}' is not the conversation_id of any contact.`,
-        );
-      }
-      if (!Array.isArray(raw.reactions))
-        throw new FixtureError(`${at}.reactions`, 'must be a list (empty when there are none).');
-      if (!Array.isArray(raw.attachments))
-        throw new FixtureError(`${at}.attachments`, 'must be a list (empty when there are none).');
-      return {
-        id: messageId,
-        conversation_id: conversation,
-        message: checkString(raw.message, `${at}.message`, MESSAGE_TEXT),
-        reactions: raw.reactions.map((r: unknown, j: number) => reaction(r, `${at}.reactions[${j}]`)),
-        attachments: raw.attachments.map((a: unknown, j: number) =>
-          attachment(a, `${at}.attachments[${j}]`, messageId, (i, path) => this.#unique(i, path)),
+      const messageId = raw.id;
+      return complete(
+        MESSAGE,
+        fieldsOf(
+          MESSAGE,
+          raw,
+          at,
+          (name, value, path) => {
+            if (name === 'id') this.#unique(value as string, path);
+            if (name === 'conversation_id' && !this.#conversations.has(value as string))
+              throw new FixtureError(path, `'${value as string}' is not the conversation_id of any contact.`);
+          },
+          {
+            reactions: (value, path) => list(value, path).map((r, j) => reaction(r, `${path}[${j}]`)),
+            attachments: (value, path) =>
+              list(value, path).map((a, j) =>
+                attachment(a, `${path}[${j}]`, messageId as string, (i, where) => this.#unique(i, where)),
+              ),
+          },
         ),
-        read_at: nullableTime(raw.read_at, `${at}.read_at`),
-        created_at: time(raw.created_at, `${at}.created_at`),
-        updated_at: nullableTime(raw.updated_at, `${at}.updated_at`),
-      } satisfies Complete<StoredMessage>;
+      );
     });
   }
 }
@@ -205,9 +186,45 @@ function guard<T>(at: string, check: () => T): T {
   }
 }
 
-function exactKeys(record: Record<string, unknown>, keys: readonly string[], at: string): void {
+/**
+ * A record's fields checked against its table, in the table's order: every stored field present
+ * (one with a fixed fallback may be absent: complete() fills it), no other. `checked` hears of each
+ * field as soon as it is checked; `structured` checks the fields of a structured type.
+ */
+function fieldsOf<T extends Table>(
+  table: T,
+  raw: Record<string, unknown>,
+  at: string,
+  checked: (name: string, value: unknown, path: string) => void,
+  structured: Partial<Record<FieldType, (value: unknown, path: string) => unknown>> = {},
+): RowData<T> {
+  const names = Object.keys(table).filter((name) => table[name]!.stored);
+  exactKeys(
+    raw,
+    names,
+    at,
+    names.filter((name) => fixedFallback(table[name]!) !== undefined),
+  );
+  const out: Record<string, unknown> = {};
+  for (const name of names) {
+    if (!(name in raw)) continue;
+    const path = `${at}.${name}`;
+    const value = fieldValue(table[name]!, raw[name], path, structured);
+    checked(name, value, path);
+    out[name] = value;
+  }
+  return out as RowData<T>;
+}
+
+/** `record` has every one of `keys` (but those it `mayLack`) and no other. */
+function exactKeys(
+  record: Record<string, unknown>,
+  keys: readonly string[],
+  at: string,
+  mayLack: readonly string[] = [],
+): void {
   for (const key of keys) {
-    if (!(key in record)) throw new FixtureError(`${at}.${key}`, 'is missing.');
+    if (!(key in record) && !mayLack.includes(key)) throw new FixtureError(`${at}.${key}`, 'is missing.');
   }
   for (const key of Object.keys(record)) {
     if (!keys.includes(key))
@@ -216,6 +233,41 @@ function exactKeys(record: Record<string, unknown>, keys: readonly string[], at:
         `is not a field of this record; the fields are ${keys.join(', ')}.`,
       );
   }
+}
+
+/** One field's value, checked as its type says. */
+function fieldValue(
+  field: Field<unknown>,
+  value: unknown,
+  path: string,
+  structured: Partial<Record<FieldType, (value: unknown, path: string) => unknown>>,
+): unknown {
+  if (value === null && field.nullable) return null;
+  switch (field.type) {
+    case 'id':
+      return id(value, path);
+    case 'timestamp':
+      return time(value, path);
+    case 'boolean':
+      // JSON has booleans: "true" as text is what a form sends, not a fixture.
+      if (typeof value !== 'boolean')
+        throw new FixtureError(path, `must be true or false, got ${describe(value)}.`);
+      return value;
+    case 'text':
+    case 'url':
+    case 'integer':
+      return valueOf(field, value, path);
+    default: {
+      const check = structured[field.type];
+      if (check === undefined) throw new Error(`no check for ${path}, a ${field.type}`);
+      return check(value, path);
+    }
+  }
+}
+
+function list(value: unknown, path: string): unknown[] {
+  if (!Array.isArray(value)) throw new FixtureError(path, 'must be a list (empty when there are none).');
+  return value;
 }
 
 function id(value: unknown, path: string): string {
@@ -231,10 +283,6 @@ function time(value: unknown, path: string): number {
   if (typeof value !== 'number')
     throw new FixtureError(path, `must be a Unix time in seconds (a whole number), got ${describe(value)}.`);
   return checkInteger(value, path, 0, MAX_TIMESTAMP);
-}
-
-function nullableTime(value: unknown, path: string): number | null {
-  return value === null ? null : time(value, path);
 }
 
 function reaction(raw: unknown, path: string): Reaction {
@@ -259,21 +307,12 @@ function attachment(
 ): Attachment {
   if (!isPlainRecord(raw))
     throw new FixtureError(path, `must be an attachment object, got ${describe(raw)}.`);
-  exactKeys(raw, ATTACHMENT_FIELDS, path);
-  const attachmentId = id(raw.id, `${path}.id`);
-  unique(attachmentId, `${path}.id`);
-  if (raw.message_id !== messageId)
-    throw new FixtureError(`${path}.message_id`, `must be the id of its message, '${messageId}'.`);
-  return {
-    id: attachmentId,
-    message_id: messageId,
-    filename: checkString(raw.filename, `${path}.filename`, FILENAME),
-    file_url: checkHttpUrl(raw.file_url, `${path}.file_url`),
-    file_type: checkString(raw.file_type, `${path}.file_type`, FILE_TYPE),
-    file_size:
-      raw.file_size === null
-        ? null
-        : checkInteger(raw.file_size, `${path}.file_size`, FILE_SIZE.min, FILE_SIZE.max),
-    created_at: time(raw.created_at, `${path}.created_at`),
-  } satisfies Complete<Attachment>;
+  return complete(
+    ATTACHMENT,
+    fieldsOf(ATTACHMENT, raw, path, (name, value, where) => {
+      if (name === 'id') unique(value as string, where);
+      if (name === 'message_id' && value !== messageId)
+        throw new FixtureError(where, `must be the id of its message, '${messageId}'.`);
+    }),
+  );
 }

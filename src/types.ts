@@ -3,50 +3,28 @@
  * document, so that JSON answers list fields in the order a reader of the document expects.
  */
 
+import { ATTACHMENT } from './resources/attachment';
+import { CONTACT } from './resources/contact';
+import { namesOf, type Row, type StoredRow } from './resources/field';
+import { MESSAGE, type Reaction, type Sender } from './resources/message';
+
 /** Integer Unix seconds (UTC), convention C5. */
 export type Timestamp = number;
 
-export interface Contact {
-  id: string;
-  username: string;
-  phone_number: string;
-  avatar_url: string;
-  display_name: string | null;
-  conversation_id: string;
-  last_active_at: Timestamp | null;
-  created_at: Timestamp;
-}
+/** A contact as the API answers it: the fields of its table (resources/contact.ts), in its order. */
+export interface Contact extends Row<typeof CONTACT> {}
 
 /** The sender as a message carries it: no display_name, no conversation_id (document 2.2). */
-export type MessageContact = Pick<
-  Contact,
-  'id' | 'username' | 'phone_number' | 'avatar_url' | 'last_active_at' | 'created_at'
->;
+export interface MessageContact extends Sender {}
 
-/** One reaction name mapped to the usernames that reacted with it, e.g. `{"thumbs_up": ["alice"]}`. */
-export type Reaction = Record<string, string[]>;
+export type { Reaction };
 
-export interface Attachment {
-  id: string;
-  message_id: string;
-  filename: string;
-  file_url: string;
-  file_type: string;
-  file_size: number | null;
-  created_at: Timestamp;
-}
+export interface Attachment extends Row<typeof ATTACHMENT> {}
 
-export interface Message {
-  id: string;
-  conversation_id: string;
-  contact: MessageContact;
-  message: string;
-  reactions: Reaction[];
-  attachments: Attachment[];
-  read_at: Timestamp | null;
-  created_at: Timestamp;
-  updated_at: Timestamp | null;
-}
+export interface Message extends Row<typeof MESSAGE> {}
+
+/** A message as the store and a fixture keep it: without its contact, which follows from the conversation. */
+export interface StoredMessage extends StoredRow<typeof MESSAGE> {}
 
 /**
  * Every field of T, the optional ones too. A copy of a record written out field by field (the
@@ -68,62 +46,8 @@ export interface ApiErrorBody {
   param?: string;
 }
 
-/**
- * A list of the keys of T that compiles only when it names every one of them, an optional one too.
- * At run time the list itself.
- */
-export function everyKeyOf<T>() {
-  return <const L extends readonly (keyof T)[]>(
-    list: L & ([Exclude<keyof T, L[number]>] extends [never] ? unknown : never),
-  ): L => list;
-}
-
-/**
- * The field names of each record, in the document's order: one list for the fixture validator
- * and the OpenAPI document, so that the two cannot disagree. A list that leaves a field of its
- * type out does not compile.
- */
-export const CONTACT_FIELDS = everyKeyOf<Contact>()([
-  'id',
-  'username',
-  'phone_number',
-  'avatar_url',
-  'display_name',
-  'conversation_id',
-  'last_active_at',
-  'created_at',
-]);
-
-export const SENDER_FIELDS = everyKeyOf<MessageContact>()([
-  'id',
-  'username',
-  'phone_number',
-  'avatar_url',
-  'last_active_at',
-  'created_at',
-]);
-
-export const MESSAGE_FIELDS = everyKeyOf<Message>()([
-  'id',
-  'conversation_id',
-  'contact',
-  'message',
-  'reactions',
-  'attachments',
-  'read_at',
-  'created_at',
-  'updated_at',
-]);
-
-/** A message as a fixture holds it: without its contact, which follows from the conversation. */
-export const STORED_MESSAGE_FIELDS = MESSAGE_FIELDS.filter((field) => field !== 'contact');
-
-export const ATTACHMENT_FIELDS = everyKeyOf<Attachment>()([
-  'id',
-  'message_id',
-  'filename',
-  'file_url',
-  'file_type',
-  'file_size',
-  'created_at',
-]);
+/** The field names of each record, in the document's order, from the field tables. */
+export const CONTACT_FIELDS = namesOf(CONTACT);
+export const SENDER_FIELDS = CONTACT_FIELDS.filter((name) => CONTACT[name].sender);
+export const MESSAGE_FIELDS = namesOf(MESSAGE);
+export const STORED_MESSAGE_FIELDS = MESSAGE_FIELDS.filter((name) => MESSAGE[name].stored);

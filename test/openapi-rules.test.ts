@@ -1,7 +1,7 @@
 import Ajv2020 from 'ajv/dist/2020';
 import type request from 'supertest';
 import { openApiDocument } from '../src/openapi';
-import { HTTP_URL, type IntegerRule, type StringRule } from '../src/input/params';
+import { HTTP_URL } from '../src/input/params';
 import {
   DISPLAY_NAME,
   FILE_SIZE,
@@ -9,14 +9,15 @@ import {
   FILENAME,
   ID,
   MESSAGE_TEXT,
-  PAGE_SIZE,
   PHONE_NUMBER,
   REACTION_NAME,
   RECORD_ID,
   USERNAME,
-} from '../src/input/fields';
+  type IntegerRule,
+  type StringRule,
+} from '../src/resources/formats';
 import { api, createContact, makeApp, sendMessage } from './helpers';
-import { LIMITS } from '../src/input/limits';
+import { LIMITS, PAGE_SIZE } from '../src/input/limits';
 
 /**
  * The OpenAPI document and the code agree on every field: the document's limits are the rules of

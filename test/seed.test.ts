@@ -1,6 +1,6 @@
 import request from 'supertest';
 import { createApp } from '../src/express/app';
-import { PHONE_NUMBER } from '../src/input/fields';
+import { PHONE_NUMBER } from '../src/resources/formats';
 import { createCore } from '../src/core';
 import { SEED_NOW, generateWorld } from '../src/seed';
 import { SEED_DEFAULTS } from '../src/seed-options';

@@ -1,4 +1,6 @@
 import { errors } from '../errors';
+import { CONTACT } from '../resources/contact';
+import type { CreateInput, Field, Table, UpdateInput } from '../resources/field';
 import {
   checkHttpUrl,
   checkInteger,
@@ -8,68 +10,33 @@ import {
   optionalString,
   refuseUnknown,
   requiredString,
-  type IntegerRule,
   type Params,
-  type StringRule,
 } from './params';
-import { LIMITS } from './limits';
+import {
+  DEFAULT_FILE_TYPE,
+  FILE_SIZE,
+  FILE_TYPE,
+  FILENAME,
+  ID,
+  MESSAGE_TEXT,
+  REACTION_NAME,
+  USERNAME,
+  type IntegerRule,
+  type StringRule,
+} from '../resources/formats';
+import { LIMITS, PAGE_SIZE } from './limits';
 
 /**
  * The field rules of convention C14-C16, one function per operation. Each reads a request's
  * parameters, refuses anything it does not take, and returns a typed input, so that the store
- * validates everything before it changes anything.
+ * validates everything before it changes anything. A contact's create and update are read from
+ * its field table (resources/contact.ts).
  */
 
-export const USERNAME: StringRule = { min: 1, max: 64 };
-export const PHONE_NUMBER: StringRule = {
-  min: 1,
-  max: 32,
-  pattern: /^[0-9 +\-().]+$/,
-  patternText: 'digits, spaces and + - ( ) . only, e.g. +1 (555) 010-2030',
-};
-export const DISPLAY_NAME: StringRule = { max: 64 };
-export const MESSAGE_TEXT: StringRule = { min: 1, max: 4000 };
-export const REACTION_NAME: StringRule = {
-  min: 1,
-  max: 64,
-  // "__proto__" matches C15's pattern, but form bodies cannot carry it as a key (qs drops it), so
-  // it is refused everywhere, fixtures included, for every way in to agree (see core/body.ts).
-  pattern: /^(?!__proto__$)[a-z0-9_+-]+$/,
-  patternText: 'lowercase letters, digits and _ + - only (not "__proto__"), e.g. thumbs_up',
-};
-export const FILENAME: StringRule = { min: 1, max: 255 };
-export const FILE_TYPE: StringRule = {
-  min: 3,
-  max: 127,
-  pattern: /^[A-Za-z0-9!#$&^_.+-]+\/[A-Za-z0-9!#$&^_.+-]+$/,
-  patternText: 'a MIME type such as image/png',
-};
-/** An id a request names in its parameters; an unknown one is not found (404), not refused. */
-export const ID: StringRule = { min: 1, max: 64 };
-/** The id of a record as a fixture may bring it; generated ids (ids.ts) are 16 letters and digits. */
-export const RECORD_ID = {
-  min: 1,
-  max: ID.max,
-  pattern: /^[A-Za-z0-9_-]+$/,
-  patternText: 'letters, digits, _ or -',
-} as const satisfies StringRule;
-/** What an attachment sent without `file_type` (or with an empty one) is stored as. */
-export const DEFAULT_FILE_TYPE = 'application/octet-stream';
+export type ContactCreateInput = CreateInput<typeof CONTACT>;
 
-export const PAGE_SIZE: IntegerRule = { min: 1, max: LIMITS.pageSizeMax };
-export const FILE_SIZE: IntegerRule = { min: 0, max: Number.MAX_SAFE_INTEGER };
-
-export interface ContactCreateInput {
-  username: string;
-  phone_number: string;
-  avatar_url?: string;
-  display_name?: string;
-}
-
-/** `display_name`: undefined leaves it as it is, null clears it (convention C14). */
-export interface ContactUpdateInput {
-  display_name?: string | null;
-}
+/** An updatable field: undefined leaves it as it is, null clears it (convention C14). */
+export type ContactUpdateInput = UpdateInput<typeof CONTACT>;
 
 export interface AttachmentInput {
   filename: string;
@@ -111,8 +78,6 @@ export interface MessageListQuery extends PageQuery {
   conversation_id?: string;
 }
 
-const CONTACT_CREATE = ['username', 'phone_number', 'avatar_url', 'display_name'] as const;
-const CONTACT_UPDATE = ['display_name'] as const;
 const MESSAGE_SEND = ['conversation_id', 'message', 'attachments'] as const;
 const MESSAGE_UPDATE = ['message', 'reactions', 'attachments'] as const;
 const PAGE = ['limit', 'starting_after', 'ending_before'] as const;
@@ -120,24 +85,80 @@ const CONTACT_LIST = [...PAGE, 'active'] as const;
 const MESSAGE_LIST = [...PAGE, 'conversation_id'] as const;
 const ATTACHMENT = ['filename', 'file_url', 'file_type', 'file_size'] as const;
 
+/** The fields a create takes, in the table's order (required ones are checked in that order too). */
+export function createNames(table: Table): string[] {
+  return Object.keys(table).filter((name) => table[name]!.create.by === 'input');
+}
+
+export function updateNames(table: Table): string[] {
+  return Object.keys(table).filter((name) => table[name]!.update !== undefined);
+}
+
+const CONTACT_CREATE = createNames(CONTACT);
+const CONTACT_UPDATE = updateNames(CONTACT);
+
+/** One parameter's value, checked as its field's type says; null is refused here (see update). */
+export function valueOf(field: Field<unknown>, raw: unknown, name: string): unknown {
+  switch (field.type) {
+    case 'text':
+      return checkString(raw, name, field.rule as StringRule);
+    case 'id':
+      return checkString(raw, name, ID);
+    case 'url':
+      return checkHttpUrl(raw, name);
+    case 'integer': {
+      const rule = field.rule as IntegerRule;
+      return checkInteger(raw, name, rule.min, rule.max);
+    }
+    case 'boolean':
+      if (raw === true || raw === 'true') return true;
+      if (raw === false || raw === 'false') return false;
+      throw errors.invalid(name, `must be true or false, got ${describe(raw)}.`);
+    default:
+      throw new Error(`no request sets ${name} (a ${field.type}) as a plain parameter`);
+  }
+}
+
+/**
+ * A create's fields: a required one must be sent; an optional one sent empty is what an HTML form
+ * sends for "not given", and is taken so.
+ */
+function createInput<T extends Table>(table: T, names: readonly string[], params: Params): CreateInput<T> {
+  refuseUnknown(params, names);
+  const input: Record<string, unknown> = {};
+  for (const name of names) {
+    const create = table[name]!.create;
+    const required = create.by === 'input' && create.required;
+    const raw = params.get(name);
+    if (required && raw === undefined) throw errors.missing(name, [[name, create.example]]);
+    input[name] =
+      !required && (raw === undefined || raw === '') ? undefined : valueOf(table[name]!, raw, name);
+  }
+  return input as CreateInput<T>;
+}
+
+/** An update's fields: absent stays as it is; null, or empty text, clears a nullable field. */
+function updateInput<T extends Table>(table: T, names: readonly string[], params: Params): UpdateInput<T> {
+  refuseUnknown(params, names);
+  const input: Record<string, unknown> = {};
+  for (const name of names) {
+    const field = table[name]!;
+    const raw = params.get(name);
+    if (raw === undefined || (raw === null && field.nullable)) input[name] = raw;
+    else {
+      const value = valueOf(field, raw, name);
+      input[name] = value === '' && field.nullable ? null : value;
+    }
+  }
+  return input as UpdateInput<T>;
+}
+
 export function contactCreate(params: Params): ContactCreateInput {
-  refuseUnknown(params, CONTACT_CREATE);
-  const username = requiredString(params, 'username', USERNAME, 'alice');
-  const phone_number = requiredString(params, 'phone_number', PHONE_NUMBER, '+15550102030');
-  const avatar = params.get('avatar_url');
-  // An empty optional field is what an HTML form sends for "not given"; treat it so.
-  const avatar_url = avatar === undefined || avatar === '' ? undefined : checkHttpUrl(avatar, 'avatar_url');
-  const display_name = optionalString(params, 'display_name', DISPLAY_NAME);
-  return { username, phone_number, avatar_url, display_name: display_name === '' ? undefined : display_name };
+  return createInput(CONTACT, CONTACT_CREATE, params);
 }
 
 export function contactUpdate(params: Params): ContactUpdateInput {
-  refuseUnknown(params, CONTACT_UPDATE);
-  const raw = params.get('display_name');
-  if (raw === undefined) return { display_name: undefined };
-  if (raw === null) return { display_name: null };
-  const display_name = checkString(raw, 'display_name', DISPLAY_NAME);
-  return { display_name: display_name === '' ? null : display_name };
+  return updateInput(CONTACT, CONTACT_UPDATE, params);
 }
 
 export function messageSend(params: Params): MessageSendInput {
@@ -265,9 +286,4 @@ function reactionList(raw: unknown): ReactionInput[] {
     throw errors.invalid('reactions', 'must name at least one reaction, e.g. reactions[thumbs_up][]=alice.');
   }
   return [...byName].map(([name, usernames]) => ({ name, usernames }));
-}
-
-/** A contact created without `avatar_url` still gets a working picture: its initials. */
-export function defaultAvatarUrl(username: string): string {
-  return `https://api.dicebear.com/9.x/initials/svg?seed=${encodeURIComponent(username)}`;
 }

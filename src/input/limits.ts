@@ -1,3 +1,4 @@
+import type { IntegerRule } from '../resources/formats';
 /**
  * Every bound of the mock's input, in one place: what a request, a body or a page may hold (C12),
  * what one message may carry, and the bounds of the control routes. The core enforces them, the
@@ -35,3 +36,6 @@ export const SWITCH_LIMITS = {
   status: { min: 400, max: 599 },
   count: { min: 1, max: 1000 },
 } as const;
+
+/** The size of a page a list may be asked for (`limit`). */
+export const PAGE_SIZE: IntegerRule = { min: 1, max: LIMITS.pageSizeMax };

@@ -1,4 +1,5 @@
 import { errors } from '../errors';
+import type { StringRule } from '../resources/formats';
 
 /**
  * The parameters of one request, as a Map so that no key (`__proto__`, `constructor`) can ever
@@ -16,20 +17,6 @@ export function refuseUnknown(params: Params, allowed: readonly string[]): void 
   for (const key of params.keys()) {
     if (!allowed.includes(key)) throw errors.unknown(key, allowed);
   }
-}
-
-export interface StringRule {
-  min?: number;
-  max: number;
-  pattern?: RegExp;
-  /** Says in words what `pattern` allows, for the error message. */
-  patternText?: string;
-}
-
-/** The bounds of a whole number, as `checkInteger` takes them. */
-export interface IntegerRule {
-  min: number;
-  max: number;
 }
 
 /** Length in characters (code points), so that an emoji counts once. */

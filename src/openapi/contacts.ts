@@ -1,22 +1,18 @@
-import type { ContactCreateInput, ContactUpdateInput } from '../input/fields';
-import { DISPLAY_NAME, PHONE_NUMBER, USERNAME } from '../input/fields';
+import { CONTACT } from '../resources/contact';
 import {
   answer,
   body,
+  createSchema,
   booleanQuery,
-  inputSchema,
-  nullable,
   operation,
-  orEmpty,
   paging,
   parameterRef,
   queryParameter,
   recordPath,
   ref,
   refusals,
-  stringSchema,
-  urlSchema,
   worldFull,
+  updateSchema,
   type Part,
   type Schema,
   type Texts,
@@ -52,7 +48,7 @@ export function contacts(): Part {
         'true: contacts that have been active; false: never active.',
       ),
     },
-    schemas: { ContactCreate: contactCreate(), ContactUpdate: contactUpdate() },
+    schemas: { ContactCreate: createSchema(CONTACT), ContactUpdate: updateSchema(CONTACT) },
   };
 }
 
@@ -75,22 +71,4 @@ function collection(): Schema {
       responses: { ...answer('201', 'The created contact.', 'Contact'), ...worldFull(), ...refusals() },
     }),
   };
-}
-
-function contactCreate(): Schema {
-  return inputSchema<ContactCreateInput>(
-    {
-      username: stringSchema(USERNAME),
-      phone_number: stringSchema(PHONE_NUMBER),
-      avatar_url: orEmpty(urlSchema(), 'Absent or empty: a picture of the initials.'),
-      display_name: stringSchema(DISPLAY_NAME, 'Absent or empty: the username.'),
-    },
-    ['username', 'phone_number'],
-  );
-}
-
-function contactUpdate(): Schema {
-  return inputSchema<ContactUpdateInput>({
-    display_name: nullable(stringSchema(DISPLAY_NAME, 'Empty or null: null.')),
-  });
 }

@@ -7,7 +7,7 @@ import {
   ID,
   MESSAGE_TEXT,
   REACTION_NAME,
-} from '../input/fields';
+} from '../resources/formats';
 import {
   answer,
   body,

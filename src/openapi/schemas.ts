@@ -1,28 +1,21 @@
 import { ERROR_STATUS, type ErrorCode } from '../errors';
 import { ID_LENGTH } from '../ids';
 import { MAX_TIMESTAMP } from '../store/order';
-import { HTTP_URL, type IntegerRule, type StringRule } from '../input/params';
+import { HTTP_URL } from '../input/params';
 import {
-  DISPLAY_NAME,
-  FILE_SIZE,
-  FILE_TYPE,
-  FILENAME,
   ID,
-  MESSAGE_TEXT,
-  PAGE_SIZE,
-  PHONE_NUMBER,
   REACTION_NAME,
   RECORD_ID,
   USERNAME,
-} from '../input/fields';
-import {
-  ATTACHMENT_FIELDS,
-  CONTACT_FIELDS,
-  MESSAGE_FIELDS,
-  SENDER_FIELDS,
-  STORED_MESSAGE_FIELDS,
-} from '../types';
-import { BODY_LIMITS, LIMITS } from '../input/limits';
+  type IntegerRule,
+  type StringRule,
+} from '../resources/formats';
+import { createNames, updateNames } from '../input/fields';
+import { ATTACHMENT } from '../resources/attachment';
+import { CONTACT } from '../resources/contact';
+import type { Field, Table } from '../resources/field';
+import { MESSAGE } from '../resources/message';
+import { BODY_LIMITS, LIMITS, PAGE_SIZE } from '../input/limits';
 
 /**
  * What the parts of the OpenAPI document share: schemas made from the field rules the code checks
@@ -215,12 +208,8 @@ export function recordPath(
 }
 
 /** Unix seconds, within the bounds that fixtures.ts checks (the most keeps list keys exact, store/order.ts). */
-function timestamp(description = 'Unix seconds (UTC).'): Schema {
+function timestamp(description: string): Schema {
   return { type: 'integer', description, minimum: 0, maximum: MAX_TIMESTAMP };
-}
-
-function nullableTimestamp(description = 'Unix seconds (UTC), or null.'): Schema {
-  return nullable(timestamp(description));
 }
 
 /** A record's id: a fixture's may be any RECORD_ID; the mock's own are ID_LENGTH characters of [A-Za-z0-9]. */
@@ -234,67 +223,116 @@ function recordId(): Schema {
   };
 }
 
-/** A record: exactly the fields of its list in types.ts, in that order, all of them present. */
-function record<F extends string>(
-  fields: readonly F[],
-  properties: Record<F, Schema>,
+/**
+ * A field's value as its type says, with `note` as its description: a record's field (with the
+ * table's note) or a request's (with what the request's omission means).
+ */
+function valueSchema(field: Field<unknown>, note: string | undefined): Schema {
+  switch (field.type) {
+    case 'id':
+      return recordId();
+    case 'text':
+      return stringSchema(field.rule as StringRule, note);
+    case 'url':
+      return urlSchema();
+    case 'timestamp':
+      return timestamp(note ?? (field.nullable ? 'Unix seconds (UTC), or null.' : 'Unix seconds (UTC).'));
+    case 'integer':
+      return integerSchema(field.rule as IntegerRule);
+    case 'boolean':
+      return { type: 'boolean', ...(note === undefined ? {} : { description: note }) };
+    case 'sender':
+      return ref('MessageContact');
+    case 'reactions':
+      return { type: 'array', items: ref('Reaction') };
+    case 'attachments':
+      return { type: 'array', items: ref('Attachment') };
+  }
+}
+
+function fieldSchema(field: Field<unknown>): Schema {
+  const schema = valueSchema(field, field.note);
+  return field.nullable ? nullable(schema) : schema;
+}
+
+/** A record: exactly the fields of its table that `keep` keeps, in that order, all of them present. */
+function record(
+  table: Table,
+  keep: (field: Field<unknown>) => boolean = () => true,
   description?: string,
 ): Schema {
+  const fields = Object.keys(table).filter((name) => keep(table[name]!));
   return {
     type: 'object',
     additionalProperties: false,
     ...(description === undefined ? {} : { description }),
-    required: [...fields],
-    properties: Object.fromEntries(fields.map((field) => [field, properties[field]])),
-  };
-}
-
-/** A contact's fields, as the fixture validator checks them; a message's contact is a part of them. */
-function contactFields(): Record<(typeof CONTACT_FIELDS)[number], Schema> {
-  return {
-    id: recordId(),
-    username: stringSchema(USERNAME),
-    phone_number: stringSchema(PHONE_NUMBER),
-    avatar_url: urlSchema(),
-    display_name: nullable(stringSchema(DISPLAY_NAME, 'Defaults to the username; null when cleared.')),
-    conversation_id: recordId(),
-    last_active_at: nullableTimestamp('Null for a contact never active (a new one).'),
-    created_at: timestamp(),
-  };
-}
-
-function messageFields(): Record<(typeof MESSAGE_FIELDS)[number], Schema> {
-  return {
-    id: recordId(),
-    conversation_id: recordId(),
-    contact: ref('MessageContact'),
-    message: stringSchema(MESSAGE_TEXT),
-    reactions: { type: 'array', items: ref('Reaction') },
-    attachments: { type: 'array', items: ref('Attachment') },
-    read_at: nullableTimestamp(),
-    created_at: timestamp(),
-    updated_at: nullableTimestamp(),
-  };
-}
-
-function attachmentFields(): Record<(typeof ATTACHMENT_FIELDS)[number], Schema> {
-  return {
-    id: recordId(),
-    message_id: recordId(),
-    filename: stringSchema(FILENAME),
-    file_url: urlSchema(),
-    file_type: stringSchema(FILE_TYPE),
-    file_size: nullable(integerSchema(FILE_SIZE)),
-    created_at: timestamp(),
+    required: fields,
+    properties: Object.fromEntries(fields.map((name) => [name, fieldSchema(table[name]!)])),
   };
 }
 
 /** A message as a fixture holds it, without its contact. */
 export function storedMessage(): Schema {
   return record(
-    STORED_MESSAGE_FIELDS,
-    messageFields(),
+    MESSAGE,
+    (field) => field.stored,
     'A message without its contact (derived from the conversation).',
+  );
+}
+
+/** How a request sends a field: as its type says, as text in a form, so a boolean as "true" too. */
+function inputValue(field: Field<unknown>, note: string | undefined): Schema {
+  if (field.type !== 'boolean') return valueSchema(field, note);
+  return {
+    anyOf: [{ type: 'boolean' }, booleanQuery()],
+    ...(note === undefined ? {} : { description: note }),
+  };
+}
+
+/** Does the field's value take the empty text? A form's blank field is sent as one. */
+function takesEmpty(field: Field<unknown>): boolean {
+  const rule = field.rule as StringRule | undefined;
+  return field.type === 'text' && (rule?.min ?? 0) === 0 && rule?.pattern === undefined;
+}
+
+/**
+ * The body of a create, from the table: the required fields, and the optional ones with what
+ * their absence means (a blank one, which a form sends for "not given", means the same).
+ */
+export function createSchema(table: Table): Schema {
+  const names = createNames(table);
+  const properties = Object.fromEntries(
+    names.map((name) => {
+      const field = table[name]!;
+      const create = field.create;
+      if (create.by !== 'input' || create.required) return [name, inputValue(field, undefined)];
+      return [
+        name,
+        takesEmpty(field)
+          ? inputValue(field, create.note)
+          : orEmpty(inputValue(field, undefined), create.note),
+      ];
+    }),
+  );
+  return inputSchema<Record<string, unknown>>(
+    properties,
+    names.filter((name) => {
+      const create = table[name]!.create;
+      return create.by === 'input' && create.required;
+    }),
+  );
+}
+
+/** The body of an update, from the table: every updatable field, none required. */
+export function updateSchema(table: Table): Schema {
+  return inputSchema<Record<string, unknown>>(
+    Object.fromEntries(
+      updateNames(table).map((name) => {
+        const field = table[name]!;
+        const schema = inputValue(field, field.update!.note);
+        return [name, field.nullable ? nullable(schema) : schema];
+      }),
+    ),
   );
 }
 
@@ -348,15 +386,15 @@ function errorObject(): Schema {
 /** The records the API answers with, its pages and its error object. */
 export function recordSchemas(): Record<string, Schema> {
   return {
-    Contact: record(CONTACT_FIELDS, contactFields()),
+    Contact: record(CONTACT),
     MessageContact: record(
-      SENDER_FIELDS,
-      contactFields(),
+      CONTACT,
+      (field) => field.sender,
       'The contact of the conversation, without display_name and conversation_id.',
     ),
     Reaction: reaction(),
-    Attachment: record(ATTACHMENT_FIELDS, attachmentFields()),
-    Message: record(MESSAGE_FIELDS, messageFields()),
+    Attachment: record(ATTACHMENT),
+    Message: record(MESSAGE),
     ContactPage: page('Contact'),
     MessagePage: page('Message'),
     Error: errorObject(),

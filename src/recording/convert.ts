@@ -1,6 +1,10 @@
 import { describe, isPlainRecord } from '../input/params';
-import type { StoredMessage, WorldData } from '../store/world';
-import type { Attachment, Complete, Contact } from '../types';
+import { ATTACHMENT } from '../resources/attachment';
+import { CONTACT } from '../resources/contact';
+import { complete } from '../resources/field';
+import { MESSAGE } from '../resources/message';
+import type { WorldData } from '../store/world';
+import type { Contact, StoredMessage } from '../types';
 import { Clock } from './clock';
 import { checkSender, contactDraft, messageDraft } from './drafts';
 import { Ids } from './ids';
@@ -161,16 +165,11 @@ export async function convertRecording(source: RecordSource, seed: number): Prom
 
   const contactOf = (raw: unknown, c: number): Contact => {
     const { contact } = contactDraft(raw as Json, c, clock, origin, scratch);
-    return {
+    return complete(CONTACT, {
+      ...contact,
       id: ids.id('contact', c, contacts.id[c]!),
-      username: contact.username,
-      phone_number: contact.phone_number,
-      avatar_url: contact.avatar_url,
-      display_name: contact.display_name,
       conversation_id: ids.id('conversation', c, contacts.conversation[c]!),
-      last_active_at: contact.last_active_at,
-      created_at: contact.created_at,
-    } satisfies Complete<Contact>;
+    });
   };
   const messageOf = (raw: unknown, m: number): StoredMessage => {
     const owner = messages.owner[m]!;
@@ -178,27 +177,18 @@ export async function convertRecording(source: RecordSource, seed: number): Prom
     const draft = messageDraft(raw as Json, where, messages.id[m]!, clock, origin, scratch);
     const id = ids.id('message', m, messages.id[m]!);
     let occurrence = messages.attachments[m]!;
-    return {
+    return complete(MESSAGE, {
+      ...draft.message,
       id,
       conversation_id: ids.id('conversation', owner, contacts.conversation[owner]!),
-      message: draft.message.message,
-      reactions: draft.message.reactions,
-      attachments: draft.attachments.map(
-        ({ raw: a, attachment }) =>
-          ({
-            id: ids.id('attachment', occurrence++, a.id === undefined || a.id === null ? '' : String(a.id)),
-            message_id: id,
-            filename: attachment.filename,
-            file_url: attachment.file_url,
-            file_type: attachment.file_type,
-            file_size: attachment.file_size,
-            created_at: attachment.created_at,
-          }) satisfies Complete<Attachment>,
+      attachments: draft.attachments.map(({ raw: a, attachment }) =>
+        complete(ATTACHMENT, {
+          ...attachment,
+          id: ids.id('attachment', occurrence++, a.id === undefined || a.id === null ? '' : String(a.id)),
+          message_id: id,
+        }),
       ),
-      read_at: draft.message.read_at,
-      created_at: draft.message.created_at,
-      updated_at: draft.message.updated_at,
-    } satisfies Complete<StoredMessage>;
+    });
   };
 
   return {

@@ -1,7 +1,8 @@
 import { describe, isPlainRecord } from '../input/params';
-import { MESSAGE_TEXT, USERNAME } from '../input/fields';
-import type { StoredMessage } from '../store/world';
-import { CONTACT_FIELDS, MESSAGE_FIELDS, type Attachment, type Contact } from '../types';
+import { CONTACT } from '../resources/contact';
+import { fixedFallback, type RowData, type Table } from '../resources/field';
+import { MESSAGE_TEXT, USERNAME, type StringRule } from '../resources/formats';
+import { CONTACT_FIELDS, MESSAGE_FIELDS, type Attachment, type StoredMessage } from '../types';
 import { type Clock, timeOf, whole } from './clock';
 import { attachment, avatarUrl, displayName, dropExtra, phoneNumber, reactions } from './fields';
 import { fail, fitsRule, place, type Json, type Report } from './report';
@@ -17,7 +18,7 @@ export interface ContactDraft {
   id: string;
   conversation: string;
   created: number;
-  contact: Omit<Contact, 'id' | 'conversation_id'>;
+  contact: Omit<RowData<typeof CONTACT>, 'id' | 'conversation_id'>;
 }
 
 export interface MessageDraft {
@@ -57,6 +58,7 @@ export function contactDraft(
     conversation: String(raw.conversation_id),
     created,
     contact: {
+      ...withFallbacks(CONTACT, raw, "a contact's", report),
       username: username as string,
       phone_number: phoneNumber(raw.phone_number, `${where}.phone_number`, report),
       avatar_url: avatarUrl(raw.avatar_url, username as string, origin, report),
@@ -67,6 +69,27 @@ export function contactDraft(
       created_at: Math.floor(created),
     },
   };
+}
+
+/**
+ * The fields with a fixed fallback (a field added to the API after most servers' data) that the
+ * server's record has, each when it passes its field's type; one that does not becomes the
+ * fallback, counted as a conversion, and one the record lacks is left for complete() to fill.
+ */
+function withFallbacks(table: Table, raw: Json, what: string, report: Report): Record<string, unknown> {
+  const taken: Record<string, unknown> = {};
+  for (const [name, field] of Object.entries(table)) {
+    const fallback = fixedFallback(field);
+    const value = raw[name];
+    if (fallback === undefined || value === undefined) continue;
+    const fits =
+      (value === null && field.nullable) ||
+      (typeof value === typeof fallback &&
+        (field.type !== 'text' || fitsRule(value, field.rule as StringRule)));
+    if (fits) taken[name] = value;
+    else report.convert(`${what} ${name} that is not a ${field.type} → ${JSON.stringify(fallback)}`);
+  }
+  return taken;
 }
 
 /** The sender a message shows must be its conversation's contact (C11); the fixture drops it. */

@@ -8,8 +8,8 @@ import {
   PHONE_NUMBER,
   REACTION_NAME,
   USERNAME,
-} from '../input/fields';
-import { defaultAvatarUrl } from '../input/fields';
+} from '../resources/formats';
+import { defaultAvatarUrl } from '../resources/formats';
 import type { Attachment, Complete, Reaction } from '../types';
 import type { Clock } from './clock';
 import { fail, fitsRule, isHttpUrl, type Json, type Report } from './report';

@@ -1,6 +1,6 @@
 import { Faker, base, en } from '@faker-js/faker';
 import { describe } from '../input/params';
-import { RECORD_ID } from '../input/fields';
+import { RECORD_ID } from '../resources/formats';
 import { fail, fitsRule, type Report } from './report';
 
 type Kind = 'contact' | 'conversation' | 'message' | 'attachment';

@@ -1,6 +1,7 @@
 import { ApiError } from '../errors';
 import { FixtureError } from '../fixtures';
-import { checkHttpUrl, checkString, type StringRule } from '../input/params';
+import { checkHttpUrl, checkString } from '../input/params';
+import type { StringRule } from '../resources/formats';
 
 /** One kind of conversion or warning, and how often it was met (the converter's summary lines). */
 export interface Tally {

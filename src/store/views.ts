@@ -1,6 +1,6 @@
 import type { Contact, Message, MessageContact } from '../types';
-import type { ContactRecord, MessageRecord, StoredMessage } from './records';
-import type { Complete } from '../types';
+import { contactView, messageView as messageCopy, senderView } from './copies.generated';
+import type { ContactRecord, MessageRecord } from './records';
 
 /**
  * Records never change (a write stores a new record), so each is rendered once and the same
@@ -28,37 +28,11 @@ function viewOf<R extends object, V>(
 }
 
 export function renderContact(record: ContactRecord): Readonly<Contact> {
-  return viewOf(
-    contactViews,
-    record,
-    (r) =>
-      ({
-        id: r.id,
-        username: r.username,
-        phone_number: r.phone_number,
-        avatar_url: r.avatar_url,
-        display_name: r.display_name,
-        conversation_id: r.conversation_id,
-        last_active_at: r.last_active_at,
-        created_at: r.created_at,
-      }) satisfies Complete<Contact>,
-  );
+  return viewOf(contactViews, record, contactView);
 }
 
 export function renderSender(record: ContactRecord): Readonly<MessageContact> {
-  return viewOf(
-    senderViews,
-    record,
-    (r) =>
-      ({
-        id: r.id,
-        username: r.username,
-        phone_number: r.phone_number,
-        avatar_url: r.avatar_url,
-        last_active_at: r.last_active_at,
-        created_at: r.created_at,
-      }) satisfies Complete<MessageContact>,
-  );
+  return viewOf(senderViews, record, senderView);
 }
 
 /**
@@ -68,31 +42,7 @@ export function renderSender(record: ContactRecord): Readonly<MessageContact> {
 export function messageView(record: MessageRecord, sender: Readonly<MessageContact>): Readonly<Message> {
   const cached = messageViews.get(record);
   if (cached !== undefined && cached.contact === sender) return cached;
-  const view = Object.freeze({
-    id: record.id,
-    conversation_id: record.conversation_id,
-    contact: sender,
-    message: record.message,
-    reactions: record.reactions,
-    attachments: record.attachments,
-    read_at: record.read_at,
-    created_at: record.created_at,
-    updated_at: record.updated_at,
-  } satisfies Complete<Message>);
+  const view = Object.freeze(messageCopy(record, sender));
   messageViews.set(record, view);
   return view;
-}
-
-/** A message as the fixture format has it: a plain copy without its key (World#toData). */
-export function renderStoredMessage(r: MessageRecord): StoredMessage {
-  return {
-    id: r.id,
-    conversation_id: r.conversation_id,
-    message: r.message,
-    reactions: r.reactions,
-    attachments: r.attachments,
-    read_at: r.read_at,
-    created_at: r.created_at,
-    updated_at: r.updated_at,
-  } satisfies Complete<StoredMessage>;
 }

@@ -1,21 +1,17 @@
 import BTree from 'sorted-btree';
 import { errors } from '../errors';
 import { randomId } from '../ids';
-import type { Complete, Contact, Message, Page, Timestamp } from '../types';
+import { CONTACT } from '../resources/contact';
+import { changes, created } from '../resources/field';
+import type { Complete, Contact, Message, Page, StoredMessage, Timestamp } from '../types';
 import { contactBytes, DELETION_MARK, messageBytes, senderJsonLength, TREE_NODE_BYTES } from './bytes';
 import { LayeredMap } from './layered-map';
 import { EMPTY, keyed, nextKey, pageOf, type Order } from './order';
 import { addReactions } from './reactions';
-import {
-  attachmentRecord,
-  contactRecord,
-  messageRecord,
-  type ContactRecord,
-  type MessageRecord,
-  type StoredMessage,
-} from './records';
+import { contactRecord, messageRecord, storedMessage } from './copies.generated';
+import { attachmentRecord, type ContactRecord, type MessageRecord } from './records';
 import * as fields from '../input/fields';
-import { messageView, renderContact, renderSender, renderStoredMessage } from './views';
+import { messageView, renderContact, renderSender } from './views';
 import { LIMITS } from '../input/limits';
 
 /** What a world is made of, as plain data: the seed generator's output and the fixture format. */
@@ -178,7 +174,7 @@ export class World {
     for (const id of this.#contactLists.all.values())
       contacts.push({ ...renderContact(this.#contacts.get(id)!) });
     const messages: StoredMessage[] = [];
-    for (const id of this.#messageList.values()) messages.push(renderStoredMessage(this.#messages.get(id)!));
+    for (const id of this.#messageList.values()) messages.push(storedMessage(this.#messages.get(id)!));
     return { contacts, messages };
   }
 
@@ -191,18 +187,9 @@ export class World {
   }
 
   createContact(input: fields.ContactCreateInput): Readonly<Contact> {
-    const created_at = this.#now();
-    const record: ContactRecord = {
-      id: this.#newId('contact'),
-      username: input.username,
-      phone_number: input.phone_number,
-      avatar_url: input.avatar_url ?? fields.defaultAvatarUrl(input.username),
-      display_name: input.display_name ?? input.username,
-      conversation_id: this.#newId('conversation'),
-      last_active_at: null,
-      created_at,
-      key: nextKey(this.#contactLists.all, created_at),
-    } satisfies Complete<ContactRecord>;
+    const now = this.#now();
+    const contact = created(CONTACT, input, { id: (of) => this.#newId(of), now });
+    const record = contactRecord(contact, nextKey(this.#contactLists.all, now));
     this.#charge(
       contactBytes(record) +
         this.#treeCost(this.#contactLists.all) +
@@ -220,8 +207,9 @@ export class World {
   updateContact(id: string, input: fields.ContactUpdateInput): Readonly<Contact> | undefined {
     const record = this.#contacts.get(id);
     if (record === undefined) return undefined;
-    if (input.display_name === undefined) return renderContact(record);
-    const updated: ContactRecord = { ...record, display_name: input.display_name };
+    const changed = changes(input);
+    if (changed === undefined) return renderContact(record);
+    const updated = contactRecord({ ...record, ...changed }, record.key);
     this.#charge(contactBytes(updated) - this.#ownBytes(this.#contacts, record, contactBytes));
     this.#contacts.set(id, updated);
     return renderContact(updated);

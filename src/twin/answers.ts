@@ -1,5 +1,5 @@
 import { errors } from '../errors';
-import { defaultAvatarUrl } from '../input/fields';
+import { defaultAvatarUrl } from '../resources/formats';
 import type { CoreAnswer } from '../core/answer';
 import { sourceOf, type Conventions, type ErrorCase } from './profile';
 

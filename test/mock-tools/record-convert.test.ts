@@ -1,7 +1,7 @@
 import { FixtureError, validateFixture } from '../../src/fixtures';
 import { toFixture } from '../../src/recording/convert';
 import type { RecordedAccount } from '../../src/recording/recorder';
-import { defaultAvatarUrl } from '../../src/input/fields';
+import { defaultAvatarUrl } from '../../src/resources/formats';
 
 /**
  * The conversion of a recorded account into a fixture of the mock, record by record: what passes

@@ -1,7 +1,8 @@
 import { toJson } from '../../src/core/json';
 import { generateWorld } from '../../src/seed';
-import { contactRecord, messageRecord, type ContactRecord } from '../../src/store/records';
-import { messageView, renderContact, renderSender, renderStoredMessage } from '../../src/store/views';
+import { contactRecord, messageRecord, storedMessage } from '../../src/store/copies.generated';
+import type { ContactRecord } from '../../src/store/records';
+import { messageView, renderContact, renderSender } from '../../src/store/views';
 import { World } from '../../src/store/world';
 import { CONTACT_FIELDS, MESSAGE_FIELDS, SENDER_FIELDS, STORED_MESSAGE_FIELDS } from '../../src/types';
 
@@ -107,14 +108,14 @@ describe('messageView', () => {
   });
 });
 
-describe('renderStoredMessage', () => {
+describe('storedMessage', () => {
   it('gives a plain copy in the fixture format, without the key, new on every call', () => {
     const record = message();
-    const stored = renderStoredMessage(record);
+    const stored = storedMessage(record);
     expect(Object.keys(stored)).toEqual(STORED_MESSAGE_FIELDS);
     expect(Object.isFrozen(stored)).toBe(false);
-    expect(renderStoredMessage(record)).not.toBe(stored);
-    expect(renderStoredMessage(record)).toEqual(stored);
+    expect(storedMessage(record)).not.toBe(stored);
+    expect(storedMessage(record)).toEqual(stored);
   });
 });
 

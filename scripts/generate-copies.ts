@@ -1,0 +1,99 @@
+/**
+ * `npm run generate`: writes src/store/copies.generated.ts, the store's copies of its records,
+ * from the field tables (src/resources/). The store keeps records of one shape and renders them
+ * with object literals (docs/performance.md), so the copies are code written out field by field;
+ * writing them from the tables keeps them in step with every field, an added one too. Each copy
+ * says `satisfies Complete<…>`, so a copy that has fallen behind its table does not compile.
+ *
+ * The file is not kept in git: `npm install` (prepare), `npm run build` and `npm test` write it.
+ * `--check` only says whether it is up to date (exit code 1 when it is not).
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { CONTACT } from '../src/resources/contact';
+import type { Table } from '../src/resources/field';
+import { MESSAGE } from '../src/resources/message';
+
+export const COPIES_FILE = path.join(__dirname, '..', 'src', 'store', 'copies.generated.ts');
+
+/** `{ name: from.name, … }` over the fields `keep` keeps, the sender field given as `sender`. */
+function literal(table: Table, from: string, keep: (name: string) => boolean, extra: string[] = []): string {
+  const lines = Object.keys(table)
+    .filter(keep)
+    .map((name) =>
+      table[name]!.type === 'sender' ? `    ${name}: sender,` : `    ${name}: ${from}.${name},`,
+    );
+  return ['{', ...lines, ...extra.map((line) => `    ${line},`), '  }'].join('\n');
+}
+
+const stored = (table: Table) => (name: string) => table[name]!.stored;
+const all = () => true;
+
+function copy(doc: string, signature: string, body: string, type: string): string {
+  return `/** ${doc} */\nexport function ${signature} {\n  return ${body} satisfies Complete<${type}>;\n}\n`;
+}
+
+export function copiesSource(): string {
+  return [
+    '// Written by scripts/generate-copies.ts from the field tables (src/resources/): do not edit.',
+    '// `npm run generate` writes it again.',
+    "import type { Complete, Contact, Message, MessageContact, StoredMessage } from '../types';",
+    "import type { ContactRecord, MessageRecord } from './records';",
+    '',
+    copy(
+      "A contact's record: a fresh literal of one shape, the known fields only, with its key.",
+      'contactRecord(c: Contact, key: number): ContactRecord',
+      literal(CONTACT, 'c', all, ['key']),
+      'ContactRecord',
+    ),
+    copy(
+      'A contact as the API shows it: its record without the key.',
+      'contactView(r: ContactRecord): Contact',
+      literal(CONTACT, 'r', all),
+      'Contact',
+    ),
+    copy(
+      "A contact as a message's contact shows it (document 2.2).",
+      'senderView(r: ContactRecord): MessageContact',
+      literal(CONTACT, 'r', (name) => (CONTACT as Table)[name]!.sender),
+      'MessageContact',
+    ),
+    copy(
+      "A message's record: its stored fields and its key.",
+      'messageRecord(m: StoredMessage, key: number): MessageRecord',
+      literal(MESSAGE, 'm', stored(MESSAGE), ['key']),
+      'MessageRecord',
+    ),
+    copy(
+      'A message as the API shows it, with `sender`, the view of its contact as it is now.',
+      'messageView(r: MessageRecord, sender: Readonly<MessageContact>): Message',
+      literal(MESSAGE, 'r', all),
+      'Message',
+    ),
+    copy(
+      'A message as the fixture format has it: its record without the key.',
+      'storedMessage(r: MessageRecord): StoredMessage',
+      literal(MESSAGE, 'r', stored(MESSAGE)),
+      'StoredMessage',
+    ),
+  ].join('\n');
+}
+
+function main(): void {
+  const source = copiesSource();
+  const current = fs.existsSync(COPIES_FILE) ? fs.readFileSync(COPIES_FILE, 'utf8') : undefined;
+  if (process.argv.includes('--check')) {
+    if (current !== source) {
+      console.error(`${path.relative(process.cwd(), COPIES_FILE)} is out of date: npm run generate`);
+      process.exitCode = 1;
+    }
+    return;
+  }
+  if (current === source) return;
+  // Written aside, then renamed over: a build or a test run reading it meanwhile sees a whole file.
+  const aside = `${COPIES_FILE}.${process.pid}.tmp`;
+  fs.writeFileSync(aside, source);
+  fs.renameSync(aside, COPIES_FILE);
+}
+
+if (require.main === module) main();
