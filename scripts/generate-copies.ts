@@ -11,18 +11,32 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { CONTACT } from '../src/resources/contact';
-import type { Table } from '../src/resources/field';
+import { fixedFallback, type Table } from '../src/resources/field';
 import { MESSAGE } from '../src/resources/message';
 
 export const COPIES_FILE = path.join(__dirname, '..', 'src', 'store', 'copies.generated.ts');
 
-/** `{ name: from.name, … }` over the fields `keep` keeps, the sender field given as `sender`. */
-function literal(table: Table, from: string, keep: (name: string) => boolean, extra: string[] = []): string {
+/**
+ * `{ name: from.name, … }` over the fields `keep` keeps, the sender field given as `sender`. From
+ * data (`fromData`), a field with a fixed fallback that the data leaves out is its fallback.
+ */
+function literal(
+  table: Table,
+  from: string,
+  keep: (name: string) => boolean,
+  extra: string[] = [],
+  fromData = false,
+): string {
+  const value = (name: string): string => {
+    if (table[name]!.type === 'sender') return 'sender';
+    const fallback = fromData ? fixedFallback(table[name]!) : undefined;
+    return fallback === undefined
+      ? `${from}.${name}`
+      : `${from}.${name} === undefined ? ${JSON.stringify(fallback)} : ${from}.${name}`;
+  };
   const lines = Object.keys(table)
     .filter(keep)
-    .map((name) =>
-      table[name]!.type === 'sender' ? `    ${name}: sender,` : `    ${name}: ${from}.${name},`,
-    );
+    .map((name) => `    ${name}: ${value(name)},`);
   return ['{', ...lines, ...extra.map((line) => `    ${line},`), '  }'].join('\n');
 }
 
@@ -37,13 +51,13 @@ export function copiesSource(): string {
   return [
     '// Written by scripts/generate-copies.ts from the field tables (src/resources/): do not edit.',
     '// `npm run generate` writes it again.',
-    "import type { Complete, Contact, Message, MessageContact, StoredMessage } from '../types';",
+    "import type { Complete, Contact, ContactData, Message, MessageContact, MessageData, StoredMessage } from '../types';",
     "import type { ContactRecord, MessageRecord } from './records';",
     '',
     copy(
-      "A contact's record: a fresh literal of one shape, the known fields only, with its key.",
-      'contactRecord(c: Contact, key: number): ContactRecord',
-      literal(CONTACT, 'c', all, ['key']),
+      "A contact's record from data: a fresh literal of one shape, the known fields only, with its key.",
+      'contactRecord(c: ContactData, key: number): ContactRecord',
+      literal(CONTACT, 'c', all, ['key'], true),
       'ContactRecord',
     ),
     copy(
@@ -59,9 +73,9 @@ export function copiesSource(): string {
       'MessageContact',
     ),
     copy(
-      "A message's record: its stored fields and its key.",
-      'messageRecord(m: StoredMessage, key: number): MessageRecord',
-      literal(MESSAGE, 'm', stored(MESSAGE), ['key']),
+      "A message's record from data: its stored fields and its key.",
+      'messageRecord(m: MessageData, key: number): MessageRecord',
+      literal(MESSAGE, 'm', stored(MESSAGE), ['key'], true),
       'MessageRecord',
     ),
     copy(

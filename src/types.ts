@@ -5,7 +5,7 @@
 
 import { ATTACHMENT } from './resources/attachment';
 import { CONTACT } from './resources/contact';
-import { namesOf, type Row, type StoredRow } from './resources/field';
+import { namesOf, type Row, type RowData, type StoredRow } from './resources/field';
 import { MESSAGE, type Reaction, type Sender } from './resources/message';
 
 /** Integer Unix seconds (UTC), convention C5. */
@@ -17,6 +17,13 @@ export interface Contact extends Row<typeof CONTACT> {}
 /** The sender as a message carries it: no display_name, no conversation_id (document 2.2). */
 export interface MessageContact extends Sender {}
 
+/**
+ * A contact as data gives it: a fixture, a seeded or recorded world, `World.fromData`. A field
+ * with a fixed default may be left out (it is then its default), so that data written before the
+ * field existed stays good.
+ */
+export type ContactData = RowData<typeof CONTACT>;
+
 export type { Reaction };
 
 export interface Attachment extends Row<typeof ATTACHMENT> {}
@@ -25,6 +32,9 @@ export interface Message extends Row<typeof MESSAGE> {}
 
 /** A message as the store and a fixture keep it: without its contact, which follows from the conversation. */
 export interface StoredMessage extends StoredRow<typeof MESSAGE> {}
+
+/** A message as data gives it, like ContactData. */
+export type MessageData = RowData<typeof MESSAGE>;
 
 /**
  * Every field of T, the optional ones too. A copy of a record written out field by field (the

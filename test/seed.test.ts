@@ -2,6 +2,7 @@ import request from 'supertest';
 import { createApp } from '../src/express/app';
 import { PHONE_NUMBER } from '../src/resources/formats';
 import { createCore } from '../src/core';
+import { validateFixture } from '../src/fixtures';
 import { SEED_NOW, generateWorld } from '../src/seed';
 import { SEED_DEFAULTS } from '../src/seed-options';
 import shipped from '../src/default-world.json';
@@ -19,8 +20,9 @@ describe('The seeded world', () => {
   });
 
   it('is shipped as data for the default seed (src/default-world.json), equal to what the generator makes', () => {
-    // `npm run default-world` writes the file again after a change to the generator.
-    expect(shipped).toEqual(generateWorld({ ...SEED_DEFAULTS }));
+    // `npm run default-world` writes the file again after a change to the generator. Read as a
+    // fixture, as the core loads it: a field added since, with a fixed default, is that default.
+    expect(validateFixture(shipped)).toEqual(generateWorld({ ...SEED_DEFAULTS }));
   });
 
   it('a core given no world loads it (the default from data, another seed from the generator), and answers as one given it', async () => {

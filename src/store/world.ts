@@ -3,7 +3,16 @@ import { errors } from '../errors';
 import { randomId } from '../ids';
 import { CONTACT } from '../resources/contact';
 import { changes, created } from '../resources/field';
-import type { Complete, Contact, Message, Page, StoredMessage, Timestamp } from '../types';
+import type {
+  Complete,
+  Contact,
+  ContactData,
+  Message,
+  MessageData,
+  Page,
+  StoredMessage,
+  Timestamp,
+} from '../types';
 import { contactBytes, DELETION_MARK, messageBytes, senderJsonLength, TREE_NODE_BYTES } from './bytes';
 import { LayeredMap } from './layered-map';
 import { EMPTY, keyed, nextKey, pageOf, type Order } from './order';
@@ -16,8 +25,8 @@ import { LIMITS } from '../input/limits';
 
 /** What a world is made of, as plain data: the seed generator's output and the fixture format. */
 export interface WorldData {
-  contacts: Contact[];
-  messages: StoredMessage[];
+  contacts: ContactData[];
+  messages: MessageData[];
 }
 
 export type { StoredMessage };

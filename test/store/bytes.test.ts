@@ -6,20 +6,23 @@ import {
   messageBytes,
   senderJsonLength,
 } from '../../src/store/bytes';
+import { contactRecord } from '../../src/store/copies.generated';
 import type { ContactRecord, MessageRecord } from '../../src/store/records';
 import type { Attachment } from '../../src/types';
 
-const contact: ContactRecord = {
-  id: 'C000000000000001',
-  username: 'ann',
-  phone_number: '+1 555',
-  avatar_url: 'https://a.example/',
-  display_name: null,
-  conversation_id: 'V000000000000001',
-  last_active_at: null,
-  created_at: 1_700_000_000,
-  key: 0,
-};
+const contact: ContactRecord = contactRecord(
+  {
+    id: 'C000000000000001',
+    username: 'ann',
+    phone_number: '+1 555',
+    avatar_url: 'https://a.example/',
+    display_name: null,
+    conversation_id: 'V000000000000001',
+    last_active_at: null,
+    created_at: 1_700_000_000,
+  },
+  0,
+);
 
 const message: MessageRecord = {
   id: 'M000000000000001',

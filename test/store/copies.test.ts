@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import { COPIES_FILE, copiesSource } from '../../scripts/generate-copies';
 import { CONTACT } from '../../src/resources/contact';
-import { text } from '../../src/resources/field';
+import { boolean, text } from '../../src/resources/field';
 
 /**
  * The store's copies (src/store/copies.generated.ts) are written from the field tables by
@@ -24,4 +24,18 @@ it('a field added to a table is in every copy of its record, and a sender field 
     delete table.nickname;
   }
   expect(copiesSource()).toBe(before);
+});
+
+it('a field with a fixed fallback that data leaves out is its fallback in the record made from data', () => {
+  const table = CONTACT as Record<string, unknown>;
+  table.pinned = boolean({
+    create: { by: 'input', required: false, fallback: false, note: 'Absent: false.' },
+  });
+  try {
+    const after = copiesSource();
+    expect(after).toContain('pinned: c.pinned === undefined ? false : c.pinned,');
+    expect(after).toContain('pinned: r.pinned,');
+  } finally {
+    delete table.pinned;
+  }
 });
