@@ -15,7 +15,7 @@ import {
 import { REACTION_NAME, RECORD_ID, USERNAME } from './resources/formats';
 import { MESSAGE } from './resources/message';
 import type { WorldData } from './store/world';
-import type { Attachment, Contact, Reaction, StoredMessage } from './types';
+import type { Attachment, Contact, ContactData, MessageData, Reaction, StoredMessage } from './types';
 
 /**
  * A fixture document is a world as plain JSON: `{contacts, messages}`, contacts as the API shows
@@ -130,11 +130,11 @@ export class FixtureJsonWriter {
 
   constructor(private readonly write: (text: string) => void) {}
 
-  contact(contact: Contact): void {
+  contact(contact: ContactData): void {
     this.#record('contacts', contact);
   }
 
-  message(message: StoredMessage): void {
+  message(message: MessageData): void {
     this.#record('messages', message);
   }
 
@@ -145,7 +145,7 @@ export class FixtureJsonWriter {
     this.#list = 'ended';
   }
 
-  #record(list: 'contacts' | 'messages', record: Contact | StoredMessage): void {
+  #record(list: 'contacts' | 'messages', record: ContactData | MessageData): void {
     this.#open(list);
     // One element of a list in a list: JSON.stringify(data, null, 2) indents it by four spaces.
     const text = JSON.stringify(record, null, 2).replace(/\n/g, '\n    ');

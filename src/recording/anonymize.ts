@@ -1,7 +1,7 @@
 import { Faker, base, en } from '@faker-js/faker';
 import { chatLine } from '../seed';
-import type { StoredMessage, WorldData } from '../store/world';
-import type { Contact, Reaction } from '../types';
+import type { WorldData } from '../store/world';
+import type { ContactData, MessageData, Reaction } from '../types';
 import { extensionOf, lastSegment } from './fields';
 
 /**
@@ -34,7 +34,7 @@ export class Originals {
   readonly #values = new Map<string, string | undefined>();
 
   /** Adds a record's personal values. */
-  add(record: Contact | StoredMessage): void {
+  add(record: ContactData | MessageData): void {
     if ('username' in record) {
       for (const value of [record.username, record.phone_number, record.avatar_url, record.display_name])
         if (value !== null) this.#add(value);
@@ -82,7 +82,7 @@ export class Anonymizer {
     this.#fake = new Pseudonyms(new Faker({ locale: [en, base], seed }), originals);
   }
 
-  contact(contact: Contact): Contact {
+  contact(contact: ContactData): ContactData {
     const fake = this.#fake;
     const person = fake.person();
     const username = fake.username(contact.username, person);
@@ -105,7 +105,7 @@ export class Anonymizer {
     };
   }
 
-  message(message: StoredMessage): StoredMessage {
+  message(message: MessageData): MessageData {
     const fake = this.#fake;
     return {
       ...message,
