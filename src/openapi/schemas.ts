@@ -62,7 +62,8 @@ export function nullable(schema: Schema): Schema {
 
 /** An optional field the code also takes empty, as "not given": what a form sends for a blank field. */
 export function orEmpty(schema: Schema, description: string): Schema {
-  return { anyOf: [schema, { const: '' }], description };
+  const branches = Array.isArray(schema.anyOf) ? (schema.anyOf as Schema[]) : [schema];
+  return { anyOf: [...branches, { const: '' }], description };
 }
 
 /** A URL as `checkHttpUrl` checks it; format `uri` takes any scheme, so http(s) is said in words. */
