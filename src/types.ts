@@ -61,3 +61,4 @@ export const CONTACT_FIELDS = namesOf(CONTACT);
 export const SENDER_FIELDS = CONTACT_FIELDS.filter((name) => CONTACT[name].sender);
 export const MESSAGE_FIELDS = namesOf(MESSAGE);
 export const STORED_MESSAGE_FIELDS = MESSAGE_FIELDS.filter((name) => MESSAGE[name].stored);
+export const ATTACHMENT_FIELDS = namesOf(ATTACHMENT);

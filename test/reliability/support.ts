@@ -11,6 +11,13 @@ import { ERROR_STATUS } from '../../src/errors';
 import * as fields from '../../src/input/fields';
 import type { World } from '../../src/store/world';
 import type { Worlds } from '../../src/store/worlds';
+import {
+  ATTACHMENT_FIELDS,
+  CONTACT_FIELDS,
+  MESSAGE_FIELDS,
+  SENDER_FIELDS,
+  STORED_MESSAGE_FIELDS,
+} from '../../src/types';
 
 export interface TestServer {
   url: string;
@@ -139,39 +146,6 @@ export function errorObjectProblems(body: unknown, status: number): string[] {
   if (Object.keys(rest).length > 0) problems.push(`extra fields ${Object.keys(rest).join(', ')}`);
   return problems;
 }
-
-const CONTACT_FIELDS = [
-  'id',
-  'username',
-  'phone_number',
-  'avatar_url',
-  'display_name',
-  'conversation_id',
-  'last_active_at',
-  'created_at',
-];
-const SENDER_FIELDS = ['id', 'username', 'phone_number', 'avatar_url', 'last_active_at', 'created_at'];
-const MESSAGE_FIELDS = [
-  'id',
-  'conversation_id',
-  'contact',
-  'message',
-  'reactions',
-  'attachments',
-  'read_at',
-  'created_at',
-  'updated_at',
-];
-const STORED_MESSAGE_FIELDS = MESSAGE_FIELDS.filter((f) => f !== 'contact');
-const ATTACHMENT_FIELDS = [
-  'id',
-  'message_id',
-  'filename',
-  'file_url',
-  'file_type',
-  'file_size',
-  'created_at',
-];
 
 const sameKeys = (value: object, fields: string[]) => {
   const keys = Reflect.ownKeys(value);
