@@ -36,6 +36,7 @@ const INPUTS = [
   'package.json',
   'package-lock.json',
   'scripts/build.js',
+  'scripts/generate-copies.ts',
 ];
 
 /** Every file under `dir`, as paths relative to it, sorted. */
