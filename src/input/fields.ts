@@ -94,9 +94,6 @@ export function updateNames(table: Table): string[] {
   return Object.keys(table).filter((name) => table[name]!.update !== undefined);
 }
 
-const CONTACT_CREATE = createNames(CONTACT);
-const CONTACT_UPDATE = updateNames(CONTACT);
-
 /** One parameter's value, checked as its field's type says; null is refused here (see update). */
 export function valueOf(field: Field<unknown>, raw: unknown, name: string): unknown {
   switch (field.type) {
@@ -120,46 +117,47 @@ export function valueOf(field: Field<unknown>, raw: unknown, name: string): unkn
 }
 
 /**
- * A create's fields: a required one must be sent; an optional one sent empty is what an HTML form
- * sends for "not given", and is taken so.
+ * The reader of a create's fields: a required one must be sent; an optional one sent empty is
+ * what an HTML form sends for "not given", and is taken so.
  */
-function createInput<T extends Table>(table: T, names: readonly string[], params: Params): CreateInput<T> {
-  refuseUnknown(params, names);
-  const input: Record<string, unknown> = {};
-  for (const name of names) {
-    const create = table[name]!.create;
-    const required = create.by === 'input' && create.required;
-    const raw = params.get(name);
-    if (required && raw === undefined) throw errors.missing(name, [[name, create.example]]);
-    input[name] =
-      !required && (raw === undefined || raw === '') ? undefined : valueOf(table[name]!, raw, name);
-  }
-  return input as CreateInput<T>;
-}
-
-/** An update's fields: absent stays as it is; null, or empty text, clears a nullable field. */
-function updateInput<T extends Table>(table: T, names: readonly string[], params: Params): UpdateInput<T> {
-  refuseUnknown(params, names);
-  const input: Record<string, unknown> = {};
-  for (const name of names) {
-    const field = table[name]!;
-    const raw = params.get(name);
-    if (raw === undefined || (raw === null && field.nullable)) input[name] = raw;
-    else {
-      const value = valueOf(field, raw, name);
-      input[name] = value === '' && field.nullable ? null : value;
+export function createReader<T extends Table>(table: T): (params: Params) => CreateInput<T> {
+  const names = createNames(table);
+  return (params) => {
+    refuseUnknown(params, names);
+    const input: Record<string, unknown> = {};
+    for (const name of names) {
+      const create = table[name]!.create;
+      const required = create.by === 'input' && create.required;
+      const raw = params.get(name);
+      if (required && raw === undefined) throw errors.missing(name, [[name, create.example]]);
+      input[name] =
+        !required && (raw === undefined || raw === '') ? undefined : valueOf(table[name]!, raw, name);
     }
-  }
-  return input as UpdateInput<T>;
+    return input as CreateInput<T>;
+  };
 }
 
-export function contactCreate(params: Params): ContactCreateInput {
-  return createInput(CONTACT, CONTACT_CREATE, params);
+/** The reader of an update's fields: absent stays as it is; null, or empty text, clears a nullable field. */
+export function updateReader<T extends Table>(table: T): (params: Params) => UpdateInput<T> {
+  const names = updateNames(table);
+  return (params) => {
+    refuseUnknown(params, names);
+    const input: Record<string, unknown> = {};
+    for (const name of names) {
+      const field = table[name]!;
+      const raw = params.get(name);
+      if (raw === undefined || (raw === null && field.nullable)) input[name] = raw;
+      else {
+        const value = valueOf(field, raw, name);
+        input[name] = value === '' && field.nullable ? null : value;
+      }
+    }
+    return input as UpdateInput<T>;
+  };
 }
 
-export function contactUpdate(params: Params): ContactUpdateInput {
-  return updateInput(CONTACT, CONTACT_UPDATE, params);
-}
+export const contactCreate = createReader(CONTACT);
+export const contactUpdate = updateReader(CONTACT);
 
 export function messageSend(params: Params): MessageSendInput {
   refuseUnknown(params, MESSAGE_SEND);

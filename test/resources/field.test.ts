@@ -1,3 +1,6 @@
+import { ApiError } from '../../src/errors';
+import { createReader, updateReader } from '../../src/input/fields';
+import { paramsFrom } from '../../src/input/params';
 import { createSchema, updateSchema } from '../../src/openapi/schemas';
 import {
   boolean,
@@ -88,4 +91,40 @@ it('the OpenAPI bodies of a create and an update follow the table', () => {
   const update = updateSchema(NOTE) as { required?: string[]; properties: Record<string, unknown> };
   expect(update.required).toBeUndefined();
   expect(Object.keys(update.properties)).toEqual(['body', 'pinned']);
+});
+
+describe('the readers of a create and an update', () => {
+  const create = (body: Record<string, unknown>) => createReader(NOTE)(paramsFrom(body));
+  const update = (body: Record<string, unknown>) => updateReader(NOTE)(paramsFrom(body));
+  const refusal = (read: () => unknown) => {
+    try {
+      read();
+    } catch (error) {
+      if (error instanceof ApiError) return { code: error.code, param: error.param };
+    }
+    return undefined;
+  };
+
+  it('take a boolean as JSON or as the text a form sends, and a blank optional field as not given', () => {
+    expect(create({ title: 't', pinned: 'true' })).toEqual({ title: 't', body: undefined, pinned: true });
+    expect(create({ title: 't', pinned: false, body: '' }).pinned).toBe(false);
+    expect(create({ title: 't', pinned: '' }).pinned).toBeUndefined();
+    expect(update({ pinned: 'false' })).toEqual({ body: undefined, pinned: false });
+  });
+
+  it('refuse, naming the parameter: a missing required field, a value of another type, a field not taken', () => {
+    expect(refusal(() => create({}))).toEqual({ code: 'parameter_missing', param: 'title' });
+    expect(refusal(() => create({ title: 't', pinned: 'yes' }))).toEqual({
+      code: 'parameter_invalid',
+      param: 'pinned',
+    });
+    expect(refusal(() => update({ pinned: null }))).toEqual({ code: 'parameter_invalid', param: 'pinned' });
+    expect(refusal(() => update({ title: 'x' }))).toEqual({ code: 'parameter_unknown', param: 'title' });
+  });
+
+  it('clear a nullable field sent null or empty in an update', () => {
+    expect(update({ body: null }).body).toBeNull();
+    expect(update({ body: '' }).body).toBeNull();
+    expect(update({ body: 'b' }).body).toBe('b');
+  });
 });
