@@ -2,7 +2,7 @@ import { errors } from '../errors';
 import { requestParams } from '../input/form';
 import { BODY_LIMITS } from '../input/limits';
 import { JournalBytes, type JournalDraft } from '../store/journal';
-import { twinAnswer } from '../twin/answers';
+import { twinAnswer } from './twin-answers';
 import { errorAnswer, type CoreAnswer, type CoreRequest } from './answer';
 import { header, readBody } from './body';
 import type { CoreContext } from './context';

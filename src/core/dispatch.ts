@@ -1,7 +1,7 @@
 import { errors } from '../errors';
 import { queryParams } from '../input/form';
 import { STATE_BODY_LIMIT } from '../input/limits';
-import { twinAnswer } from '../twin/answers';
+import { twinAnswer } from './twin-answers';
 import { errorAnswer, preflight, withCommonHeaders, type CoreAnswer, type CoreRequest } from './answer';
 import { answerApi } from './api';
 import { header } from './body';

@@ -4,8 +4,8 @@ import * as fields from '../input/fields';
 import type { World } from '../store/world';
 import type { Message } from '../types';
 import type { Conventions } from '../twin/profile';
-import { attachmentIn } from '../twin/answers';
-import { twinList } from '../twin/lists';
+import { attachmentIn } from './twin-answers';
+import { twinList } from './twin-lists';
 import { json, noContent, type CoreAnswer, type CoreRequest } from './answer';
 import { pathOf } from './request';
 

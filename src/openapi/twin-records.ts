@@ -4,7 +4,7 @@ import { sourceOf, type Conventions, type IdFormat } from '../twin/profile';
 import type { Schema } from './schemas';
 
 /**
- * The records and the error body of a twin's OpenAPI document (./twin.ts), as src/twin/answers.ts
+ * The records and the error body of a twin's OpenAPI document (./twin.ts), as src/core/twin-answers.ts
  * writes them: timestamps in the server's unit, its id formats, its default avatar, its reactions
  * and attachments, and its error body.
  */
@@ -117,7 +117,7 @@ function idExample(format: IdFormat): string {
   return format.prefix + body;
 }
 
-/** The server's error body (src/twin/answers.ts errorAnswer): its message, code and other keys. */
+/** The server's error body (src/core/twin-answers.ts errorAnswer): its message, code and other keys. */
 export function errorSchema(shape: NonNullable<Conventions['errorBody']>): Schema {
   const root: Schema = { type: 'object', additionalProperties: false, required: [], properties: {} };
   place(root, shape.messageAt.split('.'), { type: 'string' });

@@ -194,7 +194,7 @@ function deleteAnswer(
   };
 }
 
-/** The statuses a refusal of the mock's takes on the twin (src/twin/answers.ts caseOf). */
+/** The statuses a refusal of the mock's takes on the twin (src/core/twin-answers.ts caseOf). */
 function refusalsOf(c: Conventions, status: number, response: Schema, list: boolean): [string, Schema][] {
   const s = c.errorStatus;
   const copy = () => structuredClone(response);
@@ -268,7 +268,7 @@ function twinList(c: Conventions, kind: Kind, operation: Schema, successes: Resp
       };
 }
 
-/** `limit`'s bounds and the paging parameter, as src/twin/lists.ts reads them. */
+/** `limit`'s bounds and the paging parameter, as src/core/twin-lists.ts reads them. */
 function twinParameters(c: Conventions, parameters: Record<string, Schema>): void {
   const max = c.limit?.max ?? LIMITS.pageSizeMax;
   const clamp = c.limit?.overMax === 'clamp';

@@ -2,8 +2,8 @@ import { errors } from '../errors';
 import type { Params } from '../input/params';
 import * as fields from '../input/fields';
 import type { World } from '../store/world';
-import { json, type CoreAnswer } from '../core/answer';
-import { MOCK_PAGING, type Conventions, type Kind, type Paging } from './profile';
+import { json, type CoreAnswer } from './answer';
+import { MOCK_PAGING, type Conventions, type Kind, type Paging } from '../twin/profile';
 import { LIMITS } from '../input/limits';
 
 /**

@@ -1,7 +1,7 @@
 import { errors } from '../errors';
 import { defaultAvatarUrl } from '../resources/formats';
-import type { CoreAnswer } from '../core/answer';
-import { sourceOf, type Conventions, type ErrorCase } from './profile';
+import type { CoreAnswer } from './answer';
+import { sourceOf, type Conventions, type ErrorCase } from '../twin/profile';
 
 /**
  * The mock's answers as the twin's server writes them: its error body and statuses, its timestamp
