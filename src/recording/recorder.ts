@@ -6,7 +6,8 @@ import type { Spool } from './spool';
  * The account walker (common/record.ts) as the mock's side sees it. It walks a server with the
  * paging discovery the contract kit uses too, so it lives in common/, which both packages hold;
  * src/ and common/ are compiled apart (two rootDirs), so `messaging-fixtures --from` loads it at
- * run time and types it here. What comes back is untrusted: each page is checked for its shape as it comes, convert.ts
+ * run time and types it here (Recorder); test/mock-tools/walker-link.test.ts holds that type to
+ * the walker's own. What comes back is untrusted: each page is checked for its shape as it comes, convert.ts
  * checks every record, and the fixture it makes is checked again as it is written.
  */
 export interface RecordProgress {
@@ -43,8 +44,8 @@ interface RecordOptions {
   onProgress?(progress: RecordProgress): void;
 }
 
-interface Recorder {
-  walkAccount(options: RecordOptions, sink: AccountSink): Promise<AccountWalk>;
+export interface Recorder {
+  walkAccount: (options: RecordOptions, sink: AccountSink) => Promise<AccountWalk>;
 }
 
 /** A whole recorded account in memory (contacts, each conversation's messages, the order's ids): `toFixture`'s input. */
