@@ -21,33 +21,14 @@ export function twinList(c: Conventions, kind: Kind, world: World, params: Param
   const cursor = rest.get(cursorParam);
   for (const name of ['limit', cursorParam, 'starting_after', 'ending_before']) rest.delete(name);
   const limit = limitOf(c, params.get('limit'));
-  const all: Item[] = [];
+  const page = { limit: 100, ending_before: undefined };
+  let all: Item[];
   if (kind === 'contacts') {
     const query = fields.contactList(rest);
-    for (let after: string | undefined; ;) {
-      const page = world.listContacts({
-        ...query,
-        limit: 100,
-        starting_after: after,
-        ending_before: undefined,
-      });
-      all.push(...(page.data as unknown as Item[]));
-      if (!page.has_more || page.data.length === 0) break;
-      after = page.data.at(-1)!.id;
-    }
+    all = everyItem((after) => world.listContacts({ ...query, ...page, starting_after: after }));
   } else {
     const query = fields.messageList(rest);
-    for (let after: string | undefined; ;) {
-      const page = world.listMessages({
-        ...query,
-        limit: 100,
-        starting_after: after,
-        ending_before: undefined,
-      });
-      all.push(...(page.data as unknown as Item[]));
-      if (!page.has_more || page.data.length === 0) break;
-      after = page.data.at(-1)!.id;
-    }
+    all = everyItem((after) => world.listMessages({ ...query, ...page, starting_after: after }));
   }
   const ordered = orderOf(c, kind, all);
   const start = startOf(paging, cursorParam, cursor, ordered, limit);
@@ -170,4 +151,17 @@ function setKey(body: Record<string, unknown>, key: string, value: unknown): voi
   const [outer, inner] = key.split('.');
   if (inner === undefined) body[outer!] = value;
   else body[outer!] = { ...((body[outer!] as object) ?? {}), [inner]: value };
+}
+
+/** Every item of a list of the world, read a page after another (`after` the last id read). */
+function everyItem(
+  pageAfter: (after: string | undefined) => { has_more: boolean; data: readonly { id: string }[] },
+): Item[] {
+  const all: Item[] = [];
+  for (let after: string | undefined; ;) {
+    const page = pageAfter(after);
+    all.push(...(page.data as unknown as Item[]));
+    if (!page.has_more || page.data.length === 0) return all;
+    after = page.data.at(-1)!.id;
+  }
 }
