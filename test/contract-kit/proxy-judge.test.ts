@@ -1,3 +1,5 @@
+import { CONTACT, MESSAGE } from '../../contract-tests/judge/fields';
+import { documented, senderOf } from './records';
 import { read, redact, type ProxyExchange } from '../../contract-tests/proxy/exchange';
 import { judge, JUDGED } from '../../contract-tests/judge/documented';
 import { learn, newSession, type SessionState } from '../../contract-tests/proxy/session';
@@ -58,23 +60,23 @@ function broken(
 }
 
 const now = () => Math.floor(clock / 1000);
-const contact = (n: number, extra: Record<string, unknown> = {}) => ({
-  id: `C${String(n).padStart(15, '0')}`,
-  username: `user${n}`,
-  phone_number: '+1 555 0100',
-  avatar_url: `https://example.com/${n}.png`,
-  display_name: `User ${n}`,
-  conversation_id: `V${String(n).padStart(15, '0')}`,
-  last_active_at: null,
-  created_at: now() - n,
-  ...extra,
-});
+const contact = (n: number, extra: Record<string, unknown> = {}) =>
+  documented(CONTACT, {
+    id: `C${String(n).padStart(15, '0')}`,
+    username: `user${n}`,
+    phone_number: '+1 555 0100',
+    avatar_url: `https://example.com/${n}.png`,
+    display_name: `User ${n}`,
+    conversation_id: `V${String(n).padStart(15, '0')}`,
+    last_active_at: null,
+    created_at: now() - n,
+    ...extra,
+  });
 const message = (n: number, conversation = 1, extra: Record<string, unknown> = {}) => {
-  const { display_name: _d, conversation_id: _c, ...sender } = contact(conversation);
-  return {
+  return documented(MESSAGE, {
     id: `M${String(n).padStart(15, '0')}`,
     conversation_id: contact(conversation).conversation_id,
-    contact: sender,
+    contact: senderOf(contact(conversation)),
     message: `text ${n}`,
     reactions: [],
     attachments: [],
@@ -82,7 +84,7 @@ const message = (n: number, conversation = 1, extra: Record<string, unknown> = {
     created_at: now() - n,
     updated_at: null,
     ...extra,
-  };
+  });
 };
 const page = (data: unknown[], has_more = false) => ({ has_more, data });
 

@@ -1,3 +1,5 @@
+import { CONTACT, MESSAGE } from '../../contract-tests/judge/fields';
+import { documented, senderOf } from './records';
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { read, type ProxyExchange } from '../../contract-tests/proxy/exchange';
@@ -165,29 +167,29 @@ const lastOf = (rules: string[][]) => rules.at(-1);
 
 const now = () => Math.floor(clock / 1000);
 const id = (prefix: string, n: number) => `${prefix}${String(n).padStart(15, '0')}`;
-const contact = (n: number) => ({
-  id: id('C', n),
-  username: `user${n}`,
-  phone_number: '+1 555 0100',
-  avatar_url: `https://example.com/${n}.png`,
-  display_name: `User ${n}`,
-  conversation_id: id('V', n),
-  last_active_at: null,
-  created_at: now() - n,
-});
+const contact = (n: number) =>
+  documented(CONTACT, {
+    id: id('C', n),
+    username: `user${n}`,
+    phone_number: '+1 555 0100',
+    avatar_url: `https://example.com/${n}.png`,
+    display_name: `User ${n}`,
+    conversation_id: id('V', n),
+    last_active_at: null,
+    created_at: now() - n,
+  });
 const message = (n: number, conversation = 1) => {
-  const { display_name: _d, conversation_id: _c, ...sender } = contact(conversation);
-  return {
+  return documented(MESSAGE, {
     id: id('M', n),
     conversation_id: id('V', conversation),
-    contact: sender,
+    contact: senderOf(contact(conversation)),
     message: `text ${n}`,
     reactions: [],
     attachments: [],
     read_at: null,
     created_at: now() - 100 + n,
     updated_at: null,
-  };
+  });
 };
 const page = (data: unknown[], has_more = false) => ({ has_more, data });
 

@@ -143,7 +143,7 @@ describe('anonymize', () => {
   });
 
   it('is seeded', () => {
-    expect(anonymize(world(), 1)).toEqual(fake);
-    expect(anonymize(world(), 2)).not.toEqual(fake);
+    expect(validateFixture(anonymize(world(), 1))).toEqual(fake);
+    expect(validateFixture(anonymize(world(), 2))).not.toEqual(fake);
   });
 });
