@@ -1,10 +1,6 @@
 import { Faker, base, en } from '@faker-js/faker';
-import { ATTACHMENT } from './resources/attachment';
-import { CONTACT } from './resources/contact';
-import { complete } from './resources/field';
-import { MESSAGE } from './resources/message';
-import type { Attachment, Contact, Reaction, Timestamp } from './types';
-import type { StoredMessage, WorldData } from './store/world';
+import type { Attachment, ContactData, MessageData, Reaction, Timestamp } from './types';
+import type { WorldData } from './store/world';
 
 import type { SeedOptions } from './seed-options';
 
@@ -57,7 +53,7 @@ export function generateWorld(options: SeedOptions): WorldData {
   const lines = Array.from({ length: Math.min(options.messages, LINE_POOL) }, () => chatLine(f));
 
   const usernames = new Set<string>();
-  const contacts: Contact[] = [];
+  const contacts: ContactData[] = [];
   for (let i = 0; i < options.contacts; i++) {
     const firstName = f.person.firstName();
     const lastName = f.person.lastName();
@@ -67,19 +63,17 @@ export function generateWorld(options: SeedOptions): WorldData {
     usernames.add(username);
     const created_at = SEED_NOW - f.number.int({ min: 2 * DAY, max: 730 * DAY });
     const naming = f.number.float();
-    contacts.push(
-      complete(CONTACT, {
-        id: newId(),
-        username,
-        phone_number: f.phone.number({ style: 'international' }),
-        avatar_url: f.image.avatar(),
-        display_name: naming < 0.85 ? `${firstName} ${lastName}` : naming < 0.93 ? username : null,
-        conversation_id: newId(),
-        // Filled in below, from the conversation; null stays for the never-active fifth.
-        last_active_at: f.datatype.boolean({ probability: 0.8 }) ? created_at : null,
-        created_at,
-      }),
-    );
+    contacts.push({
+      id: newId(),
+      username,
+      phone_number: f.phone.number({ style: 'international' }),
+      avatar_url: f.image.avatar(),
+      display_name: naming < 0.85 ? `${firstName} ${lastName}` : naming < 0.93 ? username : null,
+      conversation_id: newId(),
+      // Filled in below, from the conversation; null stays for the never-active fifth.
+      last_active_at: f.datatype.boolean({ probability: 0.8 }) ? created_at : null,
+      created_at,
+    } satisfies ContactData);
   }
 
   if (options.messages > 0 && contacts.length === 0) throw new Error('messages need at least one contact.');
@@ -88,7 +82,7 @@ export function generateWorld(options: SeedOptions): WorldData {
     contacts[0]!.last_active_at = 0;
   // Spread the messages over the active contacts' conversations, some long and some short.
   const active = contacts.filter((c) => c.last_active_at !== null);
-  const counts = new Map<Contact, number>(active.map((c) => [c, 0]));
+  const counts = new Map<ContactData, number>(active.map((c) => [c, 0]));
   if (active.length > 0) {
     const cumulative: number[] = [];
     let total = 0;
@@ -108,7 +102,7 @@ export function generateWorld(options: SeedOptions): WorldData {
     }
   }
 
-  const messages: StoredMessage[] = [];
+  const messages: MessageData[] = [];
   let done = 0;
   for (const contact of active) {
     const count = counts.get(contact)!;
@@ -120,19 +114,17 @@ export function generateWorld(options: SeedOptions): WorldData {
     times.forEach((created_at, i) => {
       const id = newId();
       const edited = f.datatype.boolean({ probability: 0.05 });
-      messages.push(
-        complete(MESSAGE, {
-          id,
-          conversation_id: contact.conversation_id,
-          message: lines[f.number.int({ max: lines.length - 1 })]!,
-          reactions: f.datatype.boolean({ probability: 0.08 }) ? reactions(f, contact.username) : [],
-          attachments: f.datatype.boolean({ probability: 0.05 }) ? attachments(f, newId, id, created_at) : [],
-          read_at:
-            i < count - unread ? Math.min(SEED_NOW, created_at + f.number.int({ min: 5, max: 7200 })) : null,
-          created_at,
-          updated_at: edited ? Math.min(SEED_NOW, created_at + f.number.int({ min: 30, max: 3600 })) : null,
-        }),
-      );
+      messages.push({
+        id,
+        conversation_id: contact.conversation_id,
+        message: lines[f.number.int({ max: lines.length - 1 })]!,
+        reactions: f.datatype.boolean({ probability: 0.08 }) ? reactions(f, contact.username) : [],
+        attachments: f.datatype.boolean({ probability: 0.05 }) ? attachments(f, newId, id, created_at) : [],
+        read_at:
+          i < count - unread ? Math.min(SEED_NOW, created_at + f.number.int({ min: 5, max: 7200 })) : null,
+        created_at,
+        updated_at: edited ? Math.min(SEED_NOW, created_at + f.number.int({ min: 30, max: 3600 })) : null,
+      } satisfies MessageData);
       if (++done % 50_000 === 0) options.onProgress?.(done, options.messages);
     });
     const last = times.length > 0 ? times[times.length - 1]! : contact.created_at;
@@ -153,7 +145,7 @@ function attachments(f: Faker, newId: () => string, messageId: string, created_a
     const filename = image
       ? `IMG_${f.number.int({ min: 1000, max: 9999 })}.jpg`
       : f.system.commonFileName(extension);
-    return complete(ATTACHMENT, {
+    return {
       id: newId(),
       message_id: messageId,
       filename,
@@ -163,7 +155,7 @@ function attachments(f: Faker, newId: () => string, messageId: string, created_a
       file_type: image ? 'image/jpeg' : mimeTypes[extension]!,
       file_size: f.number.int({ min: 12_000, max: 4_800_000 }),
       created_at,
-    });
+    } satisfies Attachment;
   });
 }
 
