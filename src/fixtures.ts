@@ -4,14 +4,7 @@ import { valueOf } from './input/fields';
 import { checkInteger, checkString, describe, isPlainRecord } from './input/params';
 import { ATTACHMENT } from './resources/attachment';
 import { CONTACT } from './resources/contact';
-import {
-  complete,
-  fixedFallback,
-  type Field,
-  type FieldType,
-  type RowData,
-  type Table,
-} from './resources/field';
+import { storedFields, type Field, type FieldType, type StoredRow, type Table } from './resources/field';
 import { REACTION_NAME, RECORD_ID, USERNAME } from './resources/formats';
 import { MESSAGE } from './resources/message';
 import type { WorldData } from './store/world';
@@ -73,16 +66,13 @@ export class FixtureChecker {
     const at = `contacts[${this.#contacts++}]`;
     return guard(at, () => {
       if (!isPlainRecord(raw)) throw new FixtureError(at, `must be a contact object, got ${describe(raw)}.`);
-      return complete(
-        CONTACT,
-        fieldsOf(CONTACT, raw, at, (name, value, path) => {
-          if (name === 'id') this.#unique(value as string, path);
-          if (name === 'conversation_id') {
-            this.#unique(value as string, path);
-            this.#conversations.add(value as string);
-          }
-        }),
-      );
+      return fieldsOf(CONTACT, raw, at, (name, value, path) => {
+        if (name === 'id') this.#unique(value as string, path);
+        if (name === 'conversation_id') {
+          this.#unique(value as string, path);
+          this.#conversations.add(value as string);
+        }
+      });
     });
   }
 
@@ -91,25 +81,22 @@ export class FixtureChecker {
     return guard(at, () => {
       if (!isPlainRecord(raw)) throw new FixtureError(at, `must be a message object, got ${describe(raw)}.`);
       const messageId = raw.id;
-      return complete(
+      return fieldsOf(
         MESSAGE,
-        fieldsOf(
-          MESSAGE,
-          raw,
-          at,
-          (name, value, path) => {
-            if (name === 'id') this.#unique(value as string, path);
-            if (name === 'conversation_id' && !this.#conversations.has(value as string))
-              throw new FixtureError(path, `'${value as string}' is not the conversation_id of any contact.`);
-          },
-          {
-            reactions: (value, path) => list(value, path).map((r, j) => reaction(r, `${path}[${j}]`)),
-            attachments: (value, path) =>
-              list(value, path).map((a, j) =>
-                attachment(a, `${path}[${j}]`, messageId as string, (i, where) => this.#unique(i, where)),
-              ),
-          },
-        ),
+        raw,
+        at,
+        (name, value, path) => {
+          if (name === 'id') this.#unique(value as string, path);
+          if (name === 'conversation_id' && !this.#conversations.has(value as string))
+            throw new FixtureError(path, `'${value as string}' is not the conversation_id of any contact.`);
+        },
+        {
+          reactions: (value, path) => list(value, path).map((r, j) => reaction(r, `${path}[${j}]`)),
+          attachments: (value, path) =>
+            list(value, path).map((a, j) =>
+              attachment(a, `${path}[${j}]`, messageId as string, (i, where) => this.#unique(i, where)),
+            ),
+        },
       );
     });
   }
@@ -187,8 +174,8 @@ function guard<T>(at: string, check: () => T): T {
 }
 
 /**
- * A record's fields checked against its table, in the table's order: every stored field present
- * (one with a fixed fallback may be absent: complete() fills it), no other. `checked` hears of each
+ * A record's stored fields checked against its table, in the table's order: every one present
+ * but one with a fixed fallback, which is then its fallback; no other. `checked` hears of each
  * field as soon as it is checked; `structured` checks the fields of a structured type.
  */
 function fieldsOf<T extends Table>(
@@ -197,34 +184,36 @@ function fieldsOf<T extends Table>(
   at: string,
   checked: (name: string, value: unknown, path: string) => void,
   structured: Partial<Record<FieldType, (value: unknown, path: string) => unknown>> = {},
-): RowData<T> {
-  const names = Object.keys(table).filter((name) => table[name]!.stored);
-  exactKeys(
-    raw,
-    names,
-    at,
-    names.filter((name) => fixedFallback(table[name]!) !== undefined),
-  );
+): StoredRow<T> {
+  const fields = storedFields(table);
+  for (const { name, fallback } of fields) {
+    if (!(name in raw) && fallback === undefined) throw new FixtureError(`${at}.${name}`, 'is missing.');
+  }
+  for (const key of Object.keys(raw)) {
+    if (!fields.some(({ name }) => name === key))
+      throw new FixtureError(
+        `${at}.${key}`,
+        `is not a field of this record; the fields are ${fields.map(({ name }) => name).join(', ')}.`,
+      );
+  }
   const out: Record<string, unknown> = {};
-  for (const name of names) {
-    if (!(name in raw)) continue;
+  for (const { name, field, fallback } of fields) {
+    if (!(name in raw)) {
+      out[name] = fallback;
+      continue;
+    }
     const path = `${at}.${name}`;
-    const value = fieldValue(table[name]!, raw[name], path, structured);
+    const value = fieldValue(field, raw[name], path, structured);
     checked(name, value, path);
     out[name] = value;
   }
-  return out as RowData<T>;
+  return out as StoredRow<T>;
 }
 
-/** `record` has every one of `keys` (but those it `mayLack`) and no other. */
-function exactKeys(
-  record: Record<string, unknown>,
-  keys: readonly string[],
-  at: string,
-  mayLack: readonly string[] = [],
-): void {
+/** `record` has every one of `keys` and no other. */
+function exactKeys(record: Record<string, unknown>, keys: readonly string[], at: string): void {
   for (const key of keys) {
-    if (!(key in record) && !mayLack.includes(key)) throw new FixtureError(`${at}.${key}`, 'is missing.');
+    if (!(key in record)) throw new FixtureError(`${at}.${key}`, 'is missing.');
   }
   for (const key of Object.keys(record)) {
     if (!keys.includes(key))
@@ -307,12 +296,9 @@ function attachment(
 ): Attachment {
   if (!isPlainRecord(raw))
     throw new FixtureError(path, `must be an attachment object, got ${describe(raw)}.`);
-  return complete(
-    ATTACHMENT,
-    fieldsOf(ATTACHMENT, raw, path, (name, value, where) => {
-      if (name === 'id') unique(value as string, where);
-      if (name === 'message_id' && value !== messageId)
-        throw new FixtureError(where, `must be the id of its message, '${messageId}'.`);
-    }),
-  );
+  return fieldsOf(ATTACHMENT, raw, path, (name, value, where) => {
+    if (name === 'id') unique(value as string, where);
+    if (name === 'message_id' && value !== messageId)
+      throw new FixtureError(where, `must be the id of its message, '${messageId}'.`);
+  });
 }

@@ -1,6 +1,9 @@
 const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
 export const ID_LENGTH = 16;
 
+/** The kinds of record an id names; ids never collide across kinds (C6). */
+export type IdKind = 'contact' | 'conversation' | 'message' | 'attachment';
+
 /** A 16-character `[A-Za-z0-9]` id (convention C6), e.g. `WAz8eIbvDR60rouK`. */
 export function randomId(): string {
   let id = '';

@@ -14,7 +14,7 @@ export { createMockServer, type MockServer } from './mock-server';
 export { generateWorld, type SeedOptions } from './seed';
 export { validateFixture, FixtureError } from './fixtures';
 export { loadFixtureFile } from './fixture-file';
-export { World, type WorldData, type StoredMessage } from './store/world';
+export { World, type WorldData } from './store/world';
 export { openApiDocument } from './openapi';
 export { readProfile, ProfileError, type Conventions, type ReadProfile } from './twin/profile';
 export type {
@@ -23,6 +23,7 @@ export type {
   MessageContact,
   Reaction,
   Attachment,
+  StoredMessage,
   Page,
   Timestamp,
   ApiErrorBody as ApiError,

@@ -1,6 +1,12 @@
 import { errors } from '../errors';
 import { CONTACT } from '../resources/contact';
-import type { CreateInput, Field, Table, UpdateInput } from '../resources/field';
+import {
+  requiredInput,
+  type CreateInput,
+  type Field,
+  type Table,
+  type UpdateInput,
+} from '../resources/field';
 import {
   checkHttpUrl,
   checkInteger,
@@ -126,12 +132,11 @@ export function createReader<T extends Table>(table: T): (params: Params) => Cre
     refuseUnknown(params, names);
     const input: Record<string, unknown> = {};
     for (const name of names) {
-      const create = table[name]!.create;
-      const required = create.by === 'input' && create.required;
+      const field = table[name]!;
+      const required = requiredInput(field);
       const raw = params.get(name);
-      if (required && raw === undefined) throw errors.missing(name, [[name, create.example]]);
-      input[name] =
-        !required && (raw === undefined || raw === '') ? undefined : valueOf(table[name]!, raw, name);
+      if (required && raw === undefined) throw errors.missing(name, [[name, field.create.example]]);
+      input[name] = !required && (raw === undefined || raw === '') ? undefined : valueOf(field, raw, name);
     }
     return input as CreateInput<T>;
   };

@@ -13,7 +13,7 @@ import {
 import { createNames, updateNames } from '../input/fields';
 import { ATTACHMENT } from '../resources/attachment';
 import { CONTACT } from '../resources/contact';
-import type { Field, Table } from '../resources/field';
+import { requiredInput, type Field, type Table } from '../resources/field';
 import { MESSAGE } from '../resources/message';
 import { BODY_LIMITS, LIMITS, PAGE_SIZE } from '../input/limits';
 
@@ -317,10 +317,7 @@ export function createSchema(table: Table): Schema {
   );
   return inputSchema<Record<string, unknown>>(
     properties,
-    names.filter((name) => {
-      const create = table[name]!.create;
-      return create.by === 'input' && create.required;
-    }),
+    names.filter((name) => requiredInput(table[name]!)),
   );
 }
 

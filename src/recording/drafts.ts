@@ -1,6 +1,6 @@
 import { describe, isPlainRecord } from '../input/params';
 import { CONTACT } from '../resources/contact';
-import { fixedFallback, type RowData, type Table } from '../resources/field';
+import { storedFields, type RowData, type Table } from '../resources/field';
 import { MESSAGE_TEXT, USERNAME, type StringRule } from '../resources/formats';
 import { CONTACT_FIELDS, MESSAGE_FIELDS, type Attachment, type StoredMessage } from '../types';
 import { type Clock, timeOf, whole } from './clock';
@@ -78,8 +78,7 @@ export function contactDraft(
  */
 function withFallbacks(table: Table, raw: Json, what: string, report: Report): Record<string, unknown> {
   const taken: Record<string, unknown> = {};
-  for (const [name, field] of Object.entries(table)) {
-    const fallback = fixedFallback(field);
+  for (const { name, field, fallback } of storedFields(table)) {
     const value = raw[name];
     if (fallback === undefined || value === undefined) continue;
     const fits =

@@ -1,9 +1,9 @@
 import { Faker, base, en } from '@faker-js/faker';
+import type { IdKind as Kind } from '../ids';
 import { describe } from '../input/params';
 import { RECORD_ID } from '../resources/formats';
 import { fail, fitsRule, type Report } from './report';
 
-type Kind = 'contact' | 'conversation' | 'message' | 'attachment';
 const KINDS: readonly Kind[] = ['contact', 'conversation', 'message', 'attachment'];
 
 /**

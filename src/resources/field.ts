@@ -1,3 +1,4 @@
+import type { IdKind } from '../ids';
 import type { IntegerRule, StringRule } from './formats';
 
 /**
@@ -8,8 +9,8 @@ import type { IntegerRule, StringRule } from './formats';
  * - input/fields.ts reads a create or an update from its `create` and `update`;
  * - the store's copies are generated from it (scripts/generate-copies.ts), literal and of one shape;
  * - fixtures.ts checks a fixture's record by `type`, openapi/schemas.ts describes it by `type`;
- * - seeding and recording fill a field with a fixed default (`create.fallback`) that they do not
- *   set themselves (complete()).
+ * - fixtures.ts, the recorder (complete()) and the store's copy of a record given as data fill a
+ *   field with a fixed default (`create.fallback`) that the data leaves out.
  * A new field of a known type is one entry here: each of those switches over `type`, not over names.
  */
 export type FieldType =
@@ -47,7 +48,7 @@ type Create<T> =
       readonly note: string;
     }
   /** A new id of this kind (ids.ts). */
-  | { readonly by: 'id'; readonly of: 'contact' | 'conversation' | 'message' | 'attachment' }
+  | { readonly by: 'id'; readonly of: IdKind }
   /** The world's clock. */
   | { readonly by: 'clock' }
   /** Always this value at first. */
@@ -157,28 +158,42 @@ export function fixedFallback(f: Field<unknown>): unknown {
   return c.by === 'input' && !c.required && typeof c.fallback !== 'function' ? c.fallback : undefined;
 }
 
-/** Each stored field of a table with its fixed fallback (undefined when it has none), in order. */
-const storedFields = new WeakMap<Table, readonly (readonly [string, unknown])[]>();
+/** Whether a create must send the field (and then the example its refusal shows). */
+export function requiredInput(
+  f: Field<unknown>,
+): f is Field<unknown> & { readonly create: { readonly example: string } } {
+  return f.create.by === 'input' && f.create.required;
+}
 
-function storedOf(table: Table): readonly (readonly [string, unknown])[] {
-  let fields = storedFields.get(table);
+/** A stored field of a table: its name, its declaration, its fixed fallback (undefined when none). */
+export interface StoredField {
+  readonly name: string;
+  readonly field: Field<unknown>;
+  readonly fallback: unknown;
+}
+
+const stored = new WeakMap<Table, readonly StoredField[]>();
+
+/** The stored fields of a table, in its order: worked out once a table, not once a record. */
+export function storedFields(table: Table): readonly StoredField[] {
+  let fields = stored.get(table);
   if (fields === undefined) {
     fields = Object.entries(table)
-      .filter(([, f]) => f.stored)
-      .map(([name, f]) => [name, fixedFallback(f)] as const);
-    storedFields.set(table, fields);
+      .filter(([, field]) => field.stored)
+      .map(([name, field]) => ({ name, field, fallback: fixedFallback(field) }));
+    stored.set(table, fields);
   }
   return fields;
 }
 
 /**
  * The stored fields of `data`, in the table's order, each absent one that has a fixed fallback
- * filled with it: what seeding, recording and fixtures make of a record they give as data.
+ * filled with it: what the recorder makes of a record it gives as data.
  */
 export function complete<T extends Table>(table: T, data: RowData<T>): StoredRow<T> {
   const given = data as Record<string, unknown>;
   const out: Record<string, unknown> = {};
-  for (const [name, fallback] of storedOf(table)) {
+  for (const { name, fallback } of storedFields(table)) {
     const value = given[name];
     out[name] = value === undefined ? fallback : value;
   }
@@ -187,7 +202,7 @@ export function complete<T extends Table>(table: T, data: RowData<T>): StoredRow
 
 /** What a new record's fields are made with, besides its create's input. */
 export interface Making {
-  readonly id: (of: 'contact' | 'conversation' | 'message' | 'attachment') => string;
+  readonly id: (of: IdKind) => string;
   readonly now: number;
 }
 
@@ -195,9 +210,8 @@ export interface Making {
 export function created<T extends Table>(table: T, input: CreateInput<T>, making: Making): StoredRow<T> {
   const given = input as Given;
   const out: Record<string, unknown> = {};
-  for (const [name, f] of Object.entries(table)) {
-    if (!f.stored) continue;
-    const create = f.create;
+  for (const { name, field } of storedFields(table)) {
+    const create = field.create;
     switch (create.by) {
       case 'input': {
         const value = given[name];

@@ -1,6 +1,6 @@
 import BTree from 'sorted-btree';
 import { errors } from '../errors';
-import { randomId } from '../ids';
+import { randomId, type IdKind } from '../ids';
 import { CONTACT } from '../resources/contact';
 import { changes, created } from '../resources/field';
 import type {
@@ -29,8 +29,6 @@ export interface WorldData {
   messages: MessageData[];
 }
 
-export type { StoredMessage };
-
 /** A world's content as fromData builds it, before it is wrapped for copying. */
 interface Built {
   contacts: Map<string, ContactRecord>;
@@ -47,7 +45,7 @@ export interface WorldOptions {
   /** How many bytes (estimated) a world may add to what it started with; writes beyond are refused. */
   maxWrittenBytes?: number;
   /** A new id of a kind, in another format than the mock's own (a twin's server); checked unused. */
-  newId?: (kind: 'contact' | 'conversation' | 'message' | 'attachment') => string;
+  newId?: (kind: IdKind) => string;
 }
 
 const DEFAULT_MAX_WRITTEN_BYTES = 64 * 1024 * 1024;
@@ -483,7 +481,7 @@ export class World {
   }
 
   /** Contact, conversation and message ids never collide (C6). */
-  #newId(kind: 'contact' | 'conversation' | 'message' | 'attachment'): string {
+  #newId(kind: IdKind): string {
     for (;;) {
       const id = this.#makeId?.(kind) ?? randomId();
       if (!this.#contacts.has(id) && !this.#conversations.has(id) && !this.#messages.has(id)) return id;
