@@ -34,7 +34,7 @@ function program(): Command {
     new Command()
       .name('messaging-contract')
       .description(
-        `Checks a Messaging API server, rule by rule, against the rules of ${REFERENCE.title} (${REFERENCE.path}). Exit 0: it conforms; 1: a rule failed; 2: the run could not judge. \`messaging-contract proxy --help\`: the proxy that checks the traffic of a real client instead; \`messaging-contract twin --help\`: a twin of a server for the mock (its account and its conventions).`,
+        `Checks a Messaging API server, rule by rule, against the rules of ${REFERENCE.title} (${REFERENCE.path}). Exit 0: it conforms (every rule of the selected set judged, none failed); 1: a rule failed; 2: the run could not judge (a rule not run counts, unless accepted with --allow-not-run). \`messaging-contract proxy --help\`: the proxy that checks the traffic of a real client instead; \`messaging-contract twin --help\`: a twin of a server for the mock (its account and its conventions).`,
       )
       .addOption(
         new Option('--base-url <url>', "the server's root (the paths start with /v1)").env(
@@ -61,7 +61,18 @@ function program(): Command {
       )
       .option(
         '--rule <ids...>',
-        'run only these rules (and no random sequences, unless --sequences is given)',
+        'run only these rules (and no random sequences, unless --sequences is given); a rule of these that could not be judged is reported as not run, without exit 2',
+      )
+      .addOption(
+        new Option(
+          '--allow-not-run <ids...>',
+          'accept these rules as not run (e.g. a feature this server leaves out on purpose): without it, any rule of the selected set that the run could not judge makes it exit 2, with the reason',
+        )
+          .argParser((value: string, previous: string[] | undefined) => [
+            ...(previous ?? []),
+            ...value.split(/[\s,]+/).filter(Boolean),
+          ])
+          .env('CONTRACT_ALLOW_NOT_RUN'),
       )
       .addOption(
         new Option(
@@ -134,6 +145,7 @@ interface CliOptions {
   profile: Profile;
   timeoutMs: number;
   rule?: string[];
+  allowNotRun?: string[];
   junit?: string;
   report?: string;
   json?: string;
@@ -248,6 +260,7 @@ export async function main(argv: string[] = process.argv): Promise<number> {
       profile: options.profile,
       timeoutMs: options.timeoutMs,
       rules: options.rule,
+      allowNotRun: options.allowNotRun,
       workers: options.workers,
       // --rule alone runs no sequences; --sequences given with it does.
       sequences: options.rule?.length ? explicitSequences(argv, options) : options.sequences,

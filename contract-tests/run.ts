@@ -14,7 +14,7 @@ import { budgetFor, SEQUENCE_TITLE } from './lib/sequences';
 import { buildProfile, countObserved } from './profile/build';
 import { probeProfile } from './profile/probe';
 import { ruleIdOfTitle, verdictOf, type RuleVerdict, type TestOutcome } from './rule-verdict';
-import { RULES, rulesOf, type Profile } from './rules';
+import { RULES, rulesOf, type Profile, type Rule } from './rules';
 
 export interface KitOptions {
   baseUrl: string;
@@ -24,6 +24,11 @@ export interface KitOptions {
   timeoutMs?: number;
   /** Only these rule ids. */
   rules?: string[];
+  /**
+   * Rules the user accepts as not run (--allow-not-run): without them, a rule of the selected set
+   * that no exchange could judge makes the run exit 2, since "could not judge" is never "conforms".
+   */
+  allowNotRun?: string[];
   /** Jest workers; 1 runs every file in this process. */
   workers?: number;
   /** Random operation sequences to run (default a few; 0 for none), and their seed. */
@@ -62,6 +67,11 @@ export interface KitResult {
   startedAt: string;
   durationMs: number;
   verdicts: RuleVerdict[];
+  /**
+   * How many rules of the selected set were judged (passed or failed) of how many, and the ones
+   * not run that the user accepted by name (--allow-not-run).
+   */
+  judged: { judged: number; rules: number; acceptedNotRun: string[] };
   /** Why the run could not judge (unreachable, no token, interrupted, a test that broke). */
   problems: string[];
   /** What the server chose where the document says "not shown": key → values seen. */
@@ -105,6 +115,7 @@ function cannotJudge(options: KitOptions, problem: string, started: number): Kit
     startedAt: new Date(started).toISOString(),
     durationMs: Date.now() - started,
     verdicts: [],
+    judged: { judged: 0, rules: 0, acceptedNotRun: [] },
     problems: [problem],
     requests: 0,
     budget: 0,
@@ -179,6 +190,28 @@ async function sweep(records: RecordLine[]): Promise<KitResult['leftovers']> {
   return leftovers;
 }
 
+/**
+ * Which rules of the selected set were judged. A rule not run counts against the run (exit 2)
+ * unless the user narrowed the run to named rules (--rule) or accepted it by name
+ * (--allow-not-run): a run that judged 4 rules of 42 does not say "the server conforms".
+ */
+function judgedOf(verdicts: RuleVerdict[], selected: Rule[], options: KitOptions) {
+  const notRun = verdicts.filter((v) => v.verdict === 'not-run');
+  const allowed = new Set(options.allowNotRun ?? []);
+  const narrowed = (options.rules?.length ?? 0) > 0;
+  return {
+    judged: verdicts.filter((v) => v.verdict !== 'not-run').length,
+    rules: Math.max(selected.length, verdicts.length),
+    accepted: notRun.filter((v) => allowed.has(v.rule.id)).map((v) => v.rule.id),
+    unaccepted: narrowed ? [] : notRun.filter((v) => !allowed.has(v.rule.id)),
+  };
+}
+
+function notJudgedProblem(unaccepted: RuleVerdict[]): string {
+  const ids = unaccepted.map((v) => v.rule.id);
+  return `${ids.length} rule(s) of the selected set could not be judged on this server (reasons above): ${ids.join(', ')}. Give the kit what it needs (e.g. --sample), or accept them as not run with --allow-not-run ${ids.join(' ')}`;
+}
+
 let interrupted = false;
 
 /** Runs the kit against one server and judges every rule of the profile. */
@@ -197,7 +230,9 @@ export async function runKit(options: KitOptions): Promise<KitResult> {
     return cannotJudge(options, `the base URL ${JSON.stringify(baseUrl)} is not an http(s) URL`, started);
   }
   if (!options.token) return cannotJudge(options, 'no token: pass --token or set CONTRACT_TOKEN', started);
-  const unknown = (options.rules ?? []).filter((id) => !RULES.some((r) => r.id === id));
+  const unknown = [...(options.rules ?? []), ...(options.allowNotRun ?? [])].filter(
+    (id) => !RULES.some((r) => r.id === id),
+  );
   if (unknown.length > 0)
     return cannotJudge(options, `unknown rule ids: ${unknown.join(', ')} (see --list)`, started);
   const selected = rulesOf(options.profile).filter(
@@ -364,8 +399,12 @@ export async function runKit(options: KitOptions): Promise<KitResult> {
     }
     const failed = verdicts.some((v) => v.verdict === 'fail');
     const nothingJudged = verdicts.every((v) => v.verdict === 'not-run');
-    const exitCode: ExitCode = problems.length > 0 || nothingJudged ? 2 : failed ? 1 : 0;
+    const judged = judgedOf(verdicts, selected, options);
+    const exitCode: ExitCode =
+      problems.length > 0 || nothingJudged ? 2 : failed ? 1 : judged.unaccepted.length > 0 ? 2 : 0;
     if (nothingJudged && problems.length === 0) problems.push('no rule could be judged');
+    else if (!failed && problems.length === 0 && judged.unaccepted.length > 0)
+      problems.push(notJudgedProblem(judged.unaccepted));
     return {
       exitCode,
       baseUrl,
@@ -374,6 +413,7 @@ export async function runKit(options: KitOptions): Promise<KitResult> {
       startedAt: new Date(started).toISOString(),
       durationMs: Date.now() - started,
       verdicts,
+      judged: { judged: judged.judged, rules: judged.rules, acceptedNotRun: judged.accepted },
       problems,
       serverProfile,
       requests,

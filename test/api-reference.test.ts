@@ -105,6 +105,7 @@ describe('what cites the reference', () => {
     startedAt: new Date(0).toISOString(),
     durationMs: 1000,
     verdicts: [{ rule, verdict: 'fail', reason: 'a create without username was accepted', tests: [] }],
+    judged: { judged: 1, rules: 1, acceptedNotRun: [] },
     problems: [],
     serverProfile: {},
     requests: 12,

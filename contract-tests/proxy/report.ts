@@ -66,6 +66,8 @@ function asKitResult(result: ProxyResult): KitResult {
     runId: 'proxy',
     startedAt: result.startedAt,
     durationMs: result.durationMs,
+    // The proxy judges the rules its traffic exercised: those are the set of this result.
+    judged: { judged: checked(result).length, rules: checked(result).length, acceptedNotRun: [] },
     verdicts: checked(result).map((tally) => {
       const first = tally.first[0];
       return {

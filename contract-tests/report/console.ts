@@ -11,10 +11,12 @@ export function exchangeLine(verdict: RuleVerdict): string | undefined {
   return `${e.method} ${e.path}${e.sent ? ` (sent: ${e.sent})` : ''} → ${e.status} ${e.body || '(empty body)'}`;
 }
 
-function summaryLine(result: KitResult): string {
+/** `40 of 42 rules judged: 40 passed, 0 failed, 2 not run (2 accepted by --allow-not-run)`. */
+export function summaryLine(result: KitResult): string {
   const count = (v: RuleVerdict['verdict']) => result.verdicts.filter((r) => r.verdict === v).length;
-  const failed = count('fail');
-  return `${count('pass')} passed, ${failed} failed, ${count('not-run')} not run`;
+  const { judged, rules, acceptedNotRun } = result.judged;
+  const accepted = acceptedNotRun.length > 0 ? ` (${acceptedNotRun.length} accepted by --allow-not-run)` : '';
+  return `${judged} of ${rules} rules judged: ${count('pass')} passed, ${count('fail')} failed, ${count('not-run')} not run${accepted}`;
 }
 
 /** The per-rule verdicts as plain text, for a terminal or a CI log. */

@@ -15,7 +15,8 @@ export function buildJunit(result: KitResult, properties: Record<string, string>
     .name(`messaging-contract (${result.profile}) ${result.baseUrl}`)
     .timestamp(new Date(result.startedAt))
     .time(result.durationMs / 1000)
-    .property('reference', `${REFERENCE.title}: ${REFERENCE.path}`);
+    .property('reference', `${REFERENCE.title}: ${REFERENCE.path}`)
+    .property('rules judged', `${result.judged.judged} of ${result.judged.rules}`);
   for (const [name, value] of Object.entries(properties)) suite.property(name, value);
   for (const verdict of result.verdicts) {
     const test = suite
@@ -29,7 +30,11 @@ export function buildJunit(result: KitResult, properties: Record<string, string>
       const exchange = exchangeLine(verdict);
       if (exchange) test.stacktrace(exchange);
     } else if (verdict.verdict === 'not-run') {
-      test.skipped();
+      // Accepted by name (--allow-not-run) or outside a narrowed run: skipped. Otherwise the run
+      // could not judge it, which is an error of the run, never a pass.
+      if (result.exitCode === 2 && !result.judged.acceptedNotRun.includes(verdict.rule.id))
+        test.error(`not run: ${verdict.reason ?? 'no exchange could judge it'}`, 'NotJudged');
+      else test.skipped();
       if (verdict.reason) test.standardOutput(`not run: ${verdict.reason}`);
     }
   }

@@ -1,6 +1,7 @@
 import { pathToFileURL } from 'node:url';
 import { REFERENCE } from '../lib/reference';
 import type { KitResult } from '../run';
+import { summaryLine } from './console';
 
 export const cell = (text: string) => text.replace(/\|/g, '\\|').replace(/\r?\n/g, ' ');
 export const code = (text: string) => `\`${text.replace(/`/g, "'")}\``;
@@ -10,7 +11,6 @@ const LABEL = { pass: '✅ pass', fail: '❌ fail', 'not-run': '⚪ not run' } a
 /** The conformance report: verdicts, failures with their exchange, and the server profile. */
 export function buildMarkdown(result: KitResult): string {
   const lines: string[] = [];
-  const count = (v: string) => result.verdicts.filter((r) => r.verdict === v).length;
   const outcome =
     result.exitCode === 0 ? 'conforms' : result.exitCode === 1 ? 'does not conform' : 'could not be judged';
   lines.push('# Messaging API conformance report', '');
@@ -21,7 +21,7 @@ export function buildMarkdown(result: KitResult): string {
     `- Run: ${code(result.runId || '-')}, started ${result.startedAt}, ${(result.durationMs / 1000).toFixed(1)} s, ${result.requests} requests${result.budget ? ` of a budget of ${result.budget}` : ''}`,
   );
   lines.push(
-    `- Verdict: **${outcome}** (exit ${result.exitCode}): ${count('pass')} passed, ${count('fail')} failed, ${count('not-run')} not run`,
+    `- Verdict: **${outcome}** (exit ${result.exitCode}): ${summaryLine(result)}`,
   );
   lines.push('');
   if (result.problems.length > 0) {

@@ -188,6 +188,7 @@ export interface KitRun {
       foundBy?: string;
       exchange?: unknown;
     }[];
+    judged: { judged: number; rules: number; acceptedNotRun: string[] };
     problems: string[];
     serverProfile: Record<string, string[]>;
     leftovers: unknown[];

@@ -131,11 +131,10 @@ describe('the contract kit', () => {
       }
     }, 120_000);
 
-    it('reports rules it cannot exercise (no next-page mechanism, no reaction name it knows) as not run, not failed', async () => {
+    it('reports rules it cannot exercise (no next-page mechanism, no reaction name it knows) as not run, not failed, and exits 2 unless they are accepted by name', async () => {
       const server = await startWrapped(withoutPaging());
       try {
         const run = await runBin(['--base-url', server.url, '--token', 'no-paging']);
-        expect(run.code).toBe(0);
         expect(failedRules(run)).toEqual([]);
         expect(verdicts(run).get('messages.list.conversation-filter')).toBe('not-run');
         expect(verdicts(run).get('messages.update.add-reaction')).toBe('not-run');
@@ -143,10 +142,30 @@ describe('the contract kit', () => {
         expect(run.output).toMatch(
           /NOT RUN messages\.list\.conversation-filter[\s\S]*no next-page mechanism/,
         );
+        // Could not judge is never "conforms".
+        const notRun = [...verdicts(run)].filter(([, v]) => v === 'not-run').map(([id]) => id);
+        const { judged, rules } = run.json!.judged;
+        expect({ code: run.code, judged }).toEqual({ code: 2, judged: rules - notRun.length });
+        expect(run.output).toContain(`${judged} of ${rules} rules judged: ${judged} passed, 0 failed`);
+        expect(run.json!.problems.join('\n')).toContain(`--allow-not-run ${notRun.join(' ')}`);
+        const accepted = await runBin([
+          '--base-url',
+          server.url,
+          '--token',
+          'no-paging-accepted',
+          '--allow-not-run',
+          ...notRun,
+        ]);
+        expect({ code: accepted.code, failed: failures(accepted), problems: accepted.json?.problems }).toEqual({
+          code: 0,
+          failed: [],
+          problems: [],
+        });
+        expect(accepted.json!.judged.acceptedNotRun.sort()).toEqual([...notRun].sort());
       } finally {
         await server.close();
       }
-    }, 120_000);
+    }, 180_000);
   });
 
   describe('adapts to the input formats of the server before it judges', () => {
@@ -154,10 +173,10 @@ describe('the contract kit', () => {
       const server = await startWrapped(strictInputs());
       try {
         const blind = await runBin(['--base-url', server.url, '--token', 'strict-1', '--sequences', '0']);
-        expect({ failed: failures(blind), problems: blind.json?.problems }).toEqual({
-          failed: [],
-          problems: [],
-        });
+        // Nothing failed, and yet most rules could not be judged: exit 2, never "conforms".
+        expect({ code: blind.code, failed: failures(blind) }).toEqual({ code: 2, failed: [] });
+        expect(blind.json?.problems).toEqual([expect.stringMatching(/could not be judged on this server/)]);
+        expect(blind.output).toMatch(/\d+ of 42 rules judged: .* \(exit 2\)$/m);
         expect(verdicts(blind).get('contacts.create')).toBe('not-run');
         expect(blind.json!.verdicts.find((v) => v.rule === 'contacts.create')?.reason).toMatch(
           /--sample contact\.phone_number/,
