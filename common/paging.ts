@@ -212,20 +212,47 @@ export async function fetchPage(
   return asPage(await source.get(path, query));
 }
 
+/**
+ * The mechanisms to try on a list, those this server was seen to page other lists with first: once
+ * the kit knows how a server pages, an empty page after has_more true is that list's answer, not a
+ * sign that the mechanism does not apply.
+ */
+function inOrderOfUse(baseUrl: string, path: string): { mechanism: Mechanism; known: boolean }[] {
+  const knownNames = new Set(
+    [...found.entries()]
+      .filter(([key, m]) => m && key !== foundKey(baseUrl, path) && key.startsWith(`${baseUrl} `))
+      .map(([, m]) => m!.name),
+  );
+  const all = mechanisms(baseUrl).map((mechanism) => ({ mechanism, known: knownNames.has(mechanism.name) }));
+  return [...all.filter((m) => m.known), ...all.filter((m) => !m.known)];
+}
+
+/** What a discovery found: a mechanism and its next page, an empty next page, or nothing. */
+type Discovered =
+  | { mechanism: Mechanism; page: Page }
+  | { mechanism?: undefined; emptyOnly: true }
+  | undefined;
+
 async function discover(
   source: PageSource,
   path: string,
   query: Record<string, string>,
   first: Page,
-): Promise<{ mechanism: Mechanism; page: Page } | undefined> {
+): Promise<Discovered> {
   const seen = new Set(first.data.map(idOf));
   // A mechanism whose next page moves forward but repeats items of the page before: paging that
   // almost works, used (so that the walk goes on) and reported as flawed, never taken for none.
   let almost: { mechanism: Mechanism; page: Page } | undefined;
-  for (const mechanism of mechanisms(source.baseUrl)) {
+  let empty = false;
+  for (const { mechanism, known } of inOrderOfUse(source.baseUrl, path)) {
     const target = mechanism.next(path, query, { last: first, pages: 1, listed: first.data.length });
     if (!target) continue;
     const page = await fetchPage(source, target.path, target.query);
+    if (page && page.data.length === 0) {
+      // The way this server pages its other lists, answering an empty page: that is the next page.
+      if (known) return { mechanism, page };
+      empty = true;
+    }
     if (!page || page.data.length === 0) continue;
     const again = page.data.filter((item) => seen.has(idOf(item)));
     if (again.length > 0) {
@@ -241,7 +268,7 @@ async function discover(
     flaws.delete(foundKey(source.baseUrl, path));
     return { mechanism, page };
   }
-  return almost;
+  return almost ?? (empty ? { emptyOnly: true } : undefined);
 }
 
 /** Why the mechanism found for a list is flawed, when it is (see discover). */
@@ -258,6 +285,11 @@ export interface Walk {
   reason?: string;
   /** How the paging mechanism is flawed: it repeats items at the boundary of pages. */
   flaw?: string;
+  /**
+   * The empty page that came after a page saying has_more true, by the mechanism the server pages
+   * with: has_more said more items lay beyond, and none did.
+   */
+  emptyAfterMore?: Page;
 }
 
 export interface WalkOptions {
@@ -287,7 +319,7 @@ export async function walk(
     repeated.push(...step.repeated);
     return options.until?.(items) === true;
   });
-  const { complete, reason } = end;
+  const { complete, reason, emptyAfterMore } = end;
   const flaw = flaws.get(foundKey(source.baseUrl, path));
   return {
     pages,
@@ -296,6 +328,7 @@ export async function walk(
     complete,
     ...(reason === undefined ? {} : { reason }),
     ...(flaw === undefined || pages.length < 2 ? {} : { flaw }),
+    ...(emptyAfterMore === undefined ? {} : { emptyAfterMore }),
   };
 }
 
@@ -315,6 +348,8 @@ export interface WalkEnd {
   repeated: number;
   complete: boolean;
   reason?: string;
+  /** See Walk. */
+  emptyAfterMore?: Page;
 }
 
 /**
@@ -364,9 +399,16 @@ export async function walkPages(
     let page: Page | undefined;
     if (mechanism === undefined) {
       const discovered = await discover(source, path, query, trail.last);
+      if (discovered && !discovered.mechanism)
+        // Every way tried gave an empty page: has_more was wrong, or the way is not among them.
+        // Not known either way, so a later walk of this list looks again.
+        return end(
+          false,
+          'has_more was true, but every next-page mechanism the kit tried answered an empty page',
+        );
       mechanism = discovered?.mechanism ?? null;
       found.set(foundKey(source.baseUrl, path), mechanism);
-      if (discovered)
+      if (discovered?.mechanism && discovered.page.data.length > 0)
         described.set(foundKey(source.baseUrl, path), {
           paging: discovered.mechanism.paging(trail.last),
           exchange: discovered.page.exchange,
@@ -383,7 +425,11 @@ export async function walkPages(
         'the server offers no next-page mechanism the kit knows (tried a Link header, a next token or URL in the body, starting_after/after/cursor/since_id=<last id>, page=<n>, offset=<n>)',
       );
     if (!page) return end(false, `the next page (${mechanism.name}) did not answer a page of results`);
-    if (page.data.length === 0) break;
+    if (page.data.length === 0)
+      return {
+        ...end(false, `has_more was true, but the next page (${mechanism.name}) was empty`),
+        emptyAfterMore: page,
+      };
     trail.last = page;
     trail.pages += 1;
     trail.listed += page.data.length;

@@ -1,7 +1,7 @@
 import { useCleanup, type Json } from './lib/data';
 import { is2xx, send } from './lib/http';
 import { mustSucceed, Operations } from './lib/operations';
-import { asPage, idOf, walk, walkBack } from './lib/paging';
+import { asPage, failOnEmptyAfterMore, failOnStray, idOf, walk, walkBack } from './lib/paging';
 import { rule, type RuleContext } from './lib/harness';
 import { settled } from './lib/settle';
 import { reactionNames } from './lib/samples';
@@ -238,14 +238,6 @@ rule(
   },
 );
 
-/** The conversation filter is a rule of its own: the boundary checks lean on it only where it works. */
-function onlyConversation(t: RuleContext, items: Json[], conversations: string[]): void {
-  if (items.some((item) => !conversations.includes(String(item.conversation_id))))
-    t.notRun(
-      'the list by conversation_id also shows other conversations; see messages.list.conversation-filter',
-    );
-}
-
 /** A conversation of exactly `count` messages of the kit's, for the boundary checks. */
 async function conversationOf(ops: Operations, label: string, count: number): Promise<string> {
   const owner = await contact(ops, label);
@@ -269,7 +261,7 @@ rule(
     await settled(async () => {
       const check = (pageOf: ReturnType<typeof asPage>, total: number, seen: number, what: string) => {
         if (!pageOf) t.notRun(`${what} did not answer a page of results; see lists.page-fields`);
-        onlyConversation(t, pageOf.data, [total === 10 ? ten : eleven]);
+        failOnStray(t, [pageOf], [total === 10 ? ten : eleven]);
         t.check(
           pageOf.has_more === seen < total,
           `${what}: a conversation of ${total} messages, ${seen} seen up to this page of ${pageOf.data.length}, said has_more=${pageOf.has_more}`,
@@ -362,8 +354,10 @@ rule(
         const at = limit === undefined ? 'the default page' : `limit=${limit}`;
         const forward = await walk('/v1/messages', query, { maxPages: 20 });
         if (forward.pages.length === 0) t.notRun('the list did not answer a page of results');
+        // A stray on any page walked is a fault seen, whether or not the walk could go on.
+        failOnStray(t, forward.pages, [conversation]);
+        failOnEmptyAfterMore(t, forward, at);
         if (!forward.complete) t.notRun(`could not walk the conversation: ${forward.reason}`);
-        onlyConversation(t, forward.items, [conversation]);
         const repeated = forward.repeated[0];
         t.check(
           !repeated,

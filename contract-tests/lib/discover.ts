@@ -60,6 +60,21 @@ async function formsRefused(form: Pairs, refused: Exchange | undefined): Promise
   });
 }
 
+/**
+ * What the server refused when it took none of the contacts the kit tried: the fields whose format
+ * is open, the values tried, which field the refusal names, and how it was refused.
+ */
+function contactsRefused(last: Exchange, styles: UsernameStyle[], phones: string[]): string {
+  const named = ['username', 'phone_number'].filter((field) => last.text.includes(field));
+  const styleNames = styles.map((s) => `${s.max} characters with '${s.separator}'`);
+  return [
+    `refused every username style the kit knows (${styleNames.join('; ')})`,
+    ` with every phone_number form (${phones.join(', ')})`,
+    named.length > 0 ? `; the refusal names ${named.join(' and ')}` : '',
+    `; the last: ${describeExchange(last, 200)}`,
+  ].join('');
+}
+
 export async function discoverSamples(user: UserSamples): Promise<Found> {
   const found: Found = { reactions: [], missing: {} };
   const styles = first(user['contact.username']?.map(styleOf), USERNAME_STYLES);
@@ -141,7 +156,7 @@ export async function discoverSamples(user: UserSamples): Promise<Found> {
     if (!avatar) found.missing['contact.avatar_url'] = `refused: ${describeExchange(last!, 200)}`;
     if (!displayName) found.missing['contact.display_name'] = `refused: ${describeExchange(last!, 200)}`;
   } else {
-    found.missing['contact.phone_number'] = last ? `refused: ${describeExchange(last, 200)}` : 'no answer';
+    found.missing['contact.phone_number'] = last ? contactsRefused(last, styles, phones) : 'got no answer';
     await formsRefused(contactForm(styles[0]!, phones[0]!), last);
   }
 

@@ -179,7 +179,7 @@ export function attachmentPairs(
 export function cannotMake(what: 'contact' | 'message'): string | undefined {
   const f = current();
   if (what === 'contact' && !f.contact)
-    return `the server refused every contact the kit tried (${f.missing['contact.phone_number'] ?? 'no reason known'}); give accepted values with --sample contact.username=… --sample contact.phone_number=…`;
+    return `the server refused every contact the kit tried: it ${f.missing['contact.phone_number'] ?? 'gave no reason'}. Give a value it takes with --sample contact.phone_number=… (and --sample contact.username=… when usernames are refused), or CONTRACT_SAMPLES / --samples FILE`;
   if (what === 'message' && f.message === undefined)
     return `the server refused every message the kit tried (${f.missing['message.message'] ?? 'no reason known'}); give an accepted text with --sample message.message=…`;
   return undefined;

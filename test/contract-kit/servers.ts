@@ -240,6 +240,21 @@ export const ROGUES: Rogue[] = [
     }),
   },
   {
+    rule: 'messages.list.conversation-filter',
+    how: 'loses conversation_id on the next page of the messages list',
+    make: () => ({
+      // The items of the next page come from the unfiltered list; has_more stays the filtered one's.
+      async response(req, res, inner) {
+        if (!isList(req) || !req.path.startsWith('/v1/messages') || !ok(res)) return;
+        if (!req.query.has('starting_after') || !req.query.has('conversation_id')) return;
+        const query = new URLSearchParams(req.query);
+        query.delete('conversation_id');
+        const unfiltered = await inner('GET', `${req.path}?${query}`, auth(req));
+        if (ok(unfiltered)) body(res).data = body(unfiltered).data;
+      },
+    }),
+  },
+  {
     rule: 'api.integer-timestamps',
     how: 'answers timestamps with a fraction',
     make: () => ({
