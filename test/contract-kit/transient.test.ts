@@ -1,0 +1,143 @@
+import { get } from '../../common/http';
+import { failedRules, failures, runBin, startWrapped, type ProxyResponse, type Running } from './harness';
+import { STAGING_VARIANTS, startStaging } from './staging';
+
+/**
+ * Transient answers (502/503/504, dropped connections) are never the server's verdicts: the kit
+ * sends again what it may, looks up what a POST of unknown outcome made before sending it again,
+ * and past a share of transient answers says it cannot judge (common/transient.ts,
+ * contract-tests/lib/reconcile.ts, contract-tests/lib/transients.ts).
+ */
+const honest = STAGING_VARIANTS.find((v) => v.name === 'numeric ids, hash order, links in the body')!;
+
+/** The contacts the kit named (`ct<run>_…`) that the server still holds for `token`. */
+async function kitContacts(server: Running, token: string): Promise<string[]> {
+  const answer = await fetch(`${server.url}/v1/contacts?limit=100`, {
+    headers: { Authorization: `Bearer ${token}` },
+  });
+  const page = (await answer.json()) as { data: { username: string }[] };
+  return page.data.map((c) => c.username).filter((name) => /^ct[a-z0-9]{6}_/.test(name));
+}
+
+describe('transient answers', () => {
+  it('too many of them (every third GET a 503): exit 2, naming them, and no rule judged failed', async () => {
+    const server = await startStaging({
+      ...honest.options,
+      flakyEdge: { gatewayEvery: 3, resetEvery: 1000 },
+    });
+    try {
+      const run = await runBin([
+        '--base-url',
+        server.url,
+        '--token',
+        'unsteady',
+        ...[
+          'contacts.retrieve',
+          'contacts.fields',
+          'messages.retrieve',
+          'contacts.delete.cascades-conversation',
+        ].flatMap((rule) => ['--rule', rule]),
+      ]);
+      expect(run.code).toBe(2);
+      expect(run.json?.problems).toEqual(
+        expect.arrayContaining([
+          expect.stringMatching(
+            /^the server answered \d+ of \d+ requests transiently \(502\/503\/504, resets, timeouts\): more than 10%, so no rule is judged on them: GET \S+ → 50[234]/,
+          ),
+        ]),
+      );
+      expect(failedRules(run)).toEqual([]);
+      expect(run.json?.leftovers).toEqual([]);
+    } finally {
+      await server.close();
+    }
+  }, 300_000);
+
+  /** A POST of the rule contacts.delete's own contact, the first time only. */
+  const firstDeleteContact = () => {
+    let done = false;
+    return (method: string, path: string, form: URLSearchParams | undefined) => {
+      if (done || method !== 'POST' || path !== '/v1/contacts') return false;
+      if (!/_delete_/.test(form?.get('username') ?? '')) return false;
+      done = true;
+      return true;
+    };
+  };
+
+  it.each([
+    ['drops the connection', 0],
+    ['answers 502', 502],
+  ])(
+    'a POST the server carried out and then %s: the kit finds the contact, deletes it, and judges no rule on it',
+    async (_how, status) => {
+      const hit = firstDeleteContact();
+      const server = await startWrapped({
+        response(req, res) {
+          if (hit(req.method, req.path, req.form))
+            Object.assign(res, { status, body: undefined, text: 'gateway' });
+        },
+      });
+      try {
+        const run = await runBin([
+          '--base-url',
+          server.url,
+          '--token',
+          `made${status}`,
+          '--rule',
+          'contacts.delete',
+        ]);
+        expect(run.code).toBe(2);
+        expect(failedRules(run)).toEqual([]);
+        expect(run.json?.problems).toEqual([
+          expect.stringMatching(
+            /^contacts\.delete: could not judge: POST \S+\/v1\/contacts(: ECONNRESET|: socket hang up| → 502): its outcome was unknown, and the contact it sent was made all the same \(\w+\); the kit deletes it/,
+          ),
+        ]);
+        expect(run.json?.leftovers).toEqual([]);
+        expect(await kitContacts(server, `made${status}`)).toEqual([]);
+      } finally {
+        await server.close();
+      }
+    },
+    120_000,
+  );
+
+  it('a POST answered 503 without being carried out: sent again, and the run passes', async () => {
+    const hit = firstDeleteContact();
+    const server = await startWrapped({
+      request(req): ProxyResponse | void {
+        if (hit(req.method, req.path, req.form))
+          return { status: 503, headers: { 'retry-after': '0' }, text: 'busy' };
+      },
+    });
+    try {
+      const run = await runBin(['--base-url', server.url, '--token', 'busy', '--rule', 'contacts.delete']);
+      expect({ code: run.code, failed: failures(run), problems: run.json?.problems }).toEqual({
+        code: 0,
+        failed: [],
+        problems: [],
+      });
+      expect(run.json?.transient).toEqual({
+        count: 1,
+        examples: [expect.stringMatching(/^POST \S+ → 503$/)],
+      });
+      expect(await kitContacts(server, 'busy')).toEqual([]);
+    } finally {
+      await server.close();
+    }
+  }, 120_000);
+
+  it('the account walker’s GET waits out the flaky edge too, and hands back only real answers', async () => {
+    const server = await startStaging({ ...honest.options, flakyEdge: { gatewayEvery: 2, resetEvery: 5 } });
+    try {
+      const statuses = new Set<number>();
+      for (let i = 0; i < 12; i++)
+        statuses.add(
+          (await get('/v1/contacts', { baseUrl: server.url, token: 'walker', timeoutMs: 5000 })).status,
+        );
+      expect([...statuses]).toEqual([200]);
+    } finally {
+      await server.close();
+    }
+  }, 120_000);
+});
