@@ -1,4 +1,5 @@
 import { get } from '../../common/http';
+import { startProxy } from '../../contract-tests/proxy/proxy';
 import { failedRules, failures, runBin, startWrapped, type ProxyResponse, type Running } from './harness';
 import { STAGING_VARIANTS, startStaging } from './staging';
 
@@ -140,4 +141,53 @@ describe('transient answers', () => {
       await server.close();
     }
   }, 120_000);
+
+  it('the proxy never judges a target’s 502/503/504 against the server: a problem of the target, not a violation', async () => {
+    const edge = [503, 502, 504];
+    const server = await startWrapped({
+      request(): ProxyResponse | void {
+        // The edge answers the second to fourth requests itself, with a gateway's page.
+        if (++seen >= 2 && seen <= 4)
+          return { status: edge[seen - 2]!, headers: { 'content-type': 'text/html' }, text: '<h1>edge</h1>' };
+      },
+    });
+    let seen = 0;
+    const lines: string[] = [];
+    const proxy = await startProxy({
+      target: server.url,
+      profile: 'mock',
+      print: (line) => lines.push(line),
+    });
+    const auth = { Authorization: 'Bearer edge' };
+    try {
+      const made = await fetch(`${proxy.url}/v1/contacts`, {
+        method: 'POST',
+        headers: { ...auth, 'Content-Type': 'application/x-www-form-urlencoded' },
+        body: 'username=edgy&phone_number=%2B15550100999',
+      });
+      const id = ((await made.json()) as { id: string }).id;
+      const statuses = [made.status];
+      for (const [method, path, headers] of [
+        ['GET', `/v1/contacts/${id}`, auth],
+        ['GET', '/v1/contacts', {}],
+        ['DELETE', `/v1/contacts/${id}`, auth],
+        ['GET', `/v1/contacts/${id}`, auth],
+      ] as const) {
+        const answer = await fetch(`${proxy.url}${path}`, { method, headers });
+        await answer.text();
+        statuses.push(answer.status);
+      }
+      expect(statuses).toEqual([201, 503, 502, 504, 200]);
+    } finally {
+      const result = await proxy.close();
+      await server.close();
+      expect(lines.filter((line) => line.startsWith('VIOLATION'))).toEqual([]);
+      expect(result.exitCode).toBe(0);
+      expect(result.targetProblems.map((p) => `${p.kind} ${p.status}`)).toEqual([
+        'transient 503',
+        'transient 502',
+        'transient 504',
+      ]);
+    }
+  });
 });
