@@ -14,20 +14,20 @@
  */
 
 /** The statuses that a gateway gives for a server it could not reach or that was too slow. */
-export const TRANSIENT_STATUSES: ReadonlySet<number> = new Set([502, 503, 504]);
+const TRANSIENT_STATUSES: ReadonlySet<number> = new Set([502, 503, 504]);
 
 /** Methods that do the same sent once or twice (the API's PUT and DELETE are idempotent). */
-export const IDEMPOTENT_METHODS: ReadonlySet<string> = new Set(['GET', 'HEAD', 'OPTIONS', 'PUT', 'DELETE']);
+const IDEMPOTENT_METHODS: ReadonlySet<string> = new Set(['GET', 'HEAD', 'OPTIONS', 'PUT', 'DELETE']);
 
 /** Sends of one request at most while its answers are transient. */
 export const MAX_ATTEMPTS = 5;
 /** The longest single wait, whatever Retry-After says. */
 export const MAX_WAIT_MS = 10_000;
 /** The first wait without Retry-After; each next one doubles (200, 400, 800, 1600 ms). */
-export const FIRST_BACKOFF_MS = 200;
+const FIRST_BACKOFF_MS = 200;
 /** A 429: the waits at most, and the wait when it gives no Retry-After. */
-export const RATE_LIMIT_WAITS = 4;
-export const RATE_LIMIT_WAIT_MS = 1000;
+const RATE_LIMIT_WAITS = 4;
+const RATE_LIMIT_WAIT_MS = 1000;
 
 /**
  * Errors that say the connection failed on its way, not that the request is wrong: resets and

@@ -7,7 +7,7 @@ import type { RecordLine } from './records';
  * there were. Above it, the server (or what stands in front of it) is too unsteady for verdicts
  * to mean much: the run exits 2, naming the first of them, and judges no rule failed.
  */
-export const TRANSIENT_SHARE = 0.1;
+const TRANSIENT_SHARE = 0.1;
 
 /** How many examples a report names. */
 const EXAMPLES = 5;
