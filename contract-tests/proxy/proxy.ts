@@ -138,9 +138,12 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
     timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
     keepBytes: options.keepBytes ?? DEFAULT_KEEP_BYTES,
     onExchange(seen) {
+      const exchange: ProxyExchange = { ...seen, seq: seq + 1 };
+      const reading = read(exchange);
       // A gateway's 502/503/504 (the target's own, or of what stands in front of it) is none of
-      // the server's verdicts: it is not judged, and nothing is learnt from it.
-      if (isTransientStatus(seen.status)) {
+      // the server's verdicts: it is not judged, and nothing is learnt from it. (One the client
+      // asked the mock for, `Prefer: code=503`, is judged as forced answers are.)
+      if (isTransientStatus(seen.status) && !reading.forced) {
         targetProblem({
           kind: 'transient',
           method: seen.method,
@@ -150,8 +153,7 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
         });
         return;
       }
-      const exchange: ProxyExchange = { ...seen, seq: ++seq };
-      const reading = read(exchange);
+      seq += 1;
       let judgement;
       try {
         judgement = judge(reading, state, options.profile, options.settleMs);
