@@ -190,4 +190,60 @@ describe('transient answers', () => {
       ]);
     }
   });
+
+  /**
+   * The mock, with a cascade that is late for retrieve: for 300 ms after a contact's delete, its
+   * messages are still retrieved by id (as they were made); the contact itself is gone at once.
+   */
+  const lateCascade = () => {
+    const conversationOf = new Map<string, string>();
+    const messages = new Map<string, { conversation: string; body: unknown }>();
+    const deleted = new Map<string, number>();
+    return startWrapped({
+      request(req): ProxyResponse | void {
+        const id = /^\/v1\/messages\/([^/]+)$/.exec(req.path)?.[1];
+        const message = req.method === 'GET' && id ? messages.get(decodeURIComponent(id)) : undefined;
+        const at = message && deleted.get(message.conversation);
+        if (message && at !== undefined && Date.now() - at < 300)
+          return { status: 200, headers: {}, body: message.body };
+      },
+      response(req, res) {
+        const body = res.body as { id?: string; conversation_id?: string } | undefined;
+        if (req.method === 'POST' && res.status < 300 && body?.id && body.conversation_id) {
+          if (req.path === '/v1/contacts') conversationOf.set(body.id, body.conversation_id);
+          else messages.set(body.id, { conversation: body.conversation_id, body });
+        }
+        const contact = /^\/v1\/contacts\/([^/]+)$/.exec(req.path)?.[1];
+        const conversation = contact && conversationOf.get(decodeURIComponent(contact));
+        if (req.method === 'DELETE' && res.status < 300 && conversation)
+          deleted.set(conversation, Date.now());
+      },
+    });
+  };
+
+  it('--settle-ms covers a cascade: a deleted contact’s messages may be retrieved a little longer; without it the rule fails', async () => {
+    const rule = ['--rule', 'contacts.delete.cascades-conversation'];
+    const server = await lateCascade();
+    try {
+      const patient = await runBin([
+        '--base-url',
+        server.url,
+        '--token',
+        'patient',
+        ...rule,
+        '--settle-ms',
+        '1500',
+      ]);
+      expect({ code: patient.code, failed: failures(patient), problems: patient.json?.problems }).toEqual({
+        code: 0,
+        failed: [],
+        problems: [],
+      });
+      const hasty = await runBin(['--base-url', server.url, '--token', 'hasty', ...rule]);
+      expect(hasty.code).toBe(1);
+      expect(failedRules(hasty)).toEqual(['contacts.delete.cascades-conversation']);
+    } finally {
+      await server.close();
+    }
+  }, 180_000);
 });
