@@ -4,6 +4,8 @@
  * mock records an account with no test runner installed.
  */
 
+import { withRetries } from './transient';
+
 /** One request and its answer, as the reports show it. */
 export interface Exchange {
   method: string;
@@ -43,6 +45,13 @@ export function describeExchange(exchange: Exchange, max = 400): string {
 /** No answer at all (connection refused, reset, timeout): never the server's verdict on anything. */
 export class NoAnswer extends Error {
   override name = 'NoAnswer';
+  constructor(
+    message: string,
+    /** Why, without the request: a reset, a timeout. */
+    readonly why = message,
+  ) {
+    super(message);
+  }
 }
 
 export function withQuery(path: string, query: Record<string, string> | undefined): string {
@@ -52,11 +61,6 @@ export function withQuery(path: string, query: Record<string, string> | undefine
   return `${path}${path.includes('?') ? '&' : '?'}${encoded}`;
 }
 
-const RETRY_DELAYS_MS = [200, 800];
-const RATE_LIMIT_WAITS = 4;
-const MAX_WAIT_MS = 10_000;
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
 export interface GetOptions {
   baseUrl: string;
   token: string;
@@ -64,33 +68,17 @@ export interface GetOptions {
 }
 
 /**
- * A GET of `path` (with its query) on the base URL, with a bearer token. Resolves with every
- * answer the server gives, whatever its status; a read is sent again when no answer came (twice,
- * after 200 and 800 ms) and after a 429 (after its Retry-After, at most 4 times); rejects with
- * NoAnswer when there is none.
+ * A GET of `path` (with its query) on the base URL, with a bearer token. Resolves with the
+ * server's answer, whatever its status; transient answers (502, 503, 504, a reset, a timeout)
+ * and 429 are waited out and sent again as transient.ts says; rejects with NoAnswer when there
+ * is no real answer within its bounds.
  */
-export async function get(path: string, options: GetOptions): Promise<Exchange> {
-  let lastError: unknown;
-  for (let attempt = 0; attempt <= RETRY_DELAYS_MS.length; attempt++) {
-    if (attempt > 0) await sleep(RETRY_DELAYS_MS[attempt - 1]!);
-    try {
-      let exchange = await getOnce(path, options);
-      for (let wait = 0; wait < RATE_LIMIT_WAITS && exchange.status === 429; wait++) {
-        const seconds = Number(exchange.headers['retry-after']);
-        await sleep(Math.min(MAX_WAIT_MS, Number.isFinite(seconds) && seconds >= 0 ? seconds * 1000 : 1000));
-        exchange = await getOnce(path, options);
-      }
-      if (exchange.status === 429)
-        throw new NoAnswer(
-          `GET ${options.baseUrl}${path}: still rate limited (429) after ${RATE_LIMIT_WAITS} waits`,
-        );
-      return exchange;
-    } catch (error) {
-      if (!(error instanceof NoAnswer)) throw error;
-      lastError = error;
-    }
-  }
-  throw lastError;
+export function get(path: string, options: GetOptions): Promise<Exchange> {
+  return withRetries('GET', `${options.baseUrl}${path}`, {
+    once: () => getOnce(path, options),
+    noAnswer: (error) => (error instanceof NoAnswer ? error.why : undefined),
+    giveUp: (line) => new NoAnswer(line),
+  });
 }
 
 async function getOnce(path: string, { baseUrl, token, timeoutMs }: GetOptions): Promise<Exchange> {
@@ -113,7 +101,7 @@ async function getOnce(path: string, { baseUrl, token, timeoutMs }: GetOptions):
           code === 'UND_ERR_SOCKET'
           ? `socket hang up (${e.cause?.message ?? 'the server closed the connection'})`
           : (code ?? e.cause?.message ?? e.message ?? String(error));
-    throw new NoAnswer(`GET ${baseUrl}${path}: ${why}`);
+    throw new NoAnswer(`GET ${baseUrl}${path}: ${why}`, why);
   }
   const headers: Record<string, string> = {};
   response.headers.forEach((value, name) => (headers[name.toLowerCase()] = value));

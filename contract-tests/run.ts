@@ -7,6 +7,7 @@ import { discoverSamples } from './lib/discover';
 import { lastSweep } from './lib/last-sweep';
 import { REFERENCE } from './lib/reference';
 import { SETTLED } from './lib/settle';
+import { transientsOf, type TransientSummary } from './lib/transients';
 import { describeExchange, InfraError, requestsSinceLastCount, send } from './lib/http';
 import { readRecords, stopFile, type RecordLine, type SequenceSummary } from './lib/records';
 import type { UserSamples } from './lib/samples';
@@ -78,6 +79,8 @@ export interface KitResult {
   serverProfile: Record<string, string[]>;
   /** Requests the run sent to the server, clean-up included. */
   requests: number;
+  /** Answers that were transient (502/503/504, resets, timeouts), put aside and sent again. */
+  transient?: TransientSummary;
   /** The request budget the run stated up front (0 where it never started). */
   budget?: number;
   /** The random operation sequences: how many ran, within which budget, and a failure shrunk. */
@@ -377,6 +380,19 @@ export async function runKit(options: KitOptions): Promise<KitResult> {
     // The tests' requests, and this process's own: the check before the run, and the sweep.
     const requests =
       records.reduce((n, r) => n + (r.kind === 'requests' ? r.count : 0), 0) + requestsSinceLastCount();
+    // The sweep's own transient answers count too.
+    const { transient, problem: unsteady } = transientsOf(readRecords(resultsDir), requests);
+    if (unsteady) {
+      problems.push(unsteady);
+      // A failure seen among so many transient answers is not the server's verdict to trust.
+      for (const [i, v] of verdicts.entries())
+        if (v.verdict === 'fail')
+          verdicts[i] = {
+            ...v,
+            verdict: 'not-run',
+            reason: `not judged: too many transient answers (${v.reason})`,
+          };
+    }
     if (interrupted) problems.push('the run was interrupted');
     let profileOut: KitResult['profileOut'];
     if (options.profileOut) {
@@ -417,6 +433,7 @@ export async function runKit(options: KitOptions): Promise<KitResult> {
       problems,
       serverProfile,
       requests,
+      transient,
       budget: config.maxRequests,
       ...(sequences ? { sequences } : {}),
       ...(profileOut ? { profileOut } : {}),

@@ -2,6 +2,7 @@ import { config } from './config';
 import { is2xx, is4xx, onExchange, requestsSinceLastCount, send, type Exchange, type Pairs } from './http';
 import { fingerprint, stopRequested, writeRecord } from './records';
 import { SetupFailure } from './harness';
+import { reconciler } from './reconcile';
 import { attachmentPairs, avatarSample, cannotMake, phoneFor, usernameFor } from './samples';
 
 /**
@@ -31,7 +32,11 @@ function uniqueName(label: string): string {
 
 function remember(resource: 'contact' | 'message', exchange: Exchange, label: string): void {
   const body = exchange.body as Json | undefined;
-  if (!is2xx(exchange) || !body || typeof body !== 'object') return;
+  if (is2xx(exchange) && body && typeof body === 'object') remembered(resource, body, label);
+}
+
+/** Writes a record the server made for the kit to the ledger, and to this process's clean-up. */
+function remembered(resource: 'contact' | 'message', body: Json, label: string): void {
   const id = body.id;
   if (typeof id !== 'string' && typeof id !== 'number') return;
   created.push({ resource, id: String(id) });
@@ -68,14 +73,16 @@ export async function postContact(
 ): Promise<Exchange> {
   refuseAfterStop();
   if (!options.discovering) requireSample('contact');
+  const label = form.find(([k]) => k === 'username')?.[1] ?? '';
+  const reconcile = reconciler('contact', form, options.token, (item) => remembered('contact', item, label));
   const exchange = await send(
     'POST',
     '/v1/contacts',
     options.asJson
-      ? { json: Object.fromEntries(form), token: options.token }
-      : { form, token: options.token },
+      ? { json: Object.fromEntries(form), token: options.token, reconcile }
+      : { form, token: options.token, reconcile },
   );
-  remember('contact', exchange, form.find(([k]) => k === 'username')?.[1] ?? '');
+  remember('contact', exchange, label);
   return exchange;
 }
 
@@ -143,8 +150,10 @@ export async function postMessage(
 ): Promise<Exchange> {
   refuseAfterStop();
   if (!options.discovering) requireSample('message');
-  const exchange = await send('POST', '/v1/messages', { form, token: options.token });
-  remember('message', exchange, form.find(([k]) => k === 'message')?.[1] ?? '');
+  const label = form.find(([k]) => k === 'message')?.[1] ?? '';
+  const reconcile = reconciler('message', form, options.token, (item) => remembered('message', item, label));
+  const exchange = await send('POST', '/v1/messages', { form, token: options.token, reconcile });
+  remember('message', exchange, label);
   return exchange;
 }
 

@@ -1,7 +1,8 @@
 import request from 'supertest';
 import { describeExchange, is2xx, parseJson, type Exchange } from '../../common/http';
 import { config } from './config';
-import { markUnreachable, spendRequests, unreachable } from './records';
+import { withRetries } from '../../common/transient';
+import { markUnreachable, spendRequests, unreachable, writeRecord } from './records';
 
 // One shape of an exchange for the kit and the account walker (common/http.ts).
 export { describeExchange, is2xx, type Exchange };
@@ -29,6 +30,12 @@ export interface RequestOptions {
   token?: string | null;
   /** Send it even after another request got no answer, or past the request budget (the clean-up does). */
   evenIfUnreachable?: boolean;
+  /**
+   * For a POST whose outcome is unknown (a transient answer, or none): finds whether it made its
+   * record all the same, and throws OutcomeReconciled when it did; returns when it did not, and
+   * the POST is sent again. A POST without it is never sent again (common/transient.ts).
+   */
+  reconcile?: (line: string) => Promise<void>;
 }
 
 type Listener = (exchange: Exchange) => void;
@@ -39,9 +46,6 @@ export function onExchange(listener: Listener): () => void {
   listeners.add(listener);
   return () => listeners.delete(listener);
 }
-
-const IDEMPOTENT_READS = new Set(['GET', 'HEAD', 'OPTIONS']);
-const RETRY_DELAYS_MS = [200, 800];
 
 function toPairs(form: Pairs | Record<string, string | undefined>): Pairs {
   if (Array.isArray(form)) return form as Pairs;
@@ -73,60 +77,49 @@ function readText(res: NodeJS.ReadableStream, done: (error: Error | null, text: 
 }
 
 /**
- * Sends one request to the base URL. Resolves with every answer the server gives, whatever its
- * status; rejects with InfraError only when there is no answer. Only idempotent reads are
- * retried, and only when no answer came: a retried POST could create twice.
+ * The step could not be judged: a POST got a transient answer (or none), and the kit found that
+ * it had created its record all the same. The record is in the ledger (the clean-up deletes it).
+ */
+export class OutcomeReconciled extends InfraError {
+  override name = 'OutcomeReconciled';
+}
+
+/**
+ * Sends one request to the base URL, and resolves with the server's real answer, whatever its
+ * status. Transient answers (502, 503, 504, resets, timeouts) and 429 are put aside and the
+ * request is sent again, as common/transient.ts says: idempotent methods at once (after the
+ * wait), a POST only after `options.reconcile` found it made nothing. Each transient answer is
+ * counted in the run's records, and none reaches the listeners. Rejects with InfraError when no
+ * real answer comes within the bounds.
  */
 export async function send(method: string, path: string, options: RequestOptions = {}): Promise<Exchange> {
   const fullPath = withQuery(path, options.query);
   const earlier = options.evenIfUnreachable ? undefined : unreachable();
   if (earlier !== undefined)
     throw new InfraError(`${method} ${fullPath} not sent: an earlier request got no answer (${earlier})`);
-  const attempts = IDEMPOTENT_READS.has(method) ? RETRY_DELAYS_MS.length + 1 : 1;
-  let lastError: unknown;
-  for (let attempt = 0; attempt < attempts; attempt++) {
-    if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, RETRY_DELAYS_MS[attempt - 1]));
-    try {
-      const exchange = await sendOnce(method, fullPath, options);
-      if (exchange.status === 429) return await afterRateLimit(method, fullPath, options, exchange);
-      for (const listener of listeners) listener(exchange);
-      return exchange;
-    } catch (error) {
-      if (!(error instanceof InfraError) || error instanceof BudgetSpent) throw error;
-      lastError = error;
-    }
-  }
-  markUnreachable((lastError as Error).message);
-  throw lastError;
-}
-
-const RATE_LIMIT_WAITS = 4;
-const MAX_WAIT_MS = 10_000;
-
-/**
- * A 429 says the request was not processed, so any method may be sent again, after Retry-After
- * (seconds; 1 s when absent). A server that keeps refusing leaves the run unable to judge.
- */
-async function afterRateLimit(
-  method: string,
-  fullPath: string,
-  options: RequestOptions,
-  first: Exchange,
-): Promise<Exchange> {
-  let exchange = first;
-  for (let wait = 0; wait < RATE_LIMIT_WAITS && exchange.status === 429; wait++) {
-    const seconds = Number(exchange.headers['retry-after']);
-    const ms = Math.min(MAX_WAIT_MS, Number.isFinite(seconds) && seconds >= 0 ? seconds * 1000 : 1000);
-    await new Promise((resolve) => setTimeout(resolve, ms));
-    exchange = await sendOnce(method, fullPath, options);
-  }
-  if (exchange.status === 429) {
-    throw new InfraError(
-      `${method} ${config.baseUrl}${fullPath}: still rate limited (429) after ${RATE_LIMIT_WAITS} waits`,
-    );
-  }
+  const exchange = await withRetries(method, `${config.baseUrl}${fullPath}`, {
+    once: () => sendOnce(method, fullPath, options),
+    noAnswer: (error) => (error instanceof NoAnswerError ? error.why : undefined),
+    onTransient: (line) => writeRecord({ kind: 'transient', what: line }),
+    ...(options.reconcile ? { reconcile: options.reconcile } : {}),
+    giveUp: (line, noAnswer) => {
+      if (noAnswer) markUnreachable(line);
+      return new InfraError(line);
+    },
+  });
   for (const listener of listeners) listener(exchange);
   return exchange;
+}
+
+/** No answer at all to one send: the policy decides whether to send it again. */
+class NoAnswerError extends InfraError {
+  override name = 'NoAnswerError';
+  constructor(
+    message: string,
+    readonly why: string,
+  ) {
+    super(message);
+  }
 }
 
 let sentCount = 0;
@@ -184,7 +177,7 @@ async function sendOnce(method: string, fullPath: string, options: RequestOption
       res = e.response;
     } else {
       const why = e.timeout ? `no answer within ${e.timeout} ms` : (e.code ?? e.message ?? String(error));
-      throw new InfraError(`${method} ${config.baseUrl}${fullPath}: ${why}`);
+      throw new NoAnswerError(`${method} ${config.baseUrl}${fullPath}: ${why}`, why);
     }
   }
   const text = typeof res.body === 'string' ? res.body : (res.text ?? '');

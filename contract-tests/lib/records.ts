@@ -52,6 +52,8 @@ export type RecordLine =
   /** A server choice for --profile-out (profile/observe.ts). */
   | ProfileRecord
   | { kind: 'requests'; count: number }
+  /** A transient answer put aside (common/transient.ts): method, URL, and status or error. */
+  | { kind: 'transient'; what: string }
   | { kind: 'sequences'; summary: SequenceSummary }
   | {
       kind: 'created';

@@ -6,7 +6,9 @@ import { RuleFailure } from './harness';
  * Lists may be eventually consistent: a record shows in them some time after it is written. With
  * a settle window (--settle-ms), a reading of lists that disagrees with what the kit wrote is
  * made again, with backoff, until it agrees or the window ends; only then is it a failure.
- * Retrieve by id is never waited for, so callers wrap only what reads lists. The longest wait that
+ * The same window covers a cascade's indirect effects: the messages of a deleted contact may
+ * still be retrieved by id within it. What a request names directly (the deleted contact
+ * itself, a record just written) is never waited for, so callers wrap only lists and cascades. The longest wait that
  * ended in agreement is reported as the server's settle time.
  */
 export async function settled<T>(read: () => Promise<T>): Promise<T> {

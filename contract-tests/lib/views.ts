@@ -28,6 +28,8 @@ export interface Focus {
   active?: boolean;
 }
 
+const CASCADE = 'contacts.delete.cascades-conversation';
+
 function pageWith(walked: Walk, id: string): Exchange | undefined {
   return (
     walked.pages.find((p) => p.data.some((item) => idOf(item) === id))?.exchange ??
@@ -108,17 +110,22 @@ async function retrieve(
   known: boolean,
   conversation: string,
 ): Promise<{ body: Json; answer: Exchange } | undefined> {
-  const answer = await send('GET', `/v1/${kind}s/${encodeURIComponent(id)}`);
   if (gone) {
-    if (!is4xx(answer))
-      fail(
-        gone.because,
-        'retrieve',
-        `the deleted ${kind} ${id} is still retrieved (${answer.status})`,
-        answer,
-      );
+    // A record deleted by a cascade (not named by the delete) may take up to --settle-ms to go.
+    const goneNow = async () => {
+      const answer = await send('GET', `/v1/${kind}s/${encodeURIComponent(id)}`);
+      if (!is4xx(answer))
+        fail(
+          gone.because,
+          'retrieve',
+          `the deleted ${kind} ${id} is still retrieved (${answer.status})`,
+          answer,
+        );
+    };
+    await (gone.because === CASCADE ? settled(goneNow) : goneNow());
     return undefined;
   }
+  const answer = await send('GET', `/v1/${kind}s/${encodeURIComponent(id)}`);
   if (!known) return undefined;
   const body = answer.body as Json | undefined;
   if (is4xx(answer) && state.last && !(await listed(kind, id, conversation)))

@@ -22,7 +22,8 @@ export interface ForwardOptions {
 }
 
 export interface TargetProblem {
-  kind: 'unreachable' | 'timeout' | 'dropped';
+  /** 'transient': the target (or a gateway before it) answered 502, 503 or 504 (proxy.ts). */
+  kind: 'unreachable' | 'timeout' | 'dropped' | 'transient';
   method: string;
   url: string;
   message: string;

@@ -1,5 +1,6 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { isTransientStatus } from '../../common/transient';
 import { rulesOf, type Profile, type Rule } from '../rules';
 import { read, type ProxyExchange } from './exchange';
 import { createForwarder, type TargetProblem } from './forward';
@@ -125,14 +126,34 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
       .map((rule) => [rule.id, { rule, checks: 0, violations: 0, first: [] }]),
   );
   const targetProblems: TargetProblem[] = [];
+  const targetProblem = (problem: TargetProblem) => {
+    if (targetProblems.length < PROBLEMS_KEPT) targetProblems.push(problem);
+    print(
+      `TARGET ${problem.kind}: ${problem.method} ${problem.url}${problem.status ? ` → ${problem.status}` : ''}: ${problem.message} (not a rule violation)`,
+    );
+  };
   let seq = 0;
   const server: Server = createForwarder({
     target,
     timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
     keepBytes: options.keepBytes ?? DEFAULT_KEEP_BYTES,
     onExchange(seen) {
-      const exchange: ProxyExchange = { ...seen, seq: ++seq };
+      const exchange: ProxyExchange = { ...seen, seq: seq + 1 };
       const reading = read(exchange);
+      // A gateway's 502/503/504 (the target's own, or of what stands in front of it) is none of
+      // the server's verdicts: it is not judged, and nothing is learnt from it. (One the client
+      // asked the mock for, `Prefer: code=503`, is judged as forced answers are.)
+      if (isTransientStatus(seen.status) && !reading.forced) {
+        targetProblem({
+          kind: 'transient',
+          method: seen.method,
+          url: seen.url,
+          message: 'a transient answer (a gateway could not get the server to answer), not judged',
+          status: seen.status,
+        });
+        return;
+      }
+      seq += 1;
       let judgement;
       try {
         judgement = judge(reading, state, options.profile, options.settleMs);
@@ -156,12 +177,7 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
         }
       }
     },
-    onTargetProblem(problem) {
-      if (targetProblems.length < PROBLEMS_KEPT) targetProblems.push(problem);
-      print(
-        `TARGET ${problem.kind}: ${problem.method} ${problem.url}${problem.status ? ` → ${problem.status}` : ''}: ${problem.message} (not a rule violation)`,
-      );
-    },
+    onTargetProblem: (problem) => targetProblem(problem),
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);

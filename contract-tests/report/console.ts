@@ -74,6 +74,11 @@ export function formatConsole(result: KitResult): string {
     );
   const settle = result.serverProfile[SETTLED];
   if (settle) lines.push(`Lists took up to ${settle.at(-1)} to show a write (--settle-ms).`);
+  const transient = result.transient;
+  if (transient && transient.count > 0)
+    lines.push(
+      `${transient.count} transient answer${transient.count === 1 ? '' : 's'}, retried (502/503/504, resets, timeouts; e.g. ${transient.examples[0]}).`,
+    );
   if (result.leftovers.length > 0) {
     lines.push('');
     lines.push(`Could not delete ${result.leftovers.length} item(s) the kit created:`);

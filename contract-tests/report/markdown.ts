@@ -20,6 +20,10 @@ export function buildMarkdown(result: KitResult): string {
   lines.push(
     `- Run: ${code(result.runId || '-')}, started ${result.startedAt}, ${(result.durationMs / 1000).toFixed(1)} s, ${result.requests} requests${result.budget ? ` of a budget of ${result.budget}` : ''}`,
   );
+  if (result.transient && result.transient.count > 0)
+    lines.push(
+      `- Transient answers: ${result.transient.count}, put aside and the requests sent again (502/503/504, resets, timeouts); the first: ${result.transient.examples.map(code).join(', ')}`,
+    );
   lines.push(
     `- Verdict: **${outcome}** (exit ${result.exitCode}): ${summaryLine(result)}`,
   );

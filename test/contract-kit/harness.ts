@@ -194,6 +194,7 @@ export interface KitRun {
     leftovers: unknown[];
     requests: number;
     budget?: number;
+    transient?: { count: number; examples: string[] };
   };
 }
 

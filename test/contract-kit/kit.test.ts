@@ -16,7 +16,7 @@ import {
   type Running,
 } from './harness';
 import { strictInputs, MODEL_ROGUES, ROGUES, honestButDifferent, withoutPaging } from './servers';
-import { STAGING_HARD_VARIANTS, STAGING_VARIANTS, startStaging } from './staging';
+import { FLAKY_EDGE, STAGING_HARD_VARIANTS, STAGING_VARIANTS, startStaging } from './staging';
 import { listen } from '../../src/express/server';
 import { undocumented } from '../twin/documented';
 import { beside } from '../twin/mirrored';
@@ -259,7 +259,7 @@ describe('the contract kit', () => {
     });
   });
 
-  describe('against staging servers as real services run them: strict formats, gzip, a rate limit, a path prefix, ids shared across kinds, lists that settle late', () => {
+  describe('against staging servers as real services run them: strict formats, gzip, a rate limit, a path prefix, ids shared across kinds, lists that settle late, a flaky edge', () => {
     const runs = new Map<string, KitRun>();
     beforeAll(async () => {
       await inBatches(
@@ -313,6 +313,34 @@ describe('the contract kit', () => {
         await server.close();
       }
     }, 300_000);
+
+    it('puts the flaky edge’s transient answers aside, counts them and judges only the real answers', async () => {
+      const run = runs.get('behind a flaky edge')!;
+      expect(run.json?.transient?.count).toBeGreaterThan(0);
+      expect(run.json?.transient?.examples[0]).toMatch(/^GET \S+ (→ 50[234]|: ECONNRESET|: socket hang up)/);
+      expect(run.output).toMatch(/\d+ transient answers?, retried/);
+      // The proof that the edge is flaky: GETs sent plainly meet its gateway answers and resets.
+      const server = await startStaging(
+        STAGING_HARD_VARIANTS.find((v) => v.name === 'behind a flaky edge')!.options,
+      );
+      try {
+        const seen: string[] = [];
+        for (let i = 0; i < FLAKY_EDGE.resetEvery; i++) {
+          try {
+            const answer = await fetch(`${server.url}/v1/contacts`, {
+              headers: { Authorization: 'Bearer plain' },
+            });
+            await answer.text();
+            seen.push(String(answer.status));
+          } catch {
+            seen.push('reset');
+          }
+        }
+        expect(seen).toEqual(expect.arrayContaining(['200', '503', 'reset']));
+      } finally {
+        await server.close();
+      }
+    });
 
     it('reports how long the late lists took to settle', () => {
       const run = runs.get('lists settle after 300 ms')!;

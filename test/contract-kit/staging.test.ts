@@ -3,6 +3,7 @@ import { gunzipSync } from 'node:zlib';
 import { CONTACT, MESSAGE, SENDER } from '../../contract-tests/judge/fields';
 import type { Running } from './harness';
 import {
+  FLAKY_EDGE,
   startStaging,
   STAGING_DEFAULTS,
   STAGING_HARD_VARIANTS,
@@ -888,7 +889,7 @@ describe('the staging variants', () => {
   });
 
   it('leave the hard options off, and the hard variants take each of them, one each', () => {
-    // formats, gzip, rateLimit, prefix, sharedIds and settleMs are off in every STAGING_VARIANTS
+    // formats, gzip, rateLimit, prefix, sharedIds, settleMs and flakyEdge are off in every STAGING_VARIANTS
     // entry (they are unchanged); STAGING_HARD_VARIANTS cover them, each turning on one.
     const hard: Record<HardOption, unknown[]> = {
       formats: ['loose', 'strict'],
@@ -897,6 +898,7 @@ describe('the staging variants', () => {
       prefix: [undefined, '/api'],
       sharedIds: [false, true],
       settleMs: [undefined, 300],
+      flakyEdge: [undefined, FLAKY_EDGE],
     };
     const valueOf = (v: { options: Partial<StagingOptions> }, key: HardOption) =>
       ({ ...STAGING_DEFAULTS, ...v.options })[key];
@@ -921,6 +923,7 @@ describe('the staging variants', () => {
       'under a path prefix /api',
       'ids repeat across kinds',
       'lists settle after 300 ms',
+      'behind a flaky edge',
     ]);
   });
 });
@@ -929,8 +932,16 @@ describe('the staging variants', () => {
  * The hard variants' options, each proven over HTTP on the hard variant that turns it on (and, where
  * a contrast proves more, on the same variant with the option changed).
  */
-type HardOption = 'formats' | 'gzip' | 'rateLimit' | 'prefix' | 'sharedIds' | 'settleMs';
-const HARD_OPTIONS: HardOption[] = ['formats', 'gzip', 'rateLimit', 'prefix', 'sharedIds', 'settleMs'];
+type HardOption = 'formats' | 'gzip' | 'rateLimit' | 'prefix' | 'sharedIds' | 'settleMs' | 'flakyEdge';
+const HARD_OPTIONS: HardOption[] = [
+  'formats',
+  'gzip',
+  'rateLimit',
+  'prefix',
+  'sharedIds',
+  'settleMs',
+  'flakyEdge',
+];
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 

@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { gzipSync } from 'node:zlib';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import qs from 'qs';
+import { closeIdleSoon, flakyEdge, type FlakyEdge } from './flaky-edge';
 import type { Running } from './harness';
 
 /**
@@ -105,6 +106,9 @@ export interface StagingOptions {
    * changed and deleted records reach them only then, the cascade of a contact's delete too);
    * retrieve, update and delete see the current state. Off when absent or 0. */
   settleMs?: number;
+  /** Behind a flaky edge (flaky-edge.ts): some GETs answered 502/503/504 or dropped by it, and
+   * idle kept-alive connections closed at once. Off when absent. */
+  flakyEdge?: FlakyEdge;
 }
 
 export const STAGING_DEFAULTS: StagingOptions = {
@@ -305,9 +309,17 @@ const variantOptions = (name: string): Partial<StagingOptions> => {
 };
 
 /**
+ * The flaky edge of the variant behind one: one GET in 15 answered by the edge, one in 37
+ * dropped, about 9% of the GETs, under the share of transient answers past which a run stops
+ * judging (contract-tests/lib/transients.ts).
+ */
+export const FLAKY_EDGE: FlakyEdge = { gatewayEvery: 15, resetEvery: 37 };
+
+/**
  * Honest variants that are harder to test against: each is one of STAGING_VARIANTS (another seed)
  * with one of the options that STAGING_VARIANTS leave off: strict input formats, gzip answers, a
- * rate limit, a path prefix, numeric ids repeated across kinds, and lists that settle late.
+ * rate limit, a path prefix, numeric ids repeated across kinds, lists that settle late, and a flaky
+ * edge in front (502/503/504 and dropped connections that are none of the server's answers).
  */
 export const STAGING_HARD_VARIANTS: { name: string; options: Partial<StagingOptions> }[] = [
   {
@@ -347,6 +359,14 @@ export const STAGING_HARD_VARIANTS: { name: string; options: Partial<StagingOpti
   {
     name: 'lists settle after 300 ms',
     options: { ...variantOptions('uuids, alphabetical, Link header'), seed: 122, settleMs: 300 },
+  },
+  {
+    name: 'behind a flaky edge',
+    options: {
+      ...variantOptions('numeric ids, hash order, links in the body'),
+      seed: 133,
+      flakyEdge: FLAKY_EDGE,
+    },
   },
 ];
 
@@ -944,6 +964,7 @@ export async function startStaging(options: Partial<StagingOptions> = {}): Promi
   const app = express();
   app.disable('x-powered-by');
   app.disable('etag');
+  if (o.flakyEdge) app.use(flakyEdge(o.flakyEdge));
   if (o.gzip) app.use(gzipAnswers);
 
   const time = (ms: number | null): number | null =>
@@ -1648,6 +1669,7 @@ export async function startStaging(options: Partial<StagingOptions> = {}): Promi
   const server: Server = await new Promise((resolve) => {
     const s = app.listen(0, '127.0.0.1', () => resolve(s));
   });
+  if (o.flakyEdge) closeIdleSoon(server);
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     close: () =>
