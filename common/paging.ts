@@ -229,9 +229,7 @@ function inOrderOfUse(baseUrl: string, path: string): { mechanism: Mechanism; kn
 
 /** What a discovery found: a mechanism and its next page, an empty next page, or nothing. */
 type Discovered =
-  | { mechanism: Mechanism; page: Page }
-  | { mechanism?: undefined; emptyOnly: true }
-  | undefined;
+  { mechanism: Mechanism; page: Page } | { mechanism?: undefined; emptyOnly: true } | undefined;
 
 async function discover(
   source: PageSource,

@@ -14,6 +14,7 @@ import type { UserSamples } from './lib/samples';
 import { budgetFor, SEQUENCE_TITLE } from './lib/sequences';
 import { buildProfile, countObserved } from './profile/build';
 import { probeProfile } from './profile/probe';
+import { judgeRun } from './lib/judge-run';
 import { ruleIdOfTitle, verdictOf, type RuleVerdict, type TestOutcome } from './rule-verdict';
 import { RULES, rulesOf, type Profile, type Rule } from './rules';
 
@@ -79,6 +80,8 @@ export interface KitResult {
   serverProfile: Record<string, string[]>;
   /** Requests the run sent to the server, clean-up included. */
   requests: number;
+  /** Exchanges of the run that the one judge (the proxy's) judged after it, whoever made them. */
+  judgedExchanges?: number;
   /** Answers that were transient (502/503/504, resets, timeouts), put aside and sent again. */
   transient?: TransientSummary;
   /** The request budget the run stated up front (0 where it never started). */
@@ -319,7 +322,11 @@ export async function runKit(options: KitOptions): Promise<KitResult> {
     }
     // The few requests the server profile needs beyond the rules' own, once, at the end.
     if (options.profileOut && !interrupted) await probeProfile(readRecords(resultsDir));
-    const records = readRecords(resultsDir);
+    // Every exchange of the run, whoever made it, through the one judge (the proxy's): a fault it
+    // sees is a failure of the rule it breaks, beside the tests' own verdicts.
+    const byJudge = interrupted ? undefined : judgeRun(resultsDir, options.profile, options.settleMs ?? 0);
+    for (const error of byJudge?.errors ?? []) problems.push(`the judge could not judge ${error}`);
+    const records = [...readRecords(resultsDir), ...(byJudge?.failures ?? [])];
     const outcomes: TestOutcome[] = [];
     for (const file of results.testResults) {
       if (file.testExecError) {
@@ -433,6 +440,7 @@ export async function runKit(options: KitOptions): Promise<KitResult> {
       problems,
       serverProfile,
       requests,
+      ...(byJudge ? { judgedExchanges: byJudge.exchanges } : {}),
       transient,
       budget: config.maxRequests,
       ...(sequences ? { sequences } : {}),

@@ -3,6 +3,7 @@ import { describeExchange, is2xx, parseJson, type Exchange } from '../../common/
 import { config } from './config';
 import { withRetries } from '../../common/transient';
 import { markUnreachable, spendRequests, unreachable, writeRecord } from './records';
+import { recordWire, type WireRecord } from './wire';
 
 // One shape of an exchange for the kit and the account walker (common/http.ts).
 export { describeExchange, is2xx, type Exchange };
@@ -107,9 +108,15 @@ export async function send(method: string, path: string, options: RequestOptions
       return new InfraError(line);
     },
   });
+  // Every real answer, whoever asked for it, goes to the one judge after the run (lib/judge-run.ts).
+  const wire = onTheWire.get(exchange);
+  if (wire) recordWire(wire);
   for (const listener of listeners) listener(exchange);
   return exchange;
 }
+
+/** Each answer as it went over the wire: what was sent with it, and when. */
+const onTheWire = new WeakMap<Exchange, WireRecord>();
 
 /** No answer at all to one send: the policy decides whether to send it again. */
 class NoAnswerError extends InfraError {
@@ -156,18 +163,30 @@ async function sendOnce(method: string, fullPath: string, options: RequestOption
   if (token !== null) {
     req = req.set('Authorization', token.startsWith('raw:') ? token.slice(4) : `Bearer ${token}`);
   }
-  for (const [name, value] of Object.entries(options.headers ?? {})) req = req.set(name, value);
+  const requestHeaders: Record<string, string> = {};
+  if (token !== null)
+    requestHeaders.authorization = token.startsWith('raw:') ? token.slice(4) : `Bearer ${token}`;
+  for (const [name, value] of Object.entries(options.headers ?? {})) {
+    req = req.set(name, value);
+    requestHeaders[name.toLowerCase()] = value;
+  }
   let sent: string | undefined;
+  let bodyText: string | undefined;
   if (options.form !== undefined) {
-    sent = encodePairs(toPairs(options.form));
+    sent = bodyText = encodePairs(toPairs(options.form));
+    requestHeaders['content-type'] = 'application/x-www-form-urlencoded';
     req = req.type('form').send(sent);
   } else if (options.json !== undefined) {
-    sent = JSON.stringify(options.json);
+    sent = bodyText = JSON.stringify(options.json);
+    requestHeaders['content-type'] = 'application/json';
     req = req.type('json').send(sent);
   } else if (options.raw !== undefined) {
     sent = typeof options.raw.data === 'string' ? options.raw.data : `<${options.raw.data.length} bytes>`;
+    if (typeof options.raw.data === 'string') bodyText = options.raw.data;
+    requestHeaders['content-type'] = options.raw.type;
     req = req.set('Content-Type', options.raw.type).send(options.raw.data);
   }
+  const startedAt = Date.now();
   let res: request.Response;
   try {
     res = await req;
@@ -186,7 +205,19 @@ async function sendOnce(method: string, fullPath: string, options: RequestOption
   for (const [name, value] of Object.entries(res.headers as Record<string, string | string[]>)) {
     headers[name.toLowerCase()] = Array.isArray(value) ? value.join(', ') : String(value);
   }
-  return { method, path: fullPath, sent, status: res.status, headers, text, body };
+  const exchange: Exchange = { method, path: fullPath, sent, status: res.status, headers, text, body };
+  onTheWire.set(exchange, {
+    method,
+    url: fullPath,
+    requestHeaders,
+    ...(bodyText !== undefined ? { requestBody: bodyText } : {}),
+    status: res.status,
+    responseHeaders: headers,
+    responseBody: text,
+    startedAt,
+    finishedAt: Date.now(),
+  });
+  return exchange;
 }
 
 export const is4xx = (exchange: Exchange): boolean => exchange.status >= 400 && exchange.status < 500;

@@ -1,13 +1,10 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { isTransientStatus } from '../../common/transient';
-import { rulesOf, type Profile, type Rule } from '../rules';
-import { read, type ProxyExchange } from './exchange';
+import type { Profile } from '../rules';
 import { createForwarder, type TargetProblem } from './forward';
-import { judge } from '../judge/documented';
-import { JUDGED, type Violation } from '../judge/verdicts';
-import { copy, DEFAULT_LIMITS, type Limits } from './memory';
-import { learn, newSession } from './session';
+import { KEPT, startJudging, type RuleTally } from '../judge/judging';
+import type { Violation } from '../judge/verdicts';
+import { DEFAULT_LIMITS, type Limits } from './memory';
 
 /**
  * A proxy session: the forwarder in front of the target, the judge after every answer, and the
@@ -26,15 +23,6 @@ export interface ProxyOptions {
   print?: (line: string) => void;
   /** How long a list may take to show a write (--settle-ms); 0: at once. */
   settleMs?: number;
-}
-
-export interface RuleTally {
-  rule: Rule;
-  /** Exchanges judged against it. */
-  checks: number;
-  violations: number;
-  /** The first violations, for the reports. */
-  first: Violation[];
 }
 
 export interface ProxyResult {
@@ -74,8 +62,6 @@ export interface RunningProxy {
 
 export const DEFAULT_TIMEOUT_MS = 30_000;
 const DEFAULT_KEEP_BYTES = 8 * 1024 * 1024;
-/** Violations kept for the reports, and printed, per rule; the rest are counted. */
-const KEPT = 20;
 const PROBLEMS_KEPT = 100;
 
 /** A target URL the proxy can forward to, or why not. */
@@ -94,21 +80,6 @@ export function parseTarget(target: string): URL {
   return url;
 }
 
-/**
- * A violation as the tally keeps it for the whole session: its strings copied, for they are cut
- * from the answer, and V8 would keep the whole answer alive behind each cut.
- */
-const keptViolation = (violation: Violation): Violation => ({
-  ...violation,
-  message: copy(violation.message),
-  exchange: {
-    ...violation.exchange,
-    url: copy(violation.exchange.url),
-    authorization: copy(violation.exchange.authorization),
-    body: copy(violation.exchange.body),
-  },
-});
-
 function violationLine(violation: Violation): string {
   const e = violation.exchange;
   return `VIOLATION ${violation.rule} (§${violation.section}): ${violation.message} — #${e.seq} ${e.method} ${e.url} → ${e.status} [${e.authorization}]`;
@@ -119,12 +90,7 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
   const print = options.print ?? ((line: string) => console.log(line));
   const started = Date.now();
   const limits = { ...DEFAULT_LIMITS, ...options.limits };
-  const state = newSession(limits);
-  const tallies = new Map<string, RuleTally>(
-    rulesOf(options.profile)
-      .filter((rule) => JUDGED.includes(rule.id))
-      .map((rule) => [rule.id, { rule, checks: 0, violations: 0, first: [] }]),
-  );
+  const judging = startJudging(options.profile, { settleMs: options.settleMs, limits });
   const targetProblems: TargetProblem[] = [];
   const targetProblem = (problem: TargetProblem) => {
     if (targetProblems.length < PROBLEMS_KEPT) targetProblems.push(problem);
@@ -132,18 +98,15 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
       `TARGET ${problem.kind}: ${problem.method} ${problem.url}${problem.status ? ` → ${problem.status}` : ''}: ${problem.message} (not a rule violation)`,
     );
   };
-  let seq = 0;
+  const printed = new Map<string, number>();
   const server: Server = createForwarder({
     target,
     timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
     keepBytes: options.keepBytes ?? DEFAULT_KEEP_BYTES,
     onExchange(seen) {
-      const exchange: ProxyExchange = { ...seen, seq: seq + 1 };
-      const reading = read(exchange);
-      // A gateway's 502/503/504 (the target's own, or of what stands in front of it) is none of
-      // the server's verdicts: it is not judged, and nothing is learnt from it. (One the client
-      // asked the mock for, `Prefer: code=503`, is judged as forced answers are.)
-      if (isTransientStatus(seen.status) && !reading.forced) {
+      const outcome = judging.judge(seen);
+      if (outcome.kind === 'transient') {
+        // A gateway's 502/503/504 is none of the server's verdicts: neither judged nor learnt from.
         targetProblem({
           kind: 'transient',
           method: seen.method,
@@ -153,28 +116,17 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
         });
         return;
       }
-      seq += 1;
-      let judgement;
-      try {
-        judgement = judge(reading, state, options.profile, options.settleMs);
-      } catch (error) {
-        print(
-          `the proxy could not judge #${exchange.seq} ${exchange.method} ${exchange.url}: ${String(error)}`,
-        );
+      if (outcome.kind === 'error') {
+        print(`the proxy could not judge #${judging.judged} ${seen.method} ${seen.url}: ${outcome.message}`);
         return;
-      } finally {
-        learn(state, reading);
       }
-      for (const id of judgement.checked) tallies.get(id)!.checks += 1;
-      for (const violation of judgement.violations) {
-        const tally = tallies.get(violation.rule)!;
-        tally.violations += 1;
-        if (tally.first.length < KEPT) {
-          tally.first.push(keptViolation(violation));
-          print(violationLine(violation));
-          if (tally.first.length === KEPT)
-            print(`(further violations of ${violation.rule} are counted, and no longer printed)`);
-        }
+      for (const violation of outcome.violations) {
+        const count = (printed.get(violation.rule) ?? 0) + 1;
+        printed.set(violation.rule, count);
+        if (count > KEPT) continue;
+        print(violationLine(violation));
+        if (count === KEPT)
+          print(`(further violations of ${violation.rule} are counted, and no longer printed)`);
       }
     },
     onTargetProblem: (problem) => targetProblem(problem),
@@ -189,13 +141,14 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
   const address = server.address() as AddressInfo;
   const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
   const result = (): ProxyResult => {
-    const rules = [...tallies.values()].map((t) => ({ ...t, first: [...t.first] }));
+    const rules = judging.tallies();
+    const { state } = judging;
     return {
       target: target.href.replace(/\/$/, ''),
       profile: options.profile,
       startedAt: new Date(started).toISOString(),
       durationMs: Date.now() - started,
-      exchanges: seq,
+      exchanges: judging.judged,
       targetProblems: [...targetProblems],
       rules,
       memory: {

@@ -5,7 +5,8 @@ import { rulesOf } from '../rules';
 import type { RuleVerdict } from '../rule-verdict';
 import type { KitResult } from '../run';
 import { JUDGED, type Violation } from '../judge/verdicts';
-import type { ProxyResult, RuleTally } from './proxy';
+import type { RuleTally } from '../judge/judging';
+import type { ProxyResult } from './proxy';
 
 /** The proxy's reports: the summary printed on exit, and the --report, --junit and --json files. */
 

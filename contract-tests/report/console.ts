@@ -64,7 +64,7 @@ export function formatConsole(result: KitResult): string {
       result.leftovers.length === 0 ? 'deleted them all' : `${result.leftovers.length} could not be deleted`;
     lines.push(
       '',
-      `Sent ${result.requests} requests${result.budget ? ` of a budget of ${result.budget}` : ''}. Created ${result.created.contacts} contacts and ${result.created.messages} messages (run id ${result.runId}); ${gone}.`,
+      `Sent ${result.requests} requests${result.budget ? ` of a budget of ${result.budget}` : ''}${result.judgedExchanges !== undefined ? `; the judge read ${result.judgedExchanges} answers` : ''}. Created ${result.created.contacts} contacts and ${result.created.messages} messages (run id ${result.runId}); ${gone}.`,
     );
   }
   const samples = Object.entries(result.serverProfile).filter(([key]) => key.startsWith('accepted sample: '));

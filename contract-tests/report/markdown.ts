@@ -24,9 +24,7 @@ export function buildMarkdown(result: KitResult): string {
     lines.push(
       `- Transient answers: ${result.transient.count}, put aside and the requests sent again (502/503/504, resets, timeouts); the first: ${result.transient.examples.map(code).join(', ')}`,
     );
-  lines.push(
-    `- Verdict: **${outcome}** (exit ${result.exitCode}): ${summaryLine(result)}`,
-  );
+  lines.push(`- Verdict: **${outcome}** (exit ${result.exitCode}): ${summaryLine(result)}`);
   lines.push('');
   if (result.problems.length > 0) {
     lines.push('## Could not judge', '');

@@ -156,7 +156,11 @@ describe('the contract kit', () => {
           '--allow-not-run',
           ...notRun,
         ]);
-        expect({ code: accepted.code, failed: failures(accepted), problems: accepted.json?.problems }).toEqual({
+        expect({
+          code: accepted.code,
+          failed: failures(accepted),
+          problems: accepted.json?.problems,
+        }).toEqual({
           code: 0,
           failed: [],
           problems: [],

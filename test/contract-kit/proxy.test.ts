@@ -5,6 +5,7 @@ import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { startProxy, type ProxyResult } from '../../contract-tests/proxy/proxy';
+import { JUDGE_TITLE } from '../../contract-tests/lib/judge-run';
 import type { Profile } from '../../contract-tests/rules';
 import { runBin, startWrapped, type Running } from './harness';
 import { scriptedSession } from './proxy-session';
@@ -102,6 +103,24 @@ describe('the contract kit through the proxy', () => {
     },
     300_000,
   );
+});
+
+describe('the kit and the proxy on the same exchanges', () => {
+  it('name the same rules: what the proxy finds in a kit run passing through it, the kit finds in its own exchanges with the same judge', async () => {
+    const rogue = ROGUES.find(
+      (r) => r.how === 'answers the first contact a token creates with a fraction in created_at',
+    )!;
+    const server = await startWrapped(rogue.make());
+    const proxy = await startProxy({ target: server.url, profile: 'documented', print: () => undefined });
+    const run = await runBin(['--base-url', proxy.url, '--token', 'kit-and-proxy', '--sequences', '0']);
+    const result = await proxy.close();
+    await server.close();
+    const byTheJudge = (run.json?.verdicts ?? [])
+      .filter((v) => v.verdict === 'fail' && v.foundBy === JUDGE_TITLE)
+      .map((v) => v.rule);
+    expect(brokenRules(result)).toEqual(['api.integer-timestamps']);
+    expect(byTheJudge).toEqual(brokenRules(result));
+  }, 180_000);
 });
 
 /**

@@ -1,6 +1,7 @@
 import { failedRules, inBatches, runBin, startWrapped, type KitRun } from './harness';
 import { INPUT_ROGUES, MODEL_ROGUES, ROGUES, VIEW_ROGUES } from './servers';
 import { RULES } from '../../contract-tests/rules';
+import { JUDGE_TITLE } from '../../contract-tests/lib/judge-run';
 
 /**
  * The proof that the kit can fail: against the real mock with exactly one documented rule broken,
@@ -69,6 +70,14 @@ describe('the contract kit against rogue servers', () => {
         'repeats the last item of a page at the top of the next (starting_after)',
       ]),
     );
+  });
+
+  it('judges every exchange of the run with the one judge: a fault in an answer that no test reads again (the first contact of a token, made while finding values the server takes) fails its rule, found by the judge', () => {
+    const i = all.findIndex(
+      (r) => r.how === 'answers the first contact a token creates with a fraction in created_at',
+    );
+    const verdict = runs.get(i)!.json!.verdicts.find((v) => v.rule === 'api.integer-timestamps');
+    expect(verdict).toMatchObject({ verdict: 'fail', foundBy: JUDGE_TITLE });
   });
 
   it('covers every rule that issue 3 lists', () => {

@@ -255,6 +255,33 @@ export const ROGUES: Rogue[] = [
     }),
   },
   {
+    // The first contact a token creates (for the kit, made while finding values the server takes
+    // and deleted at once): no test reads its answers, and the one judge, which reads every
+    // exchange of the run, is what catches it. Every view of it shows the same fraction.
+    rule: 'api.integer-timestamps',
+    how: 'answers the first contact a token creates with a fraction in created_at',
+    make: () => {
+      const first = new Map<string, string>();
+      return {
+        response(req, res) {
+          if (!ok(res)) return;
+          const token = req.headers.authorization ?? '';
+          if (req.method === 'POST' && req.path === '/v1/contacts' && !first.has(token))
+            first.set(token, String(body(res).id));
+          const edit = (item: Json) => {
+            if (String(item.id) === first.get(token) && typeof item.created_at === 'number')
+              item.created_at += 0.5;
+          };
+          eachResource(res.body, (item) => {
+            edit(item);
+            if (isMessage(item) && item.contact && typeof item.contact === 'object')
+              edit(item.contact as Json);
+          });
+        },
+      };
+    },
+  },
+  {
     rule: 'api.integer-timestamps',
     how: 'answers timestamps with a fraction',
     make: () => ({
@@ -282,12 +309,17 @@ const firstLargePage = (req: ProxyRequest) =>
   Number(req.query.get('limit') ?? '10') >= 50 &&
   !['starting_after', 'ending_before'].some((k) => req.query.has(k));
 
-/** Shows `ghosts` at the top of a page, dropping from its end what no longer fits under the limit. */
+/**
+ * Shows `ghosts` at the top of a page, dropping from its end what no longer fits under the limit
+ * (and then saying has_more, as the items dropped still lie beyond the page).
+ */
 function haunt(req: ProxyRequest, res: ProxyResponse, ghosts: Json[]): void {
   if (!ok(res) || ghosts.length === 0) return;
   const page = body(res);
   const limit = Number(req.query.get('limit') ?? '10');
-  page.data = [...ghosts, ...(page.data as Json[])].slice(0, limit);
+  const haunted = [...ghosts, ...(page.data as Json[])];
+  page.data = haunted.slice(0, limit);
+  if (haunted.length > limit) page.has_more = true;
 }
 
 /** Keeps what a DELETE of `pattern` removed, and shows it again at the top of the lists `where` picks. */
