@@ -371,6 +371,9 @@ export function views(v: Verdicts, reading: Reading, world: World, settleMs = 0)
   const { contacts, messages } = itemsOf(reading);
   const isList = reading.route.kind === 'contacts' || reading.route.kind === 'messages';
   const viewRule = (single: string, listed: string) => (isList ? listed : single);
+  // A list may show an update late too (--settle-ms): only what was written before the window is
+  // sure to show there. Retrieve shows every write finished before the request.
+  const settledBy = isList ? started - settleMs : started;
   // A list may show a delete late (--settle-ms); retrieve is never waited for.
   const deleted = (gone: Map<string, number>, id: string, wait = true) => {
     const at = gone.get(id);
@@ -415,7 +418,7 @@ export function views(v: Verdicts, reading: Reading, world: World, settleMs = 0)
           : viewRule('contacts.retrieve', 'contacts.list'),
         ...moved,
       );
-    if (known.renamedAt !== undefined && known.renamedAt <= started)
+    if (known.renamedAt !== undefined && known.renamedAt <= settledBy)
       v.check(
         'contacts.update.display-name',
         item.display_name !== known.displayName &&
@@ -426,10 +429,11 @@ export function views(v: Verdicts, reading: Reading, world: World, settleMs = 0)
   for (const item of messages) {
     const known = world.messages.get(idOf(item));
     if (!known || reading.exchange.method === 'PUT' || known.learntAt > started) continue;
-    messageView(v, item, known, started, isList);
+    messageView(v, item, known, settledBy, isList);
   }
 }
 
+/** `started`: writes finished by then must show in this view (for a list, the settle window before it). */
 function messageView(v: Verdicts, item: Json, known: MessageFacts, started: number, isList: boolean): void {
   const id = idOf(item);
   const updated = known.updatedAt !== undefined && known.updatedAt <= started;
