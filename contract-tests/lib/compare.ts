@@ -61,10 +61,15 @@ export const show = (value: unknown) => {
   const text = JSON.stringify(value);
   return text === undefined ? 'nothing' : text.length > 80 ? `${text.slice(0, 80)}…` : text;
 };
+/** What the model expects, in words. */
+const wanted = (expected: Expected) =>
+  expected.oneOf ? `one of ${show(expected.oneOf)}` : show(expected.value);
 const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
 
 /** A shown value against the model's: a value the kit sent may come back changed only losslessly. */
 function matches(expected: Expected, shown: unknown, field: string): boolean {
+  if (expected.oneOf)
+    return expected.oneOf.some((value) => matches({ ...expected, value, oneOf: undefined }, shown, field));
   if (!expected.sent || typeof expected.value !== 'string') return same(shown, expected.value);
   const outcome = kept(expected.value, shown, expected.sent);
   if (outcome === 'lossless')
@@ -117,7 +122,7 @@ export function compareContact(model: ModelContact, item: Json, view: View, exch
       fail(
         ruleOf(expected.because, view, 'contact'),
         `${view}: ${field}`,
-        `the contact ${model.id} in the ${view} has ${field} ${show(item[field])}, expected ${show(expected.value)}`,
+        `the contact ${model.id} in the ${view} has ${field} ${show(item[field])}, expected ${wanted(expected)}`,
         exchange,
       );
     }
@@ -138,7 +143,7 @@ export function compareMessage(
       fail(
         ruleOf(expected.because, view, 'message'),
         `${view}: ${field}`,
-        `${where} has ${field} ${show(item[field])}, expected ${show(expected.value)}`,
+        `${where} has ${field} ${show(item[field])}, expected ${wanted(expected)}`,
         exchange,
       );
   }
