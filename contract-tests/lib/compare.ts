@@ -61,9 +61,12 @@ export const show = (value: unknown) => {
   const text = JSON.stringify(value);
   return text === undefined ? 'nothing' : text.length > 80 ? `${text.slice(0, 80)}…` : text;
 };
-/** What the model expects, in words. */
-const wanted = (expected: Expected) =>
-  expected.oneOf ? `one of ${show(expected.oneOf)}` : show(expected.value);
+/** What the model expects, in words; with both lengths when a long text came back changed. */
+const wanted = (expected: Expected, shown: unknown) =>
+  (expected.oneOf ? `one of ${show(expected.oneOf)}` : show(expected.value)) +
+  (typeof shown === 'string' && typeof expected.value === 'string' && shown.length !== expected.value.length
+    ? ` (${shown.length} characters shown, ${expected.value.length} sent)`
+    : '');
 const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
 
 /** A shown value against the model's: a value the kit sent may come back changed only losslessly. */
@@ -122,7 +125,7 @@ export function compareContact(model: ModelContact, item: Json, view: View, exch
       fail(
         ruleOf(expected.because, view, 'contact'),
         `${view}: ${field}`,
-        `the contact ${model.id} in the ${view} has ${field} ${show(item[field])}, expected ${wanted(expected)}`,
+        `the contact ${model.id} in the ${view} has ${field} ${show(item[field])}, expected ${wanted(expected, item[field])}`,
         exchange,
       );
     }
@@ -143,7 +146,7 @@ export function compareMessage(
       fail(
         ruleOf(expected.because, view, 'message'),
         `${view}: ${field}`,
-        `${where} has ${field} ${show(item[field])}, expected ${wanted(expected)}`,
+        `${where} has ${field} ${show(item[field])}, expected ${wanted(expected, item[field])}`,
         exchange,
       );
   }
