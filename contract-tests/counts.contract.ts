@@ -80,11 +80,11 @@ rule(
     const two = await ops.updateParts(sent.id!, { attachment: ['upd1.pdf', 'upd2.pdf'] });
     if (!two.ok && !is4xx(two.exchange))
       mustSucceed(two, 'messages.update.add-attachment', 'adding two attachments');
-    mustSucceed(
-      await ops.attach(sent.id!, 'upd3.pdf'),
-      'messages.update.add-attachment',
-      'adding one more attachment',
-    );
+    const more = await ops.attach(sent.id!, 'upd3.pdf');
+    // An update with an attachment alone refused: the optional parameters' test judges that.
+    if (!more.ok && is4xx(more.exchange))
+      t.notRun(`the server refused an update with an attachment alone (${more.exchange.status})`);
+    mustSucceed(more, 'messages.update.add-attachment', 'adding one more attachment');
     await verify(ops.model, { contacts: [contact.id!], messages: [sent.id!] });
   },
 );
