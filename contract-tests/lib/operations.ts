@@ -24,7 +24,7 @@ const messagePath = (id: string) => `/v1/messages/${encodeURIComponent(id)}`;
  * The JSON object a create or update answered; undefined when it was refused. A success without
  * one breaks the document's answer format (api.json-objects), not the operation.
  */
-function objectOf(exchange: Exchange): Json | undefined {
+export function objectOf(exchange: Exchange): Json | undefined {
   if (!is2xx(exchange)) return undefined;
   const body = exchange.body as Json | undefined;
   if (body && typeof body === 'object' && !Array.isArray(body)) return body;

@@ -1,8 +1,8 @@
 import type { Json } from './data';
 import { config } from './config';
-import { is2xx, is4xx, send, type Exchange } from './http';
+import { is4xx, send, type Exchange } from './http';
 import { AS_CREATED, filesOf, reactionsOf, type MessageChange, type Model } from './model';
-import { changePairs } from './operations';
+import { changePairs, objectOf } from './operations';
 import { RuleFailure } from './harness';
 import { kept } from '../judge/fields';
 
@@ -75,8 +75,9 @@ export async function parallelUpdates(
   let latest: number | undefined;
   for (const [i, exchange] of exchanges.entries()) {
     const change = changes[i]!;
-    const body = exchange.body as Json | undefined;
-    if (!is2xx(exchange) || !body || typeof body !== 'object') {
+    // A success without a JSON object is api.json-objects' failure, whatever the request.
+    const body = objectOf(exchange);
+    if (!body) {
       if (is4xx(exchange)) continue; // refused: an answer (409 and the like), and nothing to keep
       throw new RuleFailure(
         `one of ${changes.length} updates sent at once was answered ${exchange.status} — ${describeBurst(exchanges)}`,
@@ -124,9 +125,9 @@ export async function parallelRenames(
   const among = (shown: unknown, sent: string[]) => sent.find((name) => kept(name, shown, 'text') !== 'lost');
   const acked: string[] = [];
   for (const [i, exchange] of exchanges.entries()) {
-    const body = exchange.body as Json | undefined;
     if (is4xx(exchange)) continue;
-    if (!is2xx(exchange) || !body || typeof body !== 'object')
+    const body = objectOf(exchange);
+    if (!body)
       fail(
         `one of ${names.length} renames sent at once was answered ${exchange.status}`,
         exchange,
