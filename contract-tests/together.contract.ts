@@ -155,7 +155,6 @@ rule(
     const owner = await contact(ops, 'pairs');
     const conversation = ops.model.contacts.get(owner)!.conversationId;
     for (let i = 0; i < 5; i++) await message(ops, owner, `pairs${i}`);
-    const mine = ops.model.messagesIn(conversation).map((m) => m.id);
     await settled(async () => {
       // conversation_id + limit + the next-page parameter.
       const walked = await walk('/v1/messages', { conversation_id: conversation }, { limit: 2 });
@@ -177,13 +176,7 @@ rule(
             { rule: 'messages.list.conversation-filter', check: 'conversation_id with limit' },
           );
       }
-      const seen = new Set(walked.items.map(idOf));
-      if (walked.complete && mine.some((id) => !seen.has(id)))
-        throw new RuleFailure(
-          `walked with limit=2, the conversation lacks ${mine.filter((id) => !seen.has(id)).join(', ')}`,
-          walked.pages.at(-1)?.exchange,
-          { rule: 'lists.pages', check: 'conversation_id with limit and the next page' },
-        );
+      // That the walk sees every item once is lists.pages' own test, with these limits and more.
       // active + limit: limit lowers how many, never which contacts active selects. Only the
       // kit's own contacts are judged: no other client changes them between the two readings.
       for (const active of ['true', 'false']) {
