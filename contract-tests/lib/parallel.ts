@@ -16,7 +16,7 @@ const messagePath = (id: string) => `/v1/messages/${encodeURIComponent(id)}`;
 const contactPath = (id: string) => `/v1/contacts/${encodeURIComponent(id)}`;
 
 /** The burst, one line, for a verdict's reason. */
-export function describeBurst(exchanges: Exchange[]): string {
+function describeBurst(exchanges: Exchange[]): string {
   const lines = exchanges.map(
     (e, i) => `${i + 1}. ${e.method} ${e.path}${e.sent ? ` ${e.sent.slice(0, 120)}` : ''} → ${e.status}`,
   );
@@ -52,10 +52,9 @@ const ruleOfChange = (change: MessageChange) =>
 
 /** Whether an update's answer shows the change it acknowledged. */
 function showsOwn(change: MessageChange, body: Json): boolean {
-  if (
-    change.reaction &&
-    !reactionsOf(body.reactions)?.get(change.reaction.name)?.has(change.reaction.username)
-  )
+  // Reactions in another shape are messages.reactions-shape's to judge: nothing to read here.
+  const reactions = reactionsOf(body.reactions);
+  if (change.reaction && reactions && !reactions.get(change.reaction.name)?.has(change.reaction.username))
     return false;
   const attachments = JSON.stringify(body.attachments ?? null);
   return filesOf(change).every((file) => attachments.includes(file));
