@@ -2,7 +2,10 @@ import { messageText, useCleanup } from './lib/data';
 import { is4xx, type Exchange } from './lib/http';
 import { mustSucceed, Operations, type Done } from './lib/operations';
 import { RuleFailure, type RuleContext, rule } from './lib/harness';
-import { avatarSample, phoneFor, reactionNames } from './lib/samples';
+import { avatarSample, phoneFor, reactionNames, usernameStyle } from './lib/samples';
+import { LONGEST, longValue, probeUpward, VALUE_CLASSES } from './lib/values';
+import { observe } from './lib/observations';
+import { config } from './lib/config';
 import { verify } from './lib/views';
 
 /**
@@ -177,130 +180,175 @@ rule(
   },
 );
 
-/** Texts that a careless server changes: lengths around common limits, scripts, ends, escapes. */
-const TEXTS = [
-  'Crème brûlée à la carte, déjà vu, naïve façade',
-  '你好，世界。今日は良い天気ですね',
-  '👍🏽 family: 👨‍👩‍👧 party 🎉',
-  'مرحبا بالعالم · שלום עולם',
-  '  spaced at both ends  ',
-  'e\u0301te\u0301 in two code points',
-  '<b>Tom & "Jerry"</b> it\'s 100% \\ ok',
-  'line one\nline two\ttabbed',
-  'MiXeD CaSe StAyS',
-  'x'.repeat(199),
-  'y'.repeat(201),
-  'z'.repeat(256),
-  'long '.repeat(200).trim(),
-  'Lorem ipsum dolor sit amet. '.repeat(110).trim(),
-];
-
-async function roundTrip(
-  t: RuleContext,
-  values: string[],
-  apply: (value: string, i: number) => Promise<Done>,
-  focus: () => Promise<void>,
-): Promise<void> {
-  const refused: Exchange[] = [];
-  for (const [i, value] of values.entries()) {
-    const done = await apply(value, i);
-    if (!done.ok) {
-      if (!is4xx(done.exchange))
-        throw new RuleFailure(`a value was answered ${done.exchange.status}`, done.exchange);
-      refused.push(done.exchange);
-    }
-  }
-  if (refused.length === values.length)
-    t.notRun(`the server refused every value the kit tried (${refused[0]!.status})`);
-  await focus();
+/** Values the server refused: an answer, never a failure; a 5xx is the operation's failure. */
+function refusedOrFailed(done: Done, refused: Exchange[]): boolean {
+  if (done.ok) return false;
+  if (!is4xx(done.exchange))
+    throw new RuleFailure(`a value was answered ${done.exchange.status}`, done.exchange);
+  refused.push(done.exchange);
+  return true;
 }
+
+/**
+ * Sends every class of value (lib/values.ts), then long values probed upward, through `apply`.
+ * Returns how many values the server took.
+ */
+async function everyClass(
+  what: string,
+  apply: (value: string, label: string) => Promise<Done>,
+  long: { start: number; make: (length: number) => string },
+  extra: string[] = [],
+): Promise<number> {
+  const refused: Exchange[] = [];
+  let taken = 0;
+  for (const [i, value] of [...VALUE_CLASSES.map((c) => c.value), ...extra].entries())
+    if (!refusedOrFailed(await apply(value, `class${i}`), refused)) taken += 1;
+  const probed = await probeUpward(long.start, (length) => apply(long.make(length), `long${length}`));
+  observe(
+    `longest ${what} taken`,
+    probed.refused === undefined
+      ? `${LONGEST} characters or more`
+      : probed.taken.length > 0
+        ? `${probed.taken.at(-1)!} characters (${probed.refused} refused)`
+        : `under ${probed.refused} characters`,
+  );
+  return taken + probed.taken.length;
+}
+
+const noneTaken = (t: RuleContext, taken: number, what: string) => {
+  if (taken === 0) t.notRun(`the server refused every ${what} the kit tried`);
+};
 
 rule(
   'messages.send',
-  'texts of several lengths and scripts come back as sent (or changed losslessly), in every view',
+  'every class of text (scripts, emoji, right-to-left, combining marks, form characters, newlines) and long texts probed upward come back as sent, in every view',
   async (t) => {
     const ops = start();
     const { id, conversation } = await owner(ops, 'texts');
     const made: string[] = [];
-    await roundTrip(
-      t,
-      TEXTS,
-      async (text) => {
-        const done = await ops.sendMessage(conversation, 'text', undefined, text);
+    const taken = await everyClass(
+      'message text',
+      async (text, label) => {
+        const done = await ops.sendMessage(conversation, label, undefined, `${config.runId} ${text}`);
         if (done.ok) made.push(done.id!);
         return done;
       },
-      () => verify(ops.model, { contacts: [id], messages: made }),
+      { start: 125, make: (length) => longValue(`${config.runId} `, length) },
     );
+    noneTaken(t, taken, 'text');
+    await verify(ops.model, { contacts: [id], messages: made });
   },
 );
 
 rule(
   'messages.update.edit-text',
-  'edited texts of several lengths and scripts come back as sent, in every view',
+  'every class of text and long texts probed upward are taken by an edit as sent, in every view',
   async (t) => {
     const ops = start();
     const { id: contactId, conversation } = await owner(ops, 'edits');
-    const sent = await ops.sendMessage(conversation, 'to edit');
-    mustSucceed(sent, 'messages.send', 'sending a message');
-    await roundTrip(
-      t,
-      TEXTS.filter((_, i) => i % 2 === 0),
-      (text) => ops.editMessage(sent.id!, 'edit', text),
-      () => verify(ops.model, { contacts: [contactId], messages: [sent.id!] }),
+    const edited: string[] = [];
+    const taken = await everyClass(
+      'edited text',
+      async (text, label) => {
+        // A fresh message each: the probe of the edit is the edit's own, not the send's.
+        const sent = await ops.sendMessage(conversation, `to edit ${label}`);
+        mustSucceed(sent, 'messages.send', 'sending a message');
+        const done = await ops.editMessage(sent.id!, label, `${config.runId} ${text}`);
+        edited.push(sent.id!);
+        return done;
+      },
+      { start: 125, make: (length) => longValue(`${config.runId} `, length) },
     );
+    noneTaken(t, taken, 'edited text');
+    await verify(ops.model, { contacts: [contactId], messages: edited });
   },
 );
 
 rule(
   'contacts.create',
-  'display names, phone numbers and avatar URLs in several forms come back as sent (or changed losslessly), in every view',
+  'every class of value in username, display_name and avatar_url, and long ones probed upward, come back as sent in every view, in the sender of a message too',
   async (t) => {
     const ops = start();
     const made: string[] = [];
-    const names = [
-      'Zoë Ångström-Núñez',
-      '山田 太郎',
-      'محمد علي',
-      '  Padded Name  ',
-      'ALL CAPS name',
-      'Émile 🎨 Zola',
-    ];
-    const phones = ['+1 555 010 2783', '+1 (555) 010-2783', '+1.555.010.2783', '+44 20 7946 0958'].map(
-      (p, i) => phoneFor(40 + i, p),
+    const messages: string[] = [];
+    const create = async (label: string, extra: Record<string, string>, withMessage: boolean) => {
+      const done = await ops.createContact(label, extra.display_name, extra);
+      if (!done.ok) return done;
+      made.push(done.id!);
+      if (withMessage) {
+        // A message's contact shows the sender's username and avatar_url (2.2).
+        const sent = await ops.sendMessage(ops.model.contacts.get(done.id!)!.conversationId, label);
+        mustSucceed(sent, 'messages.send', 'sending a message');
+        messages.push(sent.id!);
+      }
+      return done;
+    };
+    const separator = usernameStyle();
+    await everyClass(
+      'username',
+      (value, label) => create(label, { username: `${config.runId}${separator}${value}` }, true),
+      {
+        start: 16,
+        make: (length) => longValue(`${config.runId}${separator}`, length, 'abcdefghij0123456789'),
+      },
+    );
+    // An empty display_name where it is optional: empty, null or the username (model.ts).
+    await everyClass(
+      'display_name',
+      (display_name, label) => create(label, { display_name }, false),
+      { start: 16, make: (length) => longValue('Name ', length) },
+      [''],
     );
     const avatar = avatarSample();
-    const avatars = avatar ? [`${avatar}?size=128&v=2`, avatar.replace(/\.png$/i, '.PNG')] : [];
-    const tries: Record<string, string>[] = [
-      ...names.map((display_name) => ({ display_name })),
-      ...phones.map((phone_number) => ({ phone_number })),
-      ...avatars.map((avatar_url) => ({ avatar_url })),
-    ];
-    await roundTrip(
-      t,
-      tries.map((x) => JSON.stringify(x)),
-      async (json, i) => {
-        const extra = JSON.parse(json) as Record<string, string>;
-        const done = await ops.createContact(`forms${i}`, extra.display_name, extra);
-        if (done.ok) made.push(done.id!);
-        return done;
-      },
-      () => verify(ops.model, { contacts: made }),
-    );
+    if (avatar) {
+      const forms = [
+        `${avatar}?size=128&v=2+3&q=%5Bx%5D`,
+        `${avatar}#top`,
+        avatar.replace(/\.png$/i, '.PNG'),
+        `${avatar}?name=Zo%C3%AB%20%F0%9F%8E%89`,
+        '',
+      ];
+      const refused: Exchange[] = [];
+      for (const [i, avatar_url] of forms.entries())
+        refusedOrFailed(await create(`avatar${i}`, { avatar_url }, true), refused);
+      await probeUpward(64, (length) =>
+        create(
+          `avatarlong${length}`,
+          { avatar_url: longValue(`${avatar}?q=`, length, 'abcdefghij0123456789') },
+          true,
+        ),
+      );
+    }
+    // Phone numbers in several forms: a lossless normalization (digits and the + kept) is taken.
+    const refused: Exchange[] = [];
+    for (const [i, phone] of [
+      '+1 555 010 2783',
+      '+1 (555) 010-2783',
+      '+1.555.010.2783',
+      '+44 20 7946 0958',
+    ].entries())
+      refusedOrFailed(await create(`phone${i}`, { phone_number: phoneFor(40 + i, phone) }, false), refused);
+    noneTaken(t, made.length, 'value');
+    await verify(ops.model, { contacts: made, messages });
   },
 );
 
 rule(
   'contacts.update.display-name',
-  'new display names in several scripts come back as sent, in every view',
+  'every class of display_name, empty, and long ones probed upward are taken by an update as sent, in every view',
   async (t) => {
     const ops = start();
     const { id } = await owner(ops, 'renames');
-    await roundTrip(
-      t,
-      ['Ünïcödé Rename', '李小龍', 'Nombre  con  espacios', "O'Brien & Sons <Ltd>", 'e\u0301mile'],
-      (name) => ops.renameContact(id, name),
-      () => verify(ops.model, { contacts: [id] }),
+    const taken = await everyClass(
+      'new display_name',
+      async (name) => {
+        const done = await ops.renameContact(id, name);
+        if (done.ok) await verify(ops.model, { contacts: [id] });
+        return done;
+      },
+      { start: 16, make: (length) => longValue('Renamed ', length) },
+      ['', "O'Brien & Sons <Ltd>"],
     );
+    noneTaken(t, taken, 'display_name');
   },
 );

@@ -51,6 +51,11 @@ export const RULES: readonly Rule[] = [
   ),
   documented('api.integer-timestamps', '2', 'Timestamps appear in responses as integer numbers.'),
   documented(
+    'api.unique-ids',
+    '2.1, 2.2',
+    '`id` is the unique identifier of a contact (of a message): no two contacts, and no two messages, ever share one, and the id of a deleted record never names a record created after it.',
+  ),
+  documented(
     'contacts.fields',
     '2.1',
     'A contact has id, username, phone_number, avatar_url, conversation_id (strings), display_name (string, can be null), last_active_at and created_at (timestamps).',

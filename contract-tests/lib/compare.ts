@@ -61,10 +61,18 @@ export const show = (value: unknown) => {
   const text = JSON.stringify(value);
   return text === undefined ? 'nothing' : text.length > 80 ? `${text.slice(0, 80)}…` : text;
 };
+/** What the model expects, in words; with both lengths when a long text came back changed. */
+const wanted = (expected: Expected, shown: unknown) =>
+  (expected.oneOf ? `one of ${show(expected.oneOf)}` : show(expected.value)) +
+  (typeof shown === 'string' && typeof expected.value === 'string' && shown.length !== expected.value.length
+    ? ` (${shown.length} characters shown, ${expected.value.length} sent)`
+    : '');
 const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
 
 /** A shown value against the model's: a value the kit sent may come back changed only losslessly. */
 function matches(expected: Expected, shown: unknown, field: string): boolean {
+  if (expected.oneOf)
+    return expected.oneOf.some((value) => matches({ ...expected, value, oneOf: undefined }, shown, field));
   if (!expected.sent || typeof expected.value !== 'string') return same(shown, expected.value);
   const outcome = kept(expected.value, shown, expected.sent);
   if (outcome === 'lossless')
@@ -117,7 +125,7 @@ export function compareContact(model: ModelContact, item: Json, view: View, exch
       fail(
         ruleOf(expected.because, view, 'contact'),
         `${view}: ${field}`,
-        `the contact ${model.id} in the ${view} has ${field} ${show(item[field])}, expected ${show(expected.value)}`,
+        `the contact ${model.id} in the ${view} has ${field} ${show(item[field])}, expected ${wanted(expected, item[field])}`,
         exchange,
       );
     }
@@ -138,7 +146,7 @@ export function compareMessage(
       fail(
         ruleOf(expected.because, view, 'message'),
         `${view}: ${field}`,
-        `${where} has ${field} ${show(item[field])}, expected ${show(expected.value)}`,
+        `${where} has ${field} ${show(item[field])}, expected ${wanted(expected, item[field])}`,
         exchange,
       );
   }

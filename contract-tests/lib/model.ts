@@ -19,6 +19,9 @@ export interface Expected {
   because: string;
   /** A value the kit sent: shown changed only in a way that loses nothing (values.ts). */
   sent?: SentKind;
+  /** Where the document allows several outcomes (an empty optional value, concurrent renames):
+   * any of these is right, `value` being the first. */
+  oneOf?: unknown[];
 }
 
 export interface ModelContact {
@@ -31,7 +34,7 @@ export interface ModelContact {
 export interface ModelMessage {
   id: string;
   conversationId: string;
-  /** conversation_id, message, created_at. */
+  /** conversation_id, message, created_at, updated_at. */
   fields: Record<string, Expected>;
   /** name → username → the rule that keeps that username under that name. */
   reactions: Map<string, Map<string, string>>;
@@ -68,6 +71,31 @@ export function reactionsOf(value: unknown): Map<string, Set<string>> | undefine
     }
   }
   return found;
+}
+
+/** What one update of a message sends: any of the three optional parameters. */
+export interface MessageChange {
+  message?: string;
+  reaction?: { name: string; username: string };
+  /** One attachment, or several in one update. */
+  attachment?: string | string[];
+}
+
+/** The file names of the attachments an update sends. */
+export const filesOf = (sent: MessageChange): string[] =>
+  sent.attachment === undefined
+    ? []
+    : typeof sent.attachment === 'string'
+      ? [sent.attachment]
+      : sent.attachment;
+
+/**
+ * An empty display_name, where it is optional: the document says neither that it is kept empty
+ * nor that it stands for none, so empty, null (2.1: "may be null") or the username ("the username
+ * when none is given") are each right; no information was sent that could be lost.
+ */
+function emptyName(username: string, because: string): Expected {
+  return { value: '', because, sent: 'text', oneOf: ['', null, username] };
 }
 
 export class Model {
@@ -127,17 +155,19 @@ export class Model {
         phone_number: { value: sent.phone_number, because: 'contacts.create', sent: 'phone' },
         // Without avatar_url, what the server gives is its choice; as created from then on.
         avatar_url:
-          sent.avatar_url !== undefined
+          sent.avatar_url !== undefined && sent.avatar_url !== ''
             ? { value: sent.avatar_url, because: 'contacts.create', sent: 'text' }
             : { value: body.avatar_url, because: AS_CREATED },
         display_name:
-          sent.display_name !== undefined
-            ? { value: sent.display_name, because: 'contacts.create', sent: 'text' }
-            : {
-                value: sent.username,
-                because: 'contacts.create.display-name-defaults-to-username',
-                sent: 'text',
-              },
+          sent.display_name === ''
+            ? emptyName(sent.username!, 'contacts.create')
+            : sent.display_name !== undefined
+              ? { value: sent.display_name, because: 'contacts.create', sent: 'text' }
+              : {
+                  value: sent.username,
+                  because: 'contacts.create.display-name-defaults-to-username',
+                  sent: 'text',
+                },
         conversation_id: { value: body.conversation_id, because: 'contacts.create.conversation-id' },
         created_at: { value: body.created_at, because: AS_CREATED },
       },
@@ -155,7 +185,9 @@ export class Model {
     contact.fields.display_name =
       displayName === undefined
         ? { ...contact.fields.display_name!, because: 'contacts.update.keeps-the-rest' }
-        : { value: displayName, because: 'contacts.update.display-name', sent: 'text' };
+        : displayName === ''
+          ? emptyName(String(contact.fields.username!.value), 'contacts.update.display-name')
+          : { value: displayName, because: 'contacts.update.display-name', sent: 'text' };
   }
 
   deleteContact(id: string): void {
@@ -184,6 +216,8 @@ export class Model {
         conversation_id: { value: sent.conversation_id, because: 'messages.send' },
         message: { value: sent.message, because: 'messages.send', sent: 'text' },
         created_at: { value: body.created_at, because: AS_CREATED },
+        // Its time of last change (2.2): null until an update, whatever reads it.
+        updated_at: { value: null, because: 'messages.send.new-message-defaults' },
       },
       reactions: new Map(),
       attachments: {
@@ -202,15 +236,13 @@ export class Model {
    * part not sent must have stayed as it was. `answer` is the update's answer, for the identities
    * of a new attachment.
    */
-  updateMessage(
-    id: string,
-    sent: { message?: string; reaction?: { name: string; username: string }; attachment?: string },
-    answer?: Json,
-  ): void {
+  updateMessage(id: string, sent: MessageChange, answer?: Json): void {
     const message = this.messages.get(id);
     if (!message) return;
     for (const field of ['conversation_id', 'created_at', 'message'] as const)
       message.fields[field] = { ...message.fields[field]!, because: 'messages.update.keeps-the-rest' };
+    // The time of this change, as its answer shows it: reads must leave it there.
+    message.fields.updated_at = { value: answer?.updated_at, because: AS_CREATED };
     if (sent.message !== undefined)
       message.fields.message = { value: sent.message, because: 'messages.update.edit-text', sent: 'text' };
     // An update that also edits the text must keep every reaction and attachment, those it adds
@@ -225,12 +257,14 @@ export class Model {
       usernames.set(sent.reaction.username, reactionRule);
       message.reactions.set(sent.reaction.name, usernames);
     }
-    if (sent.attachment !== undefined) {
-      this.filenames.add(sent.attachment);
+    const files = filesOf(sent);
+    if (files.length > 0) {
+      for (const file of files) this.filenames.add(file);
       const keys = this.attachmentKeys(answer?.attachments);
+      const count = message.attachments.count + files.length;
       message.attachments = {
-        count: message.attachments.count + 1,
-        keys: keys.length === message.attachments.count + 1 ? keys : [...message.attachments.keys],
+        count,
+        keys: keys.length === count ? keys : [...message.attachments.keys],
         because: withText ? 'messages.update.keeps-the-rest' : 'messages.update.add-attachment',
       };
     } else {

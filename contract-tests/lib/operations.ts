@@ -1,6 +1,6 @@
 import { attachmentPairs, contactForm, messageText, postContact, postMessage, type Json } from './data';
 import { is2xx, send, type Exchange, type Pairs } from './http';
-import { Model } from './model';
+import { filesOf, Model, type MessageChange } from './model';
 import { reactionNames } from './samples';
 import { RuleFailure } from './harness';
 import { compareContact, compareMessage } from './compare';
@@ -24,7 +24,7 @@ const messagePath = (id: string) => `/v1/messages/${encodeURIComponent(id)}`;
  * The JSON object a create or update answered; undefined when it was refused. A success without
  * one breaks the document's answer format (api.json-objects), not the operation.
  */
-function objectOf(exchange: Exchange): Json | undefined {
+export function objectOf(exchange: Exchange): Json | undefined {
   if (!is2xx(exchange)) return undefined;
   const body = exchange.body as Json | undefined;
   if (body && typeof body === 'object' && !Array.isArray(body)) return body;
@@ -35,6 +35,21 @@ function objectOf(exchange: Exchange): Json | undefined {
   );
 }
 
+/**
+ * 2.1, 2.2: an id is its record's unique identifier. A create that answers with the id of a record
+ * the kit made before, alive or deleted, gives one id to two records.
+ */
+function mustBeNewId(model: Model, kind: 'contact' | 'message', id: string, exchange: Exchange): void {
+  const alive = kind === 'contact' ? model.contacts.has(id) : model.messages.has(id);
+  const gone = kind === 'contact' ? model.goneContacts.has(id) : model.goneMessages.has(id);
+  if (alive || gone)
+    throw new RuleFailure(
+      `the new ${kind} was given the id ${id}, which already named ${alive ? 'another' : 'a deleted'} ${kind} of the kit's`,
+      exchange,
+      { rule: 'api.unique-ids', check: `a new ${kind}'s id` },
+    );
+}
+
 /** Fails the rule when a well-formed operation on live data is refused. */
 export function mustSucceed(done: Done, rule: string, what: string): void {
   if (!done.ok)
@@ -42,6 +57,15 @@ export function mustSucceed(done: Done, rule: string, what: string): void {
       rule,
       check: 'accepted',
     });
+}
+
+/** The form of one update of a message: what `parts` holds, in the document's keys. */
+export function changePairs(parts: MessageChange): [string, string][] {
+  const pairs: [string, string][] = [];
+  if (parts.message !== undefined) pairs.push(['message', parts.message]);
+  if (parts.reaction) pairs.push([`reactions[${parts.reaction.name}][]`, parts.reaction.username]);
+  pairs.push(...filesOf(parts).flatMap((file, i) => attachmentPairs(i, file)));
+  return pairs;
 }
 
 export class Operations {
@@ -65,6 +89,7 @@ export class Operations {
         rule: 'contacts.create.conversation-id',
         check: 'create answer',
       });
+    mustBeNewId(this.model, 'contact', String(body.id), exchange);
     this.model.last = { rule: 'contacts.create', what: 'a contact create' };
     const contact = this.model.addContact(body, Object.fromEntries(form));
     compareContact(contact, body, 'create answer', exchange);
@@ -93,38 +118,37 @@ export class Operations {
     return { exchange, ok: true };
   }
 
+  /** `attachment`: one file name, or several, sent as attachments[0], attachments[1]… */
   async sendMessage(
     conversationId: string,
     label: string,
-    attachment?: string,
+    attachment?: string | string[],
     given?: string,
   ): Promise<Done> {
     const text = given ?? messageText(label);
+    const files = filesOf({ attachment });
     const pairs: Pairs = [
       ['conversation_id', conversationId],
       ['message', text],
-      ...(attachment === undefined ? [] : attachmentPairs(0, attachment)),
+      ...files.flatMap((file, i) => attachmentPairs(i, file)),
     ];
-    if (attachment !== undefined) this.model.filenames.add(attachment);
+    for (const file of files) this.model.filenames.add(file);
     const exchange = await postMessage(pairs);
     const body = objectOf(exchange);
     if (!body || (typeof body.id !== 'string' && typeof body.id !== 'number')) return { exchange, ok: false };
+    mustBeNewId(this.model, 'message', String(body.id), exchange);
     this.model.last = { rule: 'messages.send', what: 'a message send' };
     const message = this.model.addMessage(body, {
       conversation_id: conversationId,
       message: text,
-      withAttachments: attachment === undefined ? 0 : 1,
+      withAttachments: files.length,
     });
     compareMessage(this.model, message, body, 'create answer', exchange);
     return { exchange, ok: true, id: message.id };
   }
 
-  private async updateMessage(
-    id: string,
-    pairs: Pairs,
-    sent: { message?: string; reaction?: { name: string; username: string }; attachment?: string },
-  ): Promise<Done> {
-    if (sent.attachment !== undefined) this.model.filenames.add(sent.attachment);
+  private async updateMessage(id: string, pairs: Pairs, sent: MessageChange): Promise<Done> {
+    for (const file of filesOf(sent)) this.model.filenames.add(file);
     const exchange = await send('PUT', messagePath(id), { form: pairs });
     const body = objectOf(exchange);
     if (!body) return { exchange, ok: false };
@@ -136,15 +160,8 @@ export class Operations {
   }
 
   /** One update with any of the three optional parameters; undefined parts are not sent. */
-  updateParts(
-    id: string,
-    parts: { message?: string; reaction?: { name: string; username: string }; attachment?: string },
-  ): Promise<Done> {
-    const pairs: [string, string][] = [];
-    if (parts.message !== undefined) pairs.push(['message', parts.message]);
-    if (parts.reaction) pairs.push([`reactions[${parts.reaction.name}][]`, parts.reaction.username]);
-    if (parts.attachment !== undefined) pairs.push(...attachmentPairs(0, parts.attachment));
-    return this.updateMessage(id, pairs, parts);
+  updateParts(id: string, parts: MessageChange): Promise<Done> {
+    return this.updateMessage(id, changePairs(parts), parts);
   }
 
   editMessage(id: string, label: string, given?: string): Promise<Done> {

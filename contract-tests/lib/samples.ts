@@ -136,6 +136,9 @@ export function usernameFor(label: string, n: number, style = current().contact?
     .slice(0, max);
 }
 
+/** The separator of the usernames the server takes, between the run id and the rest. */
+export const usernameStyle = (): string => (current().contact?.username ?? USERNAME_STYLES[0]!).separator;
+
 /** A phone number in the accepted form, its last four digits made from n. */
 export function phoneFor(n: number, sample = current().contact?.phone ?? PHONES[0]!): string {
   const digits = String(1000 + ((n * 7919) % 9000));

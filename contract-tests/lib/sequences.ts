@@ -1,12 +1,13 @@
 import fc from 'fast-check';
 import { config } from './config';
 import { cleanup, type Json } from './data';
-import { InfraError, onExchange, type Exchange } from './http';
+import { InfraError, is4xx, onExchange, type Exchange } from './http';
 import { Operations, type Done } from './operations';
 import { reactionNames } from './samples';
 import { writeRecord, type SequenceSummary } from './records';
 import { excerpt, NotRun, RuleFailure } from './harness';
 import { verify, type Focus } from './views';
+import { VALUE_CLASSES } from './values';
 
 /**
  * Random sequences of the documented operations on the kit's own data (fast-check's model-based
@@ -57,16 +58,28 @@ const OPERATION_RULE: Record<string, string> = {
   'delete the message': 'messages.delete.permanent',
 };
 
+/**
+ * A value of the class the seed drew (lib/values.ts), or undefined for the kit's plain one: the
+ * same seed sends the same values. The server may refuse a class (a step then changes nothing).
+ */
+const valueClass = fc.nat({ max: VALUE_CLASSES.length });
+const classValue = (drawn: number, label: string): string | undefined => {
+  const drawnClass = VALUE_CLASSES[drawn];
+  return drawnClass && `${config.runId} ${drawnClass.value} ${label}`;
+};
+
 /** Runs one operation, logs it, and compares the model with the views it touched. */
 async function step(
   state: State,
   name: string,
   done: Promise<Done>,
   focus: (d: Done) => Focus,
+  mayRefuse = false,
 ): Promise<void> {
   const result = await done;
   state.log.push({ step: name, exchange: result.exchange });
   const operation = Object.keys(OPERATION_RULE).find((key) => name.startsWith(key))!;
+  if (!result.ok && mayRefuse && is4xx(result.exchange)) return;
   if (!result.ok)
     throw new RuleFailure(`${name} was refused (${result.exchange.status})`, result.exchange, {
       rule: OPERATION_RULE[operation],
@@ -101,17 +114,24 @@ const createContact = fc.boolean().map((named) =>
   ),
 );
 
-const renameContact = fc.nat().map((pick) =>
+const renameContact = fc.tuple(fc.nat(), valueClass).map(([pick, drawn]) =>
   command(
-    `rename contact #${pick}`,
+    `rename contact #${pick}${VALUE_CLASSES[drawn] ? ` (${VALUE_CLASSES[drawn].name})` : ''}`,
     (s) => s.ops.model.contacts.size > 0,
     (s) => {
       const id = live(s.ops.model.contacts, pick)!;
       s.labels += 1;
-      return step(s, `rename the contact ${id}`, s.ops.renameContact(id, `Renamed ${s.labels}`), () => ({
-        contacts: [id],
-        messages: s.ops.model.messagesIn(s.ops.model.contacts.get(id)!.conversationId).map((m) => m.id),
-      }));
+      const name = classValue(drawn, `${s.labels}`) ?? `Renamed ${s.labels}`;
+      return step(
+        s,
+        `rename the contact ${id}`,
+        s.ops.renameContact(id, name),
+        () => ({
+          contacts: [id],
+          messages: s.ops.model.messagesIn(s.ops.model.contacts.get(id)!.conversationId).map((m) => m.id),
+        }),
+        VALUE_CLASSES[drawn] !== undefined,
+      );
     },
   ),
 );
@@ -153,16 +173,20 @@ const sendMessage = fc.tuple(fc.nat(), fc.boolean()).map(([pick, attached]) =>
   ),
 );
 
-const editMessage = fc.nat().map((pick) =>
+const editMessage = fc.tuple(fc.nat(), valueClass).map(([pick, drawn]) =>
   command(
-    `edit message #${pick}`,
+    `edit message #${pick}${VALUE_CLASSES[drawn] ? ` (${VALUE_CLASSES[drawn].name})` : ''}`,
     (s) => s.ops.model.messages.size > 0,
     (s) => {
       const id = live(s.ops.model.messages, pick)!;
       s.labels += 1;
-      return step(s, `edit the message ${id}`, s.ops.editMessage(id, `seqedit${s.labels}`), () => ({
-        messages: [id],
-      }));
+      return step(
+        s,
+        `edit the message ${id}`,
+        s.ops.editMessage(id, `seqedit${s.labels}`, classValue(drawn, `seqedit${s.labels}`)),
+        () => ({ messages: [id] }),
+        VALUE_CLASSES[drawn] !== undefined,
+      );
     },
   ),
 );

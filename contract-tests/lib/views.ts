@@ -345,8 +345,9 @@ export async function verify(state: Model, focus: Focus): Promise<void> {
     try {
       await read();
     } catch (error) {
-      if (!(error instanceof RuleFailure) || onlyRetrieve || !isModelDisagreement(error)) throw error;
-      onlyRetrieve = new RuleFailure(error.message.split('\n')[0]!, error.exchange, {
+      if (!(error instanceof RuleFailure) || !isModelDisagreement(error)) throw error;
+      // With several records in focus, the first such difference stands for them all.
+      onlyRetrieve ??= new RuleFailure(error.message.split('\n')[0]!, error.exchange, {
         rule: `${kind}s.retrieve`,
         check: error.of.check,
       });

@@ -1,5 +1,6 @@
 import { failedRules, inBatches, runBin, startWrapped, type KitRun } from './harness';
 import { INPUT_ROGUES, MODEL_ROGUES, ROGUES, VIEW_ROGUES } from './servers';
+import { SPACE_ROGUES } from './space-rogues';
 import { RULES } from '../../contract-tests/rules';
 import { JUDGE_TITLE } from '../../contract-tests/lib/judge-run';
 
@@ -9,7 +10,7 @@ import { JUDGE_TITLE } from '../../contract-tests/lib/judge-run';
  */
 describe('the contract kit against rogue servers', () => {
   const runs = new Map<number, KitRun>();
-  const all = [...ROGUES, ...MODEL_ROGUES, ...INPUT_ROGUES, ...VIEW_ROGUES];
+  const all = [...ROGUES, ...MODEL_ROGUES, ...INPUT_ROGUES, ...VIEW_ROGUES, ...SPACE_ROGUES];
 
   beforeAll(async () => {
     await inBatches(
@@ -78,6 +79,21 @@ describe('the contract kit against rogue servers', () => {
     );
     const verdict = runs.get(i)!.json!.verdicts.find((v) => v.rule === 'api.integer-timestamps');
     expect(verdict).toMatchObject({ verdict: 'fail', foundBy: JUDGE_TITLE });
+  });
+
+  it('covers the input space as the document draws it: value classes and long values on every operation, repeats and counts, updates at once, reads, ids, list parameters in pairs', () => {
+    expect(SPACE_ROGUES.map((r) => r.rule)).toEqual([
+      'messages.update.edit-text',
+      'contacts.update.display-name',
+      'contacts.update.display-name',
+      'messages.update.add-attachment',
+      'messages.update.add-reaction',
+      'messages.update.add-reaction',
+      'messages.send.new-message-defaults',
+      'api.unique-ids',
+      'messages.list.conversation-filter',
+      'lists.limit',
+    ]);
   });
 
   it('covers every rule that issue 3 lists', () => {

@@ -1,0 +1,213 @@
+import { eachResource, isMessage, type ProxyRequest, type ProxyResponse } from './harness';
+import type { Rogue } from './servers';
+
+/**
+ * Rogues of the input space as the document draws it, not as a list of values: each breaks one
+ * rule only where a value class, a long value, a repeat, a count, updates sent at once, many reads,
+ * a deleted id or a pair of list parameters shows it, and only the kit's tests of those see it.
+ */
+type Json = Record<string, unknown>;
+
+const CONTACT = /^\/v1\/contacts\/([^/]+)\/?$/;
+const MESSAGE = /^\/v1\/messages\/([^/]+)\/?$/;
+const ok = (res: ProxyResponse) => res.status >= 200 && res.status < 300;
+const body = (res: ProxyResponse) => res.body as Json;
+const auth = (req: ProxyRequest) => ({ authorization: req.headers.authorization ?? '' });
+const isUpdate = (req: ProxyRequest, pattern: RegExp) => req.method === 'PUT' && pattern.test(req.path);
+const isCreate = (req: ProxyRequest, kind: 'contacts' | 'messages') =>
+  req.method === 'POST' && req.path.replace(/\/$/, '') === `/v1/${kind}`;
+const isMessagesList = (req: ProxyRequest) => req.method === 'GET' && /^\/v1\/messages\/?$/.test(req.path);
+const isContactsList = (req: ProxyRequest) => req.method === 'GET' && /^\/v1\/contacts\/?$/.test(req.path);
+const REACTION_KEY = /^reactions\[([^\]]+)\]\[\]$/;
+
+/** Reactions as the mock shows them, name → usernames, one object a name. */
+function mergeReactions(shown: unknown, added: [string, string][]): Json[] {
+  const names = new Map<string, string[]>();
+  for (const item of Array.isArray(shown) ? (shown as Json[]) : [])
+    for (const [name, users] of Object.entries(item)) names.set(name, [...(users as string[])]);
+  for (const [name, user] of added) {
+    const users = names.get(name) ?? [];
+    if (!users.includes(user)) users.push(user);
+    names.set(name, users);
+  }
+  return [...names].map(([name, users]) => ({ [name]: users }));
+}
+
+export const SPACE_ROGUES: Rogue[] = [
+  {
+    rule: 'messages.update.edit-text',
+    how: 'cuts texts longer than 4,000 characters to 4,000, on an edit only',
+    make: () => ({
+      request(req) {
+        const text = req.form?.get('message');
+        if (isUpdate(req, MESSAGE) && text && text.length > 4000)
+          req.form!.set('message', text.slice(0, 4000));
+      },
+    }),
+  },
+  {
+    rule: 'contacts.update.display-name',
+    how: 'takes the joiners and variation selectors out of emoji sequences, on a rename only',
+    make: () => ({
+      request(req) {
+        const name = req.form?.get('display_name');
+        if (isUpdate(req, CONTACT) && name)
+          req.form!.set('display_name', name.replace(/[\u200d\ufe0f]/g, ''));
+      },
+    }),
+  },
+  {
+    rule: 'contacts.update.display-name',
+    how: 'decodes + as a space and cuts at & in display_name, on a rename only',
+    make: () => ({
+      request(req) {
+        const name = req.form?.get('display_name');
+        if (isUpdate(req, CONTACT) && name)
+          req.form!.set('display_name', name.replace(/\+/g, ' ').split('&')[0]!);
+      },
+    }),
+  },
+  {
+    rule: 'messages.update.add-attachment',
+    how: 'keeps only the last of several attachments sent in one update',
+    make: () => ({
+      request(req) {
+        if (!isUpdate(req, MESSAGE) || !req.form) return;
+        const indexes = new Set(
+          [...req.form.keys()]
+            .map((k) => /^attachments\[(\d+)\]/.exec(k)?.[1])
+            .filter((i) => i !== undefined),
+        );
+        if (indexes.size < 2) return;
+        const last = String(Math.max(...[...indexes].map(Number)));
+        const kept = [...req.form].filter(
+          ([k]) => !k.startsWith('attachments[') || k.startsWith(`attachments[${last}]`),
+        );
+        req.form = new URLSearchParams(
+          kept.map(([k, v]): [string, string] => [k.replace(`attachments[${last}]`, 'attachments[0]'), v]),
+        );
+      },
+    }),
+  },
+  {
+    rule: 'messages.update.add-reaction',
+    how: 'keeps only the first two reaction names of a message, dropping a third',
+    make: () => ({
+      async request(req, inner) {
+        if (!isUpdate(req, MESSAGE) || !req.form) return;
+        const keys = [...req.form.keys()].filter((k) => REACTION_KEY.test(k));
+        if (keys.length === 0) return;
+        const found = await inner('GET', req.path, auth(req));
+        if (!ok(found)) return;
+        const names = new Set((body(found).reactions as Json[]).flatMap((r) => Object.keys(r)));
+        for (const key of keys) {
+          const name = REACTION_KEY.exec(key)![1]!;
+          if (!names.has(name) && names.size >= 2) req.form.delete(key);
+          else names.add(name);
+        }
+      },
+    }),
+  },
+  {
+    rule: 'messages.update.add-reaction',
+    how: 'adds reactions by reading the message, waiting, and writing it back whole, so that updates sent at once lose some',
+    make: () => {
+      const written = new Map<string, Json[]>();
+      return {
+        async request(req, inner) {
+          const id = MESSAGE.exec(req.path)?.[1];
+          if (!isUpdate(req, MESSAGE) || !id || !req.form) return;
+          const added = [...req.form]
+            .filter(([k]) => REACTION_KEY.test(k))
+            .map(([k, v]) => [REACTION_KEY.exec(k)![1]!, v] as [string, string]);
+          if (added.length === 0) return;
+          const read = await inner('GET', req.path, auth(req));
+          if (!ok(read)) return;
+          const before = written.get(id) ?? body(read).reactions;
+          await new Promise((resolve) => setTimeout(resolve, 40));
+          written.set(id, mergeReactions(before, added));
+        },
+        response(_req, res) {
+          eachResource(res.body, (item) => {
+            const kept = written.get(String(item.id));
+            if (isMessage(item) && kept) item.reactions = kept;
+          });
+        },
+      };
+    },
+  },
+  {
+    rule: 'messages.send.new-message-defaults',
+    how: 'sets updated_at of a message never updated when it is retrieved the third time',
+    make: () => {
+      const reads = new Map<string, number>();
+      const touched = new Map<string, number>();
+      return {
+        response(req, res) {
+          const id = MESSAGE.exec(req.path)?.[1];
+          if (id && req.method === 'GET' && ok(res) && body(res).updated_at === null) {
+            const n = (reads.get(id) ?? 0) + 1;
+            reads.set(id, n);
+            if (n === 3) touched.set(id, Math.floor(Date.now() / 1000));
+          }
+          eachResource(res.body, (item) => {
+            const at = touched.get(String(item.id));
+            if (isMessage(item) && at !== undefined && item.updated_at === null) item.updated_at = at;
+          });
+        },
+      };
+    },
+  },
+  {
+    rule: 'api.unique-ids',
+    how: 'gives the next contact created the id of the last contact deleted',
+    make: () => {
+      const freed: string[] = [];
+      /** The id shown → the mock's id, and back. */
+      const real = new Map<string, string>();
+      const shown = new Map<string, string>();
+      const asked = new WeakMap<ProxyRequest, string>();
+      const show = (id: unknown) => shown.get(String(id)) ?? id;
+      return {
+        request(req) {
+          const id = CONTACT.exec(req.path)?.[1];
+          if (!id) return;
+          asked.set(req, id);
+          if (real.has(id)) req.path = req.path.replace(id, real.get(id)!);
+        },
+        response(req, res) {
+          if (req.method === 'DELETE' && ok(res) && asked.has(req)) freed.push(asked.get(req)!);
+          if (isCreate(req, 'contacts') && ok(res) && freed.length > 0) {
+            const reused = freed.pop()!;
+            const id = String(body(res).id);
+            real.set(reused, id);
+            shown.set(id, reused);
+          }
+          eachResource(res.body, (item) => {
+            if (isMessage(item)) (item.contact as Json).id = show((item.contact as Json).id);
+            else item.id = show(item.id);
+          });
+        },
+      };
+    },
+  },
+  {
+    rule: 'messages.list.conversation-filter',
+    how: 'drops conversation_id when limit is given too (the conversation views, read with limit, see it)',
+    make: () => ({
+      request(req) {
+        if (isMessagesList(req) && req.query.has('limit')) req.query.delete('conversation_id');
+      },
+    }),
+  },
+  {
+    rule: 'lists.limit',
+    how: 'drops active when limit is given too',
+    make: () => ({
+      request(req) {
+        if (isContactsList(req) && req.query.has('limit') && Number(req.query.get('limit')) < 10)
+          req.query.delete('active');
+      },
+    }),
+  },
+];
