@@ -23,7 +23,7 @@ export interface RuleTally {
 }
 
 /** What became of one exchange. */
-export type Outcome =
+type Outcome =
   | { kind: 'judged'; violations: Violation[]; checked: string[] }
   /** A gateway's 502/503/504: none of the server's verdicts, neither judged nor learnt from. */
   | { kind: 'transient' }

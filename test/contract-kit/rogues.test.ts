@@ -24,7 +24,7 @@ describe('the contract kit against rogue servers', () => {
       }),
       2,
     );
-  }, 900_000);
+  }, 1_800_000);
 
   it.each(all.map((rogue, i) => [rogue.rule, rogue.how, i] as const))(
     'fails %s on a server that %s',
