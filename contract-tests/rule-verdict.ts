@@ -1,3 +1,4 @@
+import { JUDGE_TITLE } from './lib/judge-run';
 import type { ExchangeExcerpt, RecordLine, Verdict } from './lib/records';
 import type { Rule } from './rules';
 
@@ -97,4 +98,27 @@ export function verdictOf(
     ...(notRun ? { reason: `partly not run: ${notRun.reason}` } : {}),
     tests: titles,
   };
+}
+
+/**
+ * The judge of every exchange sees a fault in every answer that shows it, and names the rule each
+ * answer breaks; the rules' tests name the rule of the fault they were made to find. Where the
+ * tests found a rule broken, a rule that only the judge saw broken may be the same fault seen in
+ * another answer: it is not run (with what the judge saw), to be judged once the fault the tests
+ * named is mended, rather than failed twice. With no failure from the tests, what the judge saw
+ * fails its rule: a fault in an answer no test reads twice.
+ */
+export function besideTheTests(verdicts: RuleVerdict[]): RuleVerdict[] {
+  const byTests = verdicts.filter((v) => v.verdict === 'fail' && v.foundBy !== JUDGE_TITLE);
+  if (byTests.length === 0) return verdicts;
+  const named = byTests.map((v) => v.rule.id).join(', ');
+  return verdicts.map((v) =>
+    v.verdict === 'fail' && v.foundBy === JUDGE_TITLE
+      ? {
+          ...v,
+          verdict: 'not-run',
+          reason: `not judged apart from ${named}, which the tests found broken: the judge of every exchange saw ${v.reason ?? 'a violation'}; it may be the same fault`,
+        }
+      : v,
+  );
 }

@@ -15,7 +15,7 @@ import { budgetFor, SEQUENCE_TITLE } from './lib/sequences';
 import { buildProfile, countObserved } from './profile/build';
 import { probeProfile } from './profile/probe';
 import { judgeRun } from './lib/judge-run';
-import { ruleIdOfTitle, verdictOf, type RuleVerdict, type TestOutcome } from './rule-verdict';
+import { besideTheTests, ruleIdOfTitle, verdictOf, type RuleVerdict, type TestOutcome } from './rule-verdict';
 import { RULES, rulesOf, type Profile, type Rule } from './rules';
 
 export interface KitOptions {
@@ -362,15 +362,16 @@ export async function runKit(options: KitOptions): Promise<KitResult> {
         !selected.includes(r) &&
         records.some((l) => l.kind === 'verdict' && l.verdict === 'fail' && l.rule === r.id),
     );
-    const verdicts: RuleVerdict[] = [];
+    const judgedOne: RuleVerdict[] = [];
     for (const rule of [...selected, ...foundBroken]) {
       const verdict = verdictOf(rule, outcomes, records, problems);
-      if (verdict) verdicts.push(verdict);
+      if (verdict) judgedOne.push(verdict);
       else {
-        verdicts.push({ rule, verdict: 'not-run', reason: 'no test of this rule ran', tests: [] });
+        judgedOne.push({ rule, verdict: 'not-run', reason: 'no test of this rule ran', tests: [] });
         problems.push(`${rule.id}: no test of this rule ran`);
       }
     }
+    const verdicts = besideTheTests(judgedOne);
     const serverProfile: Record<string, string[]> = {};
     for (const record of records) {
       if (record.kind !== 'observe') continue;
