@@ -4,8 +4,8 @@ import { RULES, type Rule } from './rules';
 
 /**
  * The catalogue check: every rule has at least one test, every test names a known rule, and a
- * rule's test sits in a file of its profile (mock rules only in *.mock.contract.ts). Read from the
- * source, so that it holds for both profiles without running anything.
+ * rule's test sits in a file of its rule set (mock rules only in *.mock.contract.ts). Read from the
+ * source, so that it holds for both rule sets without running anything.
  */
 interface CatalogueUse {
   file: string;
@@ -38,9 +38,9 @@ export function checkCatalogue(dir: string, rules: readonly Rule[] = RULES): str
   for (const use of uses) {
     const rule = known.get(use.ruleId);
     if (!rule) problems.push(`${use.file} has a test for "${use.ruleId}", which is not in the catalogue`);
-    else if ((rule.profile === 'mock') !== use.file.endsWith('.mock.contract.ts')) {
+    else if ((rule.ruleSet === 'mock') !== use.file.endsWith('.mock.contract.ts')) {
       problems.push(
-        `${use.file} has a test for the ${rule.profile} rule "${use.ruleId}"; ${rule.profile === 'mock' ? 'mock rules belong in *.mock.contract.ts' : 'documented rules do not belong in *.mock.contract.ts'}`,
+        `${use.file} has a test for the ${rule.ruleSet} rule "${use.ruleId}"; ${rule.ruleSet === 'mock' ? 'mock rules belong in *.mock.contract.ts' : 'documented rules do not belong in *.mock.contract.ts'}`,
       );
     }
   }

@@ -16,8 +16,17 @@ import {
   type SampleKey,
   type UserSamples,
 } from './lib/samples';
-import { RULES, type Profile } from './rules';
+import {
+  addRuleSetOptions,
+  readRuleSet,
+  RuleSetUsageError,
+  unsetEmptyRuleSetEnv,
+} from './lib/rule-set-option';
+import { RULES, type RuleSet } from './rules';
 import { handleInterrupts, runKit, type KitResult } from './run';
+
+/** The environment's old name for CONTRACT_RULE_SET (the proxy never read one). */
+const OLD_ENV = 'CONTRACT_PROFILE';
 
 const whole = (value: string) => {
   if (!/^[0-9]+$/.test(value)) throw new InvalidArgumentError('must be a whole number (0 or more).');
@@ -31,7 +40,7 @@ const positive = (value: string) => {
 
 function program(): Command {
   return (
-    new Command()
+    addRuleSetOptions(new Command(), OLD_ENV)
       .name('messaging-contract')
       .description(
         `Checks a Messaging API server, rule by rule, against the rules of ${REFERENCE.title} (${REFERENCE.path}). Exit 0: it conforms (every rule of the selected set judged, none failed); 1: a rule failed; 2: the run could not judge (a rule not run counts, unless accepted with --allow-not-run). \`messaging-contract proxy --help\`: the proxy that checks the traffic of a real client instead; \`messaging-contract twin --help\`: a twin of a server for the mock (its account and its conventions).`,
@@ -43,15 +52,9 @@ function program(): Command {
       )
       .addOption(new Option('--token <token>', 'the bearer token').env('CONTRACT_TOKEN'))
       .addOption(
-        new Option('--token-2 <token>', 'a second user, for token isolation (mock profile)').env(
+        new Option('--token-2 <token>', 'a second user, for token isolation (mock rule set)').env(
           'CONTRACT_TOKEN_2',
         ),
-      )
-      .addOption(
-        new Option('--profile <profile>', 'documented: only the document; mock: also the conventions C1–C20')
-          .choices(['documented', 'mock'])
-          .default('documented')
-          .env('CONTRACT_PROFILE'),
       )
       .addOption(
         new Option('--timeout-ms <ms>', 'how long to wait for one answer')
@@ -126,7 +129,7 @@ function program(): Command {
       .addOption(
         new Option(
           '--max-requests <n>',
-          "the request budget of the run, stated up front; past it the run stops judging and exits 2 (default: 5000 for the documented profile, 7000 for the mock profile, plus the random sequences' budget)",
+          "the request budget of the run, stated up front; past it the run stops judging and exits 2 (default: 5000 for the documented rule set, 7000 for the mock rule set, plus the random sequences' budget)",
         )
           .argParser(positive)
           .env('CONTRACT_MAX_REQUESTS'),
@@ -142,7 +145,7 @@ interface CliOptions {
   baseUrl?: string;
   token?: string;
   token2?: string;
-  profile: Profile;
+  ruleSet: RuleSet;
   timeoutMs: number;
   rule?: string[];
   allowNotRun?: string[];
@@ -170,7 +173,7 @@ const profileLine = ({ file, observed, choices }: NonNullable<KitResult['profile
   `Server profile written to ${file} (${observed} of ${choices} choices observed).`;
 
 export function formatCatalogue(): string {
-  return RULES.map((r) => `${r.id.padEnd(56)} ${r.profile.padEnd(10)} §${r.section}\n    ${r.sentence}`).join(
+  return RULES.map((r) => `${r.id.padEnd(56)} ${r.ruleSet.padEnd(10)} §${r.section}\n    ${r.sentence}`).join(
     '\n',
   );
 }
@@ -227,10 +230,16 @@ export async function main(argv: string[] = process.argv): Promise<number> {
   if (argv[2] === 'proxy') return proxyMain([...argv.slice(0, 2), ...argv.slice(3)]);
   if (argv[2] === 'twin') return twinMain([...argv.slice(0, 2), ...argv.slice(3)], main);
   let options: CliOptions;
+  unsetEmptyRuleSetEnv(OLD_ENV);
   try {
-    options = program().parse(argv).opts<CliOptions>();
+    const command = program().parse(argv);
+    options = { ...command.opts<CliOptions>(), ruleSet: readRuleSet(command, 'messaging-contract', OLD_ENV) };
   } catch (error) {
     if (error instanceof CommanderError) return error.exitCode === 0 ? 0 : 2;
+    if (error instanceof RuleSetUsageError) {
+      console.error(`messaging-contract: ${error.message}`);
+      return 2;
+    }
     throw error;
   }
   if (options.list) {
@@ -257,7 +266,7 @@ export async function main(argv: string[] = process.argv): Promise<number> {
       baseUrl: options.baseUrl ?? '',
       token: options.token ?? '',
       token2: options.token2,
-      profile: options.profile,
+      ruleSet: options.ruleSet,
       timeoutMs: options.timeoutMs,
       rules: options.rule,
       allowNotRun: options.allowNotRun,
@@ -271,7 +280,7 @@ export async function main(argv: string[] = process.argv): Promise<number> {
       profileOut: options.profileOut,
       onStart: (plan) =>
         console.log(
-          `Checking ${plan.baseUrl} against the ${plan.profile} profile, within a budget of ${plan.budget} requests.`,
+          `Checking ${plan.baseUrl} against the ${plan.ruleSet} rule set, within a budget of ${plan.budget} requests.`,
         ),
     });
     console.log(formatConsole(result));

@@ -1,7 +1,7 @@
 /**
- * The mock profile: how the mock fills what the document leaves out (api-conventions.md C1–C20).
- * These tests are declared only with CONTRACT_PROFILE=mock; a server that fills the gaps another
- * way is not wrong, so the documented profile never asks for any of this.
+ * The mock rule set: how the mock fills what the document leaves out (api-conventions.md C1–C20).
+ * These tests are declared only with CONTRACT_RULE_SET=mock; a server that fills the gaps another
+ * way is not wrong, so the documented rule set never asks for any of this.
  */
 import { config } from './lib/config';
 import { API_ERROR_CODES } from './lib/errors';

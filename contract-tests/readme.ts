@@ -13,9 +13,9 @@ const END = '<!-- rules:end -->';
 
 export function catalogueTable(): string {
   const rows = RULES.map(
-    (r) => `| \`${r.id}\` | ${r.profile} | ${r.section} | ${r.sentence.replace(/\|/g, '\\|')} |`,
+    (r) => `| \`${r.id}\` | ${r.ruleSet} | ${r.section} | ${r.sentence.replace(/\|/g, '\\|')} |`,
   );
-  return ['| Rule | Profile | Section | Sentence |', '|---|---|---|---|', ...rows].join('\n');
+  return ['| Rule | Rule set | Section | Sentence |', '|---|---|---|---|', ...rows].join('\n');
 }
 
 export function withCatalogue(page: string): string {
@@ -40,7 +40,7 @@ export function rulesInPage(page: string): Omit<Rule, never>[] {
         .map((cell) => cell.trim().replace(/\\\|/g, '|'));
       return {
         id: cells[0]!.replace(/`/g, ''),
-        profile: cells[1] as Rule['profile'],
+        ruleSet: cells[1] as Rule['ruleSet'],
         section: cells[2]!,
         sentence: cells[3]!,
       };

@@ -1,13 +1,16 @@
 /**
  * The rule catalogue: every rule the kit checks, with where it comes from. `documented` rules come
  * from the API's documented rules (docs/api.md, part 1, by section) and are checked in both
- * profiles; `mock` rules come from the mock's conventions (docs/api.md, part 2, C1-C20) and only
- * in the `mock` profile.
+ * rule sets; `mock` rules come from the mock's conventions (docs/api.md, part 2, C1-C20) and only
+ * in the `mock` rule set.
  * Every test in this folder names exactly one of these ids, and every id has a test
  * (test/contract-kit/catalogue.test.ts checks both).
  */
 
-export type Profile = 'documented' | 'mock';
+/** A set of rules to check (--rule-set): not a server profile (--profile-out), which is data. */
+export type RuleSet = 'documented' | 'mock';
+
+export const RULE_SETS: readonly RuleSet[] = ['documented', 'mock'];
 
 export interface Rule {
   id: string;
@@ -15,20 +18,21 @@ export interface Rule {
   section: string;
   /** The sentence it checks, quoted or closely paraphrased from its source. */
   sentence: string;
-  profile: Profile;
+  /** The smallest rule set that holds the rule. */
+  ruleSet: RuleSet;
 }
 
 const documented = (id: string, section: string, sentence: string): Rule => ({
   id,
   section,
   sentence,
-  profile: 'documented',
+  ruleSet: 'documented',
 });
 const convention = (id: string, section: string, sentence: string): Rule => ({
   id,
   section,
   sentence,
-  profile: 'mock',
+  ruleSet: 'mock',
 });
 
 export const RULES: readonly Rule[] = [
@@ -233,7 +237,7 @@ export const RULES: readonly Rule[] = [
     'Retrieve, update and delete of an unknown message id are refused (some 4xx).',
   ),
 
-  // ---- the conventions the mock fills the gaps with (mock profile only) ----
+  // ---- the conventions the mock fills the gaps with (mock rule set only) ----
   convention('mock.success-codes', 'C1', 'GET and PUT answer 200, POST 201, DELETE 204 with an empty body.'),
   convention(
     'mock.error-body',
@@ -337,7 +341,7 @@ export function findRule(id: string): Rule | undefined {
   return RULES.find((rule) => rule.id === id);
 }
 
-/** The rules a profile checks: `documented` only the document's, `mock` both. */
-export function rulesOf(profile: Profile): Rule[] {
-  return RULES.filter((rule) => profile === 'mock' || rule.profile === 'documented');
+/** The rules a rule set checks: `documented` only the document's, `mock` both. */
+export function rulesOf(ruleSet: RuleSet): Rule[] {
+  return RULES.filter((rule) => ruleSet === 'mock' || rule.ruleSet === 'documented');
 }

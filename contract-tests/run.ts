@@ -16,13 +16,13 @@ import { buildProfile, countObserved } from './profile/build';
 import { probeProfile } from './profile/probe';
 import { judgeRun } from './lib/judge-run';
 import { besideTheTests, ruleIdOfTitle, verdictOf, type RuleVerdict, type TestOutcome } from './rule-verdict';
-import { RULES, rulesOf, type Profile, type Rule } from './rules';
+import { RULES, rulesOf, type Rule, type RuleSet } from './rules';
 
 export interface KitOptions {
   baseUrl: string;
   token: string;
   token2?: string;
-  profile: Profile;
+  ruleSet: RuleSet;
   timeoutMs?: number;
   /** Only these rule ids. */
   rules?: string[];
@@ -40,23 +40,23 @@ export interface KitOptions {
   samples?: UserSamples;
   /** How long lists may take to show a write (--settle-ms). */
   settleMs?: number;
-  /** The run's request budget (--max-requests); by default requestBudget() of the profile and sequences. */
+  /** The run's request budget (--max-requests); by default requestBudget() of the rule set and sequences. */
   maxRequests?: number;
   /** Write the server's choices there as a server profile (common/server-profile.ts) (--profile-out). */
   profileOut?: string;
   /** Told, before the first request, what the run will check and within which budget. */
-  onStart?: (plan: { baseUrl: string; profile: Profile; budget: number }) => void;
+  onStart?: (plan: { baseUrl: string; ruleSet: RuleSet; budget: number }) => void;
 }
 
 /**
  * Requests the fixed rules may send, the clean-up and the last sweep included: about five times
  * what they send to a local mock, for a server that pages in small pages or holds much data.
  */
-const RULE_REQUESTS: Record<Profile, number> = { documented: 5000, mock: 7000 };
+const RULE_REQUESTS: Record<RuleSet, number> = { documented: 5000, mock: 7000 };
 
 /** The request budget a run states up front: its rules', and its random sequences' (lib/sequences.ts). */
-function requestBudget(profile: Profile, sequences: number): number {
-  return RULE_REQUESTS[profile] + budgetFor(sequences);
+function requestBudget(ruleSet: RuleSet, sequences: number): number {
+  return RULE_REQUESTS[ruleSet] + budgetFor(sequences);
 }
 
 type ExitCode = 0 | 1 | 2;
@@ -64,7 +64,7 @@ type ExitCode = 0 | 1 | 2;
 export interface KitResult {
   exitCode: ExitCode;
   baseUrl: string;
-  profile: Profile;
+  ruleSet: RuleSet;
   runId: string;
   startedAt: string;
   durationMs: number;
@@ -116,7 +116,7 @@ function cannotJudge(options: KitOptions, problem: string, started: number): Kit
   return {
     exitCode: 2,
     baseUrl: options.baseUrl,
-    profile: options.profile,
+    ruleSet: options.ruleSet,
     runId: '',
     startedAt: new Date(started).toISOString(),
     durationMs: Date.now() - started,
@@ -137,7 +137,7 @@ function configure(options: KitOptions, runId: string, resultsDir: string): void
   process.env.CONTRACT_TOKEN = options.token;
   if (options.token2) process.env.CONTRACT_TOKEN_2 = options.token2;
   else delete process.env.CONTRACT_TOKEN_2;
-  process.env.CONTRACT_PROFILE = options.profile;
+  process.env.CONTRACT_RULE_SET = options.ruleSet;
   process.env.CONTRACT_TIMEOUT_MS = String(options.timeoutMs ?? config.timeoutMs);
   process.env.CONTRACT_RUN_ID = runId;
   process.env.CONTRACT_RESULTS_DIR = resultsDir;
@@ -145,7 +145,7 @@ function configure(options: KitOptions, runId: string, resultsDir: string): void
   process.env.CONTRACT_SEED = String(options.seed ?? config.seed);
   process.env.CONTRACT_SETTLE_MS = String(options.settleMs ?? 0);
   process.env.CONTRACT_MAX_REQUESTS = String(
-    options.maxRequests ?? requestBudget(options.profile, options.sequences ?? config.sequences),
+    options.maxRequests ?? requestBudget(options.ruleSet, options.sequences ?? config.sequences),
   );
   if (options.profileOut) process.env.CONTRACT_PROFILE_OUT = options.profileOut;
   else delete process.env.CONTRACT_PROFILE_OUT;
@@ -220,7 +220,7 @@ function notJudgedProblem(unaccepted: RuleVerdict[]): string {
 
 let interrupted = false;
 
-/** Runs the kit against one server and judges every rule of the profile. */
+/** Runs the kit against one server and judges every rule of the rule set. */
 export async function runKit(options: KitOptions): Promise<KitResult> {
   const started = Date.now();
   const givenBaseUrl = options.baseUrl;
@@ -241,13 +241,13 @@ export async function runKit(options: KitOptions): Promise<KitResult> {
   );
   if (unknown.length > 0)
     return cannotJudge(options, `unknown rule ids: ${unknown.join(', ')} (see --list)`, started);
-  const selected = rulesOf(options.profile).filter(
+  const selected = rulesOf(options.ruleSet).filter(
     (r) => !options.rules?.length || options.rules.includes(r.id),
   );
   if (selected.length === 0)
     return cannotJudge(
       options,
-      `none of the selected rules belongs to the ${options.profile} profile`,
+      `none of the selected rules belongs to the ${options.ruleSet} rule set`,
       started,
     );
 
@@ -257,7 +257,7 @@ export async function runKit(options: KitOptions): Promise<KitResult> {
   if (options.rules?.length && options.sequences === undefined) options = { ...options, sequences: 0 };
   const resultsDir = fs.mkdtempSync(path.join(os.tmpdir(), 'messaging-contract-'));
   configure(options, runId, resultsDir);
-  options.onStart?.({ baseUrl, profile: options.profile, budget: config.maxRequests });
+  options.onStart?.({ baseUrl, ruleSet: options.ruleSet, budget: config.maxRequests });
   try {
     const unusable = await preflight();
     if (unusable) return { ...cannotJudge(options, unusable, started), runId };
@@ -296,11 +296,11 @@ export async function runKit(options: KitOptions): Promise<KitResult> {
         reporters: [],
         // Jest would exit(1) itself on finding no test file; the kit says so and exits 2 below.
         passWithNoTests: true,
-        // Files that declare no test in this run (the mock profile's in the documented profile, the
+        // Files that declare no test in this run (the mock rule set's in the documented rule set, the
         // sequences' without sequences): jest would call them an error. (.ts in a clone, .js
         // compiled into dist/ and installed.)
         testPathIgnorePatterns: [
-          ...(options.profile === 'documented' ? ['\\.mock\\.contract\\.[jt]s$'] : []),
+          ...(options.ruleSet === 'documented' ? ['\\.mock\\.contract\\.[jt]s$'] : []),
           ...(options.sequences === 0 ? ['sequences\\.contract\\.[jt]s$'] : []),
         ],
         ...(pattern ? { testNamePattern: pattern } : {}),
@@ -324,7 +324,7 @@ export async function runKit(options: KitOptions): Promise<KitResult> {
     if (options.profileOut && !interrupted) await probeProfile(readRecords(resultsDir));
     // Every exchange of the run, whoever made it, through the one judge (the proxy's): a fault it
     // sees is a failure of the rule it breaks, beside the tests' own verdicts.
-    const byJudge = interrupted ? undefined : judgeRun(resultsDir, options.profile, options.settleMs ?? 0);
+    const byJudge = interrupted ? undefined : judgeRun(resultsDir, options.ruleSet, options.settleMs ?? 0);
     for (const error of byJudge?.errors ?? []) problems.push(`the judge could not judge ${error}`);
     const records = [...readRecords(resultsDir), ...(byJudge?.failures ?? [])];
     const outcomes: TestOutcome[] = [];
@@ -357,7 +357,7 @@ export async function runKit(options: KitOptions): Promise<KitResult> {
       } else if (!ruleIdOfTitle(outcome.title)) problems.push(`the test "${outcome.title}" names no rule`);
     }
     // A rule outside --rule that a random sequence found broken is judged too.
-    const foundBroken = rulesOf(options.profile).filter(
+    const foundBroken = rulesOf(options.ruleSet).filter(
       (r) =>
         !selected.includes(r) &&
         records.some((l) => l.kind === 'verdict' && l.verdict === 'fail' && l.rule === r.id),
@@ -432,7 +432,7 @@ export async function runKit(options: KitOptions): Promise<KitResult> {
     return {
       exitCode,
       baseUrl,
-      profile: options.profile,
+      ruleSet: options.ruleSet,
       runId,
       startedAt: new Date(started).toISOString(),
       durationMs: Date.now() - started,

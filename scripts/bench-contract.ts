@@ -1,4 +1,4 @@
-/** The kit's wall time against the local mock process: each profile three times, medians printed. */
+/** The kit's wall time against the local mock process: each rule set three times, medians printed. */
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 

@@ -6,7 +6,7 @@
  *   2. flat cost: median latency of first, deep and conversation pages on the default world and
  *      on a 10,000-contact, 1,000,000-message world;
  *   3. start-up time, memory, and the cost of a new token's world;
- *   4. the contract kit's wall time, both profiles;
+ *   4. the contract kit's wall time, both rule sets;
  *   5. what `messaging-contract proxy` adds to each request, in front of the mock;
  *   6. how long `messaging-fixtures --from` takes to record an account, and that it records it whole;
  *   7. what `messaging-api-mock/msw` adds to a browser bundle with MSW's setupWorker (bench/bundle.ts);
@@ -534,7 +534,7 @@ function contractKit(): void {
         '3',
         '--quiet',
         '--no-build',
-        '--profile',
+        '--rule-set',
         'documented',
         '--latency',
         '50',
@@ -614,7 +614,7 @@ async function proxyCost(): Promise<void> {
     `| **added by the proxy** | **${fmt(percentile(added, 50))} µs** | **${fmt(percentile(added, 99))} µs** |`,
   );
   say();
-  say(`(The proxy judged every exchange, documented profile: ${verdict}.)`);
+  say(`(The proxy judged every exchange, documented rule set: ${verdict}.)`);
   say();
 }
 

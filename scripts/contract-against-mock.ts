@@ -1,7 +1,7 @@
 /**
  * Runs the contract kit against the mock started as a real process (the built `dist/cli/bin.js`, as
- * `npm start` runs it) on an ephemeral port, in both profiles. `npm test` ends with it.
- * With `--runs N` it repeats each profile and prints the wall times and request counts: the kit's
+ * `npm start` runs it) on an ephemeral port, in both rule sets. `npm test` ends with it.
+ * With `--runs N` it repeats each rule set and prints the wall times and request counts: the kit's
  * benchmark. `--latency MS` starts the mock with that delay on every answer (a server that far
  * away), `--workers N` runs the kit's test files N at a time.
  */
@@ -15,7 +15,7 @@ const bin = path.join(root, 'contract-tests', 'bin', 'messaging-contract.js');
 const { values } = parseArgs({
   options: {
     runs: { type: 'string', default: '1' },
-    profile: { type: 'string', multiple: true },
+    'rule-set': { type: 'string', multiple: true },
     'no-build': { type: 'boolean', default: false },
     quiet: { type: 'boolean', default: false },
     latency: { type: 'string' },
@@ -23,7 +23,7 @@ const { values } = parseArgs({
   },
 });
 const runs = Math.max(1, Number(values.runs) || 1);
-const profiles = values.profile?.length ? values.profile : ['documented', 'mock'];
+const ruleSets = values['rule-set']?.length ? values['rule-set'] : ['documented', 'mock'];
 
 function startMock(): Promise<{ url: string; child: ChildProcess }> {
   const child = spawn(
@@ -56,7 +56,7 @@ function startMock(): Promise<{ url: string; child: ChildProcess }> {
   });
 }
 
-function runKit(url: string, profile: string): Promise<{ code: number; ms: number; output: string }> {
+function runKit(url: string, ruleSet: string): Promise<{ code: number; ms: number; output: string }> {
   const started = Date.now();
   const child = spawn(
     process.execPath,
@@ -65,9 +65,9 @@ function runKit(url: string, profile: string): Promise<{ code: number; ms: numbe
       '--base-url',
       url,
       '--token',
-      `ci-${profile}-${Date.now()}`,
-      '--profile',
-      profile,
+      `ci-${ruleSet}-${Date.now()}`,
+      '--rule-set',
+      ruleSet,
       ...(values.workers ? ['--workers', values.workers] : []),
     ],
     {
@@ -95,18 +95,18 @@ async function main(): Promise<number> {
     const requests: Record<string, number[]> = {};
     const totals = { passed: 0, failed: 0, notRun: 0 };
     for (let i = 0; i < runs; i++) {
-      for (const profile of profiles) {
-        const result = await runKit(url, profile);
-        (times[profile] ??= []).push(result.ms);
+      for (const ruleSet of ruleSets) {
+        const result = await runKit(url, ruleSet);
+        (times[ruleSet] ??= []).push(result.ms);
         const sent = /Sent (\d+) requests/.exec(result.output);
-        if (sent) (requests[profile] ??= []).push(Number(sent[1]));
+        if (sent) (requests[ruleSet] ??= []).push(Number(sent[1]));
         const last = result.output.trim().split('\n').at(-1) ?? '';
         const counts = /(\d+) passed, (\d+) failed, (\d+) not run/.exec(last);
         if (counts)
           for (const [i, key] of (['passed', 'failed', 'notRun'] as const).entries())
             totals[key] += Number(counts[i + 1]);
         if (result.code !== 0 || !values.quiet) process.stdout.write(result.output.trimEnd() + '\n');
-        else process.stdout.write(`contract kit, ${profile} profile, against the mock process: ${last}\n`);
+        else process.stdout.write(`contract kit, ${ruleSet} rule set, against the mock process: ${last}\n`);
         worst = Math.max(worst, result.code);
       }
     }
@@ -116,11 +116,11 @@ async function main(): Promise<number> {
       console.log(
         `\nWall time of the kit against the local mock (${runs} runs each${values.latency ? `, ${values.latency} ms latency` : ''}${values.workers ? `, ${values.workers} workers` : ''}, Node ${process.version}, ${require('node:os').cpus().length} cores):`,
       );
-      for (const [profile, list] of Object.entries(times)) {
+      for (const [ruleSet, list] of Object.entries(times)) {
         const sorted = [...list].sort((a, b) => a - b);
         const median = sorted[Math.floor(sorted.length / 2)]!;
         console.log(
-          `  ${profile.padEnd(10)} median ${(median / 1000).toFixed(1)} s, min ${(sorted[0]! / 1000).toFixed(1)} s, max ${(sorted.at(-1)! / 1000).toFixed(1)} s; requests ${(requests[profile] ?? []).join(', ')}`,
+          `  ${ruleSet.padEnd(10)} median ${(median / 1000).toFixed(1)} s, min ${(sorted[0]! / 1000).toFixed(1)} s, max ${(sorted.at(-1)! / 1000).toFixed(1)} s; requests ${(requests[ruleSet] ?? []).join(', ')}`,
         );
       }
     }

@@ -1,5 +1,5 @@
 /**
- * Runs the contract kit, in both profiles, against the mock inside Mock Service Worker in this
+ * Runs the contract kit, in both rule sets, against the mock inside Mock Service Worker in this
  * very process: MSW's `setupServer` intercepts the kit's requests to a base URL that no server
  * listens on, and the kit runs its rules in band (one process), where the interception holds.
  * `npm test` runs it in its contract part, beside the kit against the mock process.
@@ -12,9 +12,9 @@ import { createHandlers } from '../src/msw';
 const BASE_URL = 'http://messaging-api.msw.test';
 
 const { values } = parseArgs({
-  options: { profile: { type: 'string', multiple: true }, quiet: { type: 'boolean', default: false } },
+  options: { 'rule-set': { type: 'string', multiple: true }, quiet: { type: 'boolean', default: false } },
 });
-const profiles = values.profile?.length ? values.profile : ['documented', 'mock'];
+const ruleSets = values['rule-set']?.length ? values['rule-set'] : ['documented', 'mock'];
 
 async function main(): Promise<number> {
   const handlers = createHandlers({ baseUrl: BASE_URL });
@@ -24,7 +24,7 @@ async function main(): Promise<number> {
   let worst = 0;
   const totals = { passed: 0, failed: 0, notRun: 0 };
   try {
-    for (const profile of profiles) {
+    for (const ruleSet of ruleSets) {
       const lines: string[] = [];
       const write = process.stdout.write.bind(process.stdout);
       // The kit prints its report; keep it, and show it whole only when asked or when it failed.
@@ -40,9 +40,9 @@ async function main(): Promise<number> {
           '--base-url',
           BASE_URL,
           '--token',
-          `msw-${profile}`,
-          '--profile',
-          profile,
+          `msw-${ruleSet}`,
+          '--rule-set',
+          ruleSet,
           '--workers',
           '1',
         ]);
@@ -57,7 +57,7 @@ async function main(): Promise<number> {
           totals[key] += Number(counts[i + 1]);
       if (code !== 0 || !values.quiet) process.stdout.write(output.trimEnd() + '\n');
       else
-        process.stdout.write(`contract kit, ${profile} profile, against the MSW adapter in Node: ${last}\n`);
+        process.stdout.write(`contract kit, ${ruleSet} rule set, against the MSW adapter in Node: ${last}\n`);
       worst = Math.max(worst, code);
     }
   } finally {

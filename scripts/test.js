@@ -11,8 +11,8 @@
  *              error and no warning (scripts/lint-openapi.ts)
  *   build      npm run build: dist/, the package's contents (nothing to do when it is up to date)
  *   jest       the unit, integration, browser and contract-kit tests (jest.config.js)
- *   contract   the kit against the mock started as a process, both profiles
- *   contract-msw  the kit against the MSW adapter in Node (setupServer), both profiles
+ *   contract   the kit against the mock started as a process, both rule sets
+ *   contract-msw  the kit against the MSW adapter in Node (setupServer), both rule sets
  *   package    npm run pack, both tarballs installed into an empty project and the mock's alone
  *              into another, the bins, a strict TypeScript consumer (test/package/)
  *   examples   examples/: each a user's project with its own lockfile and the packed mock,

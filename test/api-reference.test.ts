@@ -100,7 +100,7 @@ describe('what cites the reference', () => {
   const result: KitResult = {
     exitCode: 1,
     baseUrl: 'http://127.0.0.1:9',
-    profile: 'documented',
+    ruleSet: 'documented',
     runId: 'ctabcdef',
     startedAt: new Date(0).toISOString(),
     durationMs: 1000,

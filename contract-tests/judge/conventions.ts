@@ -5,7 +5,7 @@ import { SENDER } from './fields';
 import { show, where, type Problem, type Verdicts } from './verdicts';
 
 /**
- * The mock's conventions (C1–C20) in one exchange: judged in the mock profile only. The documented
+ * The mock's conventions (C1–C20) in one exchange: judged in the mock rule set only. The documented
  * rules are in documented.ts, records.ts and lists.ts.
  */
 

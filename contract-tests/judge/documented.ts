@@ -1,7 +1,7 @@
 import type { Reading } from '../proxy/exchange';
 import { isObject } from '../proxy/exchange';
 import { idOf, worldOf, type SessionState } from '../proxy/session';
-import type { Profile } from '../rules';
+import type { RuleSet } from '../rules';
 import { conventionsOfAnyAnswer, PARAMETERS, preflight, requestConventions } from './conventions';
 import { list } from './lists';
 import {
@@ -32,8 +32,8 @@ const TOKEN = /^Bearer +[A-Za-z0-9\-._~+/]+=* *$/i;
  * `settleMs`: lists may show a write that long after it (--settle-ms); until then a list that
  * lacks a record learnt, or still shows one deleted, is no violation. Retrieve is never waited for.
  */
-export function judge(reading: Reading, state: SessionState, profile: Profile, settleMs = 0): Judgement {
-  const v = new Verdicts(reading, profile);
+export function judge(reading: Reading, state: SessionState, ruleSet: RuleSet, settleMs = 0): Judgement {
+  const v = new Verdicts(reading, ruleSet);
   const { exchange, route } = reading;
   if (exchange.method === 'OPTIONS') {
     preflight(v, reading);

@@ -2,7 +2,7 @@ import { isTransientStatus } from '../../common/transient';
 import { read, type ProxyExchange } from '../proxy/exchange';
 import { copy, DEFAULT_LIMITS, type Limits } from '../proxy/memory';
 import { learn, newSession, type SessionState } from '../proxy/session';
-import { rulesOf, type Profile, type Rule } from '../rules';
+import { rulesOf, type Rule, type RuleSet } from '../rules';
 import { judge } from './documented';
 import { JUDGED, type Violation } from './verdicts';
 
@@ -59,7 +59,7 @@ const keptViolation = (violation: Violation): Violation => ({
 });
 
 export function startJudging(
-  ruleSet: Profile,
+  ruleSet: RuleSet,
   options: { settleMs?: number; limits?: Partial<Limits> } = {},
 ): Judging {
   const state = newSession({ ...DEFAULT_LIMITS, ...options.limits });

@@ -1,10 +1,10 @@
 import { redact, type Reading } from '../proxy/exchange';
-import { findRule, rulesOf, type Profile } from '../rules';
+import { findRule, rulesOf, type RuleSet } from '../rules';
 
 /**
  * What the judgment of one exchange gives, and how its modules (records, lists, documented,
  * conventions) note what they found: each problem against the rule it breaks, at most one
- * violation a rule, and only rules of the profile.
+ * violation a rule, and only rules of the rule set.
  */
 
 /** Every rule the judge can find broken; the others need requests of their own (see the report). */
@@ -103,7 +103,7 @@ export const where = (at: string, problem: string) => `${at}: ${problem}`;
 export type Problem = string | false | undefined | null;
 
 const JUDGED_IDS: ReadonlySet<string> = new Set(JUDGED);
-const PROFILE_RULES: Record<Profile, ReadonlySet<string>> = {
+const RULE_SET_RULES: Record<RuleSet, ReadonlySet<string>> = {
   documented: new Set(rulesOf('documented').map((rule) => rule.id)),
   mock: new Set(rulesOf('mock').map((rule) => rule.id)),
 };
@@ -115,9 +115,9 @@ export class Verdicts {
 
   constructor(
     private readonly reading: Reading,
-    profile: Profile,
+    ruleSet: RuleSet,
   ) {
-    this.rules = PROFILE_RULES[profile];
+    this.rules = RULE_SET_RULES[ruleSet];
   }
 
   /** The exchange was judged against `rule`; each problem given is a way it broke it. */

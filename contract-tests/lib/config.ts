@@ -1,4 +1,4 @@
-import type { Profile } from '../rules';
+import type { RuleSet } from '../rules';
 
 /**
  * What one run of the kit is told, through the environment so that jest's workers see it too.
@@ -7,9 +7,9 @@ import type { Profile } from '../rules';
 export interface KitConfig {
   baseUrl: string;
   token: string;
-  /** A second user, for the isolation rule of the mock profile. */
+  /** A second user, for the isolation rule of the mock rule set. */
   token2: string | undefined;
-  profile: Profile;
+  ruleSet: RuleSet;
   timeoutMs: number;
   /** Prefix of every name the kit creates, so that its data can be told apart and swept. */
   runId: string;
@@ -33,13 +33,13 @@ export const DEFAULT_TIMEOUT_MS = 10_000;
 
 export function readConfig(env: NodeJS.ProcessEnv = process.env): KitConfig {
   const baseUrl = (env.CONTRACT_BASE_URL ?? '').replace(/\/+$/, '');
-  const profile = env.CONTRACT_PROFILE === 'mock' ? 'mock' : 'documented';
+  const ruleSet = env.CONTRACT_RULE_SET === 'mock' ? 'mock' : 'documented';
   const timeout = Number(env.CONTRACT_TIMEOUT_MS);
   return {
     baseUrl,
     token: env.CONTRACT_TOKEN ?? '',
     token2: env.CONTRACT_TOKEN_2 || undefined,
-    profile,
+    ruleSet,
     timeoutMs: Number.isFinite(timeout) && timeout > 0 ? timeout : DEFAULT_TIMEOUT_MS,
     runId: env.CONTRACT_RUN_ID || `ct${Date.now().toString(36).slice(-6)}`,
     resultsDir: env.CONTRACT_RESULTS_DIR || undefined,

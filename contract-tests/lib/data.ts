@@ -188,7 +188,7 @@ export { attachmentPairs };
 
 /**
  * Deletes one resource. Gone when the delete succeeds, or when both the delete and a retrieve
- * are refused (the documented profile cannot tell "not found" from other refusals by status).
+ * are refused (the documented rule set cannot tell "not found" from other refusals by status).
  */
 export async function deleteResource(
   resource: 'contact' | 'message',

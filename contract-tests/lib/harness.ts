@@ -75,7 +75,7 @@ export class RuleContext {
     throw new NotRun(reason);
   }
 
-  /** The documented profile takes any 2xx as success (status codes are not shown). */
+  /** The documented rule set takes any 2xx as success (status codes are not shown). */
   success(exchange: Exchange, what: string): void {
     this.check(is2xx(exchange), `${what}: expected a 2xx answer, got ${exchange.status}`, exchange);
   }
@@ -99,19 +99,19 @@ export class RuleContext {
     return body as Record<string, unknown>;
   }
 
-  /** An exact status, for the mock profile's conventions. */
+  /** An exact status, for the mock rule set's conventions. */
   status(exchange: Exchange, status: number, what: string): void {
     this.check(exchange.status === status, `${what}: expected ${status}, got ${exchange.status}`, exchange);
   }
 }
 
-function inProfile(rule: Rule): boolean {
-  return rule.profile === 'documented' || config.profile === 'mock';
+function inRuleSet(rule: Rule): boolean {
+  return rule.ruleSet === 'documented' || config.ruleSet === 'mock';
 }
 
 /**
  * Declares the test of one rule. The title starts with the rule id in brackets; that is how
- * verdicts, `--rule` and the catalogue check find it. Rules of the other profile are not declared.
+ * verdicts, `--rule` and the catalogue check find it. Rules outside the run's rule set are not declared.
  */
 export function rule(
   id: string,
@@ -122,7 +122,7 @@ export function rule(
   const found = findRule(id);
   if (!found)
     throw new Error(`The test "${title}" names the rule "${id}", which is not in contract-tests/rules.ts.`);
-  if (!inProfile(found)) return;
+  if (!inRuleSet(found)) return;
   const name = `[${id}] ${title}`;
   test(
     name,

@@ -1,5 +1,5 @@
 import { startJudging, type RuleTally } from '../judge/judging';
-import type { Profile } from '../rules';
+import type { RuleSet } from '../rules';
 import type { RecordLine } from './records';
 import { asProxyExchange, readWire } from './wire';
 
@@ -21,7 +21,7 @@ export interface RunJudgement {
  * uses, in the order the answers came: a fault in an answer no test looked at twice is still
  * judged by the rule it breaks, whichever script made the request.
  */
-export function judgeRun(resultsDir: string, ruleSet: Profile, settleMs: number): RunJudgement {
+export function judgeRun(resultsDir: string, ruleSet: RuleSet, settleMs: number): RunJudgement {
   const judging = startJudging(ruleSet, { settleMs, limits: { maxBytes: 256 * 2 ** 20 } });
   const failures: RunJudgement['failures'] = [];
   const errors: string[] = [];

@@ -1,7 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
-import type { Profile } from '../rules';
+import { addRuleSetOptions, readRuleSet, unsetEmptyRuleSetEnv } from '../lib/rule-set-option';
+import type { RuleSet } from '../rules';
 import { DEFAULT_LIMITS } from './memory';
 import { DEFAULT_TIMEOUT_MS, parseTarget, startProxy, type RunningProxy } from './proxy';
 import { buildProxyJunit, buildProxyMarkdown, formatSummary, proxyJson } from './report';
@@ -26,7 +27,7 @@ const port = (value: string) => {
 };
 
 function program(): Command {
-  return new Command()
+  return addRuleSetOptions(new Command())
     .name('messaging-contract proxy')
     .description(
       'A reverse proxy in front of a Messaging API server: forwards every request unchanged, and checks each exchange against the rules it can judge from the traffic. Ctrl-C ends it with a summary. Exit 0: no rule broken; 1: a rule broken; 2: could not start.',
@@ -38,11 +39,6 @@ function program(): Command {
         .argParser(port),
     )
     .option('--host <host>', 'the address to listen on', '127.0.0.1')
-    .addOption(
-      new Option('--profile <profile>', 'documented: only the document; mock: also the conventions C1–C20')
-        .choices(['documented', 'mock'])
-        .default('documented'),
-    )
     .addOption(
       new Option('--timeout-ms <ms>', 'how long the target may stay silent before the client gets a 504')
         .default(DEFAULT_TIMEOUT_MS)
@@ -92,7 +88,7 @@ interface ProxyCliOptions {
   target: string;
   port: number;
   host: string;
-  profile: Profile;
+  ruleSet: RuleSet;
   timeoutMs: number;
   maxTokens: number;
   maxRecords: number;
@@ -111,8 +107,13 @@ function write(file: string, text: string): void {
 /** Runs the proxy until a signal; resolves with the exit code. `argv` as process.argv, without "proxy". */
 export async function proxyMain(argv: string[]): Promise<number> {
   let options: ProxyCliOptions;
+  unsetEmptyRuleSetEnv();
   try {
-    options = program().parse(argv).opts<ProxyCliOptions>();
+    const command = program().parse(argv);
+    options = {
+      ...command.opts<ProxyCliOptions>(),
+      ruleSet: readRuleSet(command, 'messaging-contract proxy'),
+    };
     parseTarget(options.target);
   } catch (error) {
     if (error instanceof CommanderError) return error.exitCode === 0 ? 0 : 2;
@@ -132,7 +133,7 @@ export async function proxyMain(argv: string[]): Promise<number> {
     console.error(`messaging-contract proxy: could not listen on ${options.host}:${options.port}: ${why}`);
     return 2;
   }
-  console.log(`proxy for ${proxy.result().target} listening on ${proxy.url} (profile ${options.profile})`);
+  console.log(`proxy for ${proxy.result().target} listening on ${proxy.url} (rule set ${options.ruleSet})`);
   return new Promise((resolve) => {
     let stopping = false;
     const onSignal = (signal: NodeJS.Signals) => {

@@ -1,6 +1,6 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { Profile } from '../rules';
+import type { RuleSet } from '../rules';
 import { createForwarder, type TargetProblem } from './forward';
 import { KEPT, startJudging, type RuleTally } from '../judge/judging';
 import type { Violation } from '../judge/verdicts';
@@ -14,7 +14,7 @@ export interface ProxyOptions {
   target: string;
   port?: number;
   host?: string;
-  profile: Profile;
+  ruleSet: RuleSet;
   timeoutMs?: number;
   keepBytes?: number;
   /** What it may remember of the tokens' worlds (memory.ts); the defaults otherwise. */
@@ -27,14 +27,14 @@ export interface ProxyOptions {
 
 export interface ProxyResult {
   target: string;
-  profile: Profile;
+  ruleSet: RuleSet;
   startedAt: string;
   durationMs: number;
   /** Exchanges that got a whole answer from the target, all judged. */
   exchanges: number;
   /** What the target could not answer, never a rule violation. */
   targetProblems: TargetProblem[];
-  /** Every rule this profile lets the proxy judge, in the catalogue's order. */
+  /** Every rule this rule set lets the proxy judge, in the catalogue's order. */
   rules: RuleTally[];
   /** What it remembered, within which bounds, and what it forgot to stay within them. */
   memory: MemorySummary;
@@ -90,7 +90,7 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
   const print = options.print ?? ((line: string) => console.log(line));
   const started = Date.now();
   const limits = { ...DEFAULT_LIMITS, ...options.limits };
-  const judging = startJudging(options.profile, { settleMs: options.settleMs, limits });
+  const judging = startJudging(options.ruleSet, { settleMs: options.settleMs, limits });
   const targetProblems: TargetProblem[] = [];
   const targetProblem = (problem: TargetProblem) => {
     if (targetProblems.length < PROBLEMS_KEPT) targetProblems.push(problem);
@@ -145,7 +145,7 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
     const { state } = judging;
     return {
       target: target.href.replace(/\/$/, ''),
-      profile: options.profile,
+      ruleSet: options.ruleSet,
       startedAt: new Date(started).toISOString(),
       durationMs: Date.now() - started,
       exchanges: judging.judged,

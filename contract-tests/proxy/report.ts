@@ -12,9 +12,9 @@ import type { ProxyResult } from './proxy';
 
 const checked = (result: ProxyResult) => result.rules.filter((t) => t.checks > 0);
 const broken = (result: ProxyResult) => result.rules.filter((t) => t.violations > 0);
-/** The rules of the profile that need requests of their own: a passive proxy never judges them. */
+/** The rules of the rule set that need requests of their own: a passive proxy never judges them. */
 const unseeable = (result: ProxyResult) =>
-  rulesOf(result.profile).filter((rule) => !JUDGED.includes(rule.id));
+  rulesOf(result.ruleSet).filter((rule) => !JUDGED.includes(rule.id));
 
 const mb = (bytes: number) => `${(bytes / 2 ** 20).toFixed(1)} MB`;
 
@@ -37,8 +37,8 @@ function verdictLine(result: ProxyResult): string {
 export function formatSummary(result: ProxyResult): string {
   const lines = [
     '',
-    `Proxy session for ${result.target} (profile ${result.profile}), ${(result.durationMs / 1000).toFixed(1)} s: ${result.exchanges} exchanges judged, ${result.targetProblems.length} the target could not answer (not rule violations)`,
-    `Rules checked: ${checked(result).length} of the ${result.rules.length} the proxy can judge in this profile (sections of ${REFERENCE.title}: ${REFERENCE.path})`,
+    `Proxy session for ${result.target} (rule set ${result.ruleSet}), ${(result.durationMs / 1000).toFixed(1)} s: ${result.exchanges} exchanges judged, ${result.targetProblems.length} the target could not answer (not rule violations)`,
+    `Rules checked: ${checked(result).length} of the ${result.rules.length} the proxy can judge in this rule set (sections of ${REFERENCE.title}: ${REFERENCE.path})`,
   ];
   for (const tally of result.rules) {
     if (tally.checks === 0) continue;
@@ -63,7 +63,7 @@ function asKitResult(result: ProxyResult): KitResult {
   return {
     exitCode: result.exitCode,
     baseUrl: result.target,
-    profile: result.profile,
+    ruleSet: result.ruleSet,
     runId: 'proxy',
     startedAt: result.startedAt,
     durationMs: result.durationMs,
@@ -133,7 +133,7 @@ export function buildProxyMarkdown(result: ProxyResult): string {
   const lines = ['# Messaging API proxy report', ''];
   lines.push(
     `- Target: ${code(result.target)}`,
-    `- Profile: **${result.profile}**`,
+    `- Rule set: **${result.ruleSet}**`,
     `- Rules: as stated in ${REFERENCE.title} (${code(REFERENCE.path)}), by section`,
     `- Session: started ${result.startedAt}, ${(result.durationMs / 1000).toFixed(1)} s, ${result.exchanges} exchanges judged`,
     `- ${memoryLine(result)}`,
@@ -182,7 +182,7 @@ export function buildProxyMarkdown(result: ProxyResult): string {
 export function proxyJson(result: ProxyResult): unknown {
   return {
     target: result.target,
-    profile: result.profile,
+    ruleSet: result.ruleSet,
     reference: REFERENCE,
     startedAt: result.startedAt,
     durationMs: result.durationMs,

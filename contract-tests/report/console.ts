@@ -23,7 +23,7 @@ export function summaryLine(result: KitResult): string {
 export function formatConsole(result: KitResult): string {
   const lines: string[] = [];
   lines.push(
-    `Messaging API contract kit: ${result.baseUrl} (profile ${result.profile}, run ${result.runId || '-'})`,
+    `Messaging API contract kit: ${result.baseUrl} (rule set ${result.ruleSet}, run ${result.runId || '-'})`,
     `Sections (§) are those of ${REFERENCE.title}: ${REFERENCE.path}`,
   );
   lines.push('');

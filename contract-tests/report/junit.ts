@@ -12,7 +12,7 @@ export function buildJunit(result: KitResult, properties: Record<string, string>
   const report = builder.newBuilder();
   const suite = report
     .testSuite()
-    .name(`messaging-contract (${result.profile}) ${result.baseUrl}`)
+    .name(`messaging-contract (${result.ruleSet}) ${result.baseUrl}`)
     .timestamp(new Date(result.startedAt))
     .time(result.durationMs / 1000)
     .property('reference', `${REFERENCE.title}: ${REFERENCE.path}`)
@@ -21,7 +21,7 @@ export function buildJunit(result: KitResult, properties: Record<string, string>
   for (const verdict of result.verdicts) {
     const test = suite
       .testCase()
-      .className(`messaging-contract.${result.profile}`)
+      .className(`messaging-contract.${result.ruleSet}`)
       .name(`${verdict.rule.id}: ${verdict.rule.sentence}`)
       .property('reference', citation(verdict.rule.section));
     if (verdict.verdict === 'fail') {
@@ -41,7 +41,7 @@ export function buildJunit(result: KitResult, properties: Record<string, string>
   for (const problem of result.problems) {
     suite
       .testCase()
-      .className(`messaging-contract.${result.profile}`)
+      .className(`messaging-contract.${result.ruleSet}`)
       .name('could not judge')
       .error(problem, 'CouldNotJudge');
   }

@@ -15,7 +15,7 @@ export function buildMarkdown(result: KitResult): string {
     result.exitCode === 0 ? 'conforms' : result.exitCode === 1 ? 'does not conform' : 'could not be judged';
   lines.push('# Messaging API conformance report', '');
   lines.push(`- Server: ${code(result.baseUrl)}`);
-  lines.push(`- Profile: **${result.profile}**`);
+  lines.push(`- Rule set: **${result.ruleSet}**`);
   lines.push(`- Rules: as stated in [${REFERENCE.title}](${pathToFileURL(REFERENCE.path).href}), by section`);
   lines.push(
     `- Run: ${code(result.runId || '-')}, started ${result.startedAt}, ${(result.durationMs / 1000).toFixed(1)} s, ${result.requests} requests${result.budget ? ` of a budget of ${result.budget}` : ''}`,

@@ -8,7 +8,7 @@ import { RULES, type Rule } from '../../contract-tests/rules';
 const KIT = path.resolve(__dirname, '..', '..', 'contract-tests');
 
 describe('the rule catalogue', () => {
-  it('has a test for every rule, and every test names a rule of its profile', () => {
+  it('has a test for every rule, and every test names a rule of its rule set', () => {
     expect(checkCatalogue(KIT)).toEqual([]);
   });
 
@@ -31,8 +31,8 @@ describe('the rule catalogue', () => {
     });
     afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
     const rules: Rule[] = [
-      { id: 'a.one', section: '1', sentence: 'the first rule of the test catalogue', profile: 'documented' },
-      { id: 'a.two', section: '2', sentence: 'the second rule of the test catalogue', profile: 'mock' },
+      { id: 'a.one', section: '1', sentence: 'the first rule of the test catalogue', ruleSet: 'documented' },
+      { id: 'a.two', section: '2', sentence: 'the second rule of the test catalogue', ruleSet: 'mock' },
     ];
 
     it('fails when a rule has no test', () => {
@@ -40,7 +40,7 @@ describe('the rule catalogue', () => {
       expect(checkCatalogue(dir, rules)).toEqual(['the rule "a.two" has no test']);
     });
 
-    it('fails when a test names no rule, or an unknown one, or one of the other profile', () => {
+    it('fails when a test names no rule, or an unknown one, or one of the other rule set', () => {
       fs.writeFileSync(
         path.join(dir, 'a.contract.ts'),
         "rule('a.one', 'x', async (t) => {});\nrule('a.three', 'y', async (t) => {});\ntest('z', () => {});\n",

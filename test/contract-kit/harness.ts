@@ -180,6 +180,7 @@ export interface KitRun {
   /** The --json result, when the run wrote one. */
   json?: {
     exitCode: number;
+    ruleSet: 'documented' | 'mock';
     verdicts: {
       rule: string;
       verdict: 'pass' | 'fail' | 'not-run';

@@ -42,7 +42,7 @@ describe('the contract kit', () => {
       const [documented, mock] = await inBatches(
         [
           () => runBin(['--base-url', server.url, '--token', 'clean-documented']),
-          () => runBin(['--base-url', server.url, '--token', 'clean-mock', '--profile', 'mock']),
+          () => runBin(['--base-url', server.url, '--token', 'clean-mock', '--rule-set', 'mock']),
         ],
         2,
       );
@@ -51,13 +51,18 @@ describe('the contract kit', () => {
     }, 120_000);
     afterAll(() => server.close());
 
-    it.each(['documented', 'mock'] as const)('passes every rule of the %s profile and exits 0', (profile) => {
-      const run = runs[profile]!;
-      const expected = RULES.filter((r) => profile === 'mock' || r.profile === 'documented').map((r) => r.id);
-      expect({ code: run.code, problems: run.json?.problems }).toEqual({ code: 0, problems: [] });
-      expect([...verdicts(run)].filter(([, v]) => v !== 'pass')).toEqual([]);
-      expect([...verdicts(run).keys()].sort()).toEqual(expected.sort());
-    });
+    it.each(['documented', 'mock'] as const)(
+      'passes every rule of the %s rule set and exits 0',
+      (ruleSet) => {
+        const run = runs[ruleSet]!;
+        const expected = RULES.filter((r) => ruleSet === 'mock' || r.ruleSet === 'documented').map(
+          (r) => r.id,
+        );
+        expect({ code: run.code, problems: run.json?.problems }).toEqual({ code: 0, problems: [] });
+        expect([...verdicts(run)].filter(([, v]) => v !== 'pass')).toEqual([]);
+        expect([...verdicts(run).keys()].sort()).toEqual(expected.sort());
+      },
+    );
 
     it('deletes everything it created', () => {
       expect(runs.documented!.json?.leftovers).toEqual([]);
@@ -68,7 +73,7 @@ describe('the contract kit', () => {
       for (const run of [runs.documented!, runs.mock!]) {
         const budget = run.json!.budget!;
         expect(run.output.split('\n')[0]).toBe(
-          `Checking ${server.url} against the ${run === runs.mock ? 'mock' : 'documented'} profile, within a budget of ${budget} requests.`,
+          `Checking ${server.url} against the ${run === runs.mock ? 'mock' : 'documented'} rule set, within a budget of ${budget} requests.`,
         );
         expect(run.json!.requests).toBeGreaterThan(0);
         expect(run.json!.requests).toBeLessThanOrEqual(budget);
@@ -87,7 +92,7 @@ describe('the contract kit', () => {
   });
 
   describe('against honest servers that fill the gaps differently', () => {
-    it('passes the documented profile on 200-on-create, prefixed ids, milliseconds, oldest first, cursor paging and 422 errors (and fails the mock profile)', async () => {
+    it('passes the documented rule set on 200-on-create, prefixed ids, milliseconds, oldest first, cursor paging and 422 errors (and fails the mock rule set)', async () => {
       const server = await startWrapped(honestButDifferent(), { contacts: 5, messages: 20 });
       try {
         const run = await runBin(['--base-url', server.url, '--token', 'honest']);
@@ -105,14 +110,14 @@ describe('the contract kit', () => {
         expect(profile['paging parameter']).toEqual(['`cursor=<next token from the body>`']);
         expect(profile['error body']).toEqual(['{error: {detail, status}}']);
         expect(run.json?.leftovers).toEqual([]);
-        // The mock profile holds it to the mock's conventions, which it fills differently: those
+        // The mock rule set holds it to the mock's conventions, which it fills differently: those
         // fail (so they can), and still no documented rule does.
         const strict = await runBin([
           '--base-url',
           server.url,
           '--token',
           'honest-strict',
-          '--profile',
+          '--rule-set',
           'mock',
         ]);
         expect(strict.code).toBe(1);
@@ -243,7 +248,7 @@ describe('the contract kit', () => {
     }, 600_000);
 
     it.each(STAGING_VARIANTS.map((v) => v.name))(
-      'passes the documented profile on %s, and exits 0',
+      'passes the documented rule set on %s, and exits 0',
       (name) => {
         const run = runs.get(name)!;
         expect({ code: run.code, failed: failures(run), problems: run.json?.problems }).toEqual({
@@ -293,7 +298,7 @@ describe('the contract kit', () => {
     }, 900_000);
 
     it.each(STAGING_HARD_VARIANTS.map((v) => v.name))(
-      'passes the documented profile on %s, and exits 0',
+      'passes the documented rule set on %s, and exits 0',
       (name) => {
         const run = runs.get(name)!;
         expect({ code: run.code, failed: failures(run), problems: run.json?.problems }).toEqual({
@@ -431,7 +436,7 @@ describe('the contract kit', () => {
     }, 60_000);
 
     it('exits 2 on a usage mistake, never 1', async () => {
-      const run = await runBin(['--base-url', 'http://127.0.0.1:9', '--token', 't', '--profile', 'strict']);
+      const run = await runBin(['--base-url', 'http://127.0.0.1:9', '--token', 't', '--rule-set', 'strict']);
       expect(run.code).toBe(2);
       expect(run.output).toContain("argument 'strict' is invalid");
     }, 60_000);
@@ -665,7 +670,7 @@ describe('the contract kit', () => {
     });
 
     it.each([...STAGING_VARIANTS, ...STAGING_HARD_VARIANTS].map((v) => v.name))(
-      'the twin of %s passes the documented profile and shows the profile the server showed',
+      'the twin of %s passes the documented rule set and shows the profile the server showed',
       (name) => {
         const { run, server, twin } = runs.get(name)!;
         expect({ code: run.code, failed: failures(run), problems: run.json?.problems }).toEqual({

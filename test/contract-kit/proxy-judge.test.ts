@@ -3,7 +3,7 @@ import { documented, senderOf } from './records';
 import { read, redact, type ProxyExchange } from '../../contract-tests/proxy/exchange';
 import { judge, JUDGED } from '../../contract-tests/judge/documented';
 import { learn, newSession, type SessionState } from '../../contract-tests/proxy/session';
-import { findRule, type Profile } from '../../contract-tests/rules';
+import { findRule, type RuleSet } from '../../contract-tests/rules';
 
 /**
  * The proxy's judge on exchanges made by hand: a pure function of the exchange and what the
@@ -46,14 +46,14 @@ function exchange(
 /** Judges each exchange in turn, learning from it as the proxy does; the rules broken by the last. */
 function broken(
   exchanges: ProxyExchange[],
-  profile: Profile = 'documented',
+  ruleSet: RuleSet = 'documented',
   state: SessionState = newSession(),
   settleMs = 0,
 ) {
   let last: string[] = [];
   for (const e of exchanges) {
     const reading = read(e);
-    last = judge(reading, state, profile, settleMs).violations.map((v) => v.rule);
+    last = judge(reading, state, ruleSet, settleMs).violations.map((v) => v.rule);
     learn(state, reading);
   }
   return last;
@@ -463,7 +463,7 @@ describe('the proxy judge', () => {
     expect(broken([forced])).toEqual([]);
   });
 
-  it('judges the conventions only in the mock profile', () => {
+  it('judges the conventions only in the mock rule set', () => {
     const created = exchange(
       'POST',
       '/v1/contacts',
@@ -493,7 +493,7 @@ describe('the proxy judge', () => {
     expect(violation?.rule).toBe('api.auth-required');
     expect(violation?.exchange.authorization).toBe('no Authorization');
     expect(redact('Bearer secret-token-123')).toBe('Bearer secr…');
-    // The scheme in any case is a well-formed header (mock profile, C4); a token with ':' is not.
+    // The scheme in any case is a well-formed header (mock rule set, C4); a token with ':' is not.
     const lower = exchange('GET', '/v1/contacts', 200, page([]), {
       headers: { authorization: 'bearer abc=' },
     });

@@ -155,10 +155,10 @@ function exchange(
 const late = (e: ProxyExchange, before: number): ProxyExchange => ({ ...e, startedAt: e.startedAt - before });
 
 /** Judges each exchange and learns from it, as the proxy does; the rules each one broke. */
-function judged(state: SessionState, exchanges: ProxyExchange[], profile: 'documented' | 'mock' = 'mock') {
+function judged(state: SessionState, exchanges: ProxyExchange[], ruleSet: 'documented' | 'mock' = 'mock') {
   return exchanges.map((e) => {
     const reading = read(e);
-    const rules = judge(reading, state, profile).violations.map((v) => v.rule);
+    const rules = judge(reading, state, ruleSet).violations.map((v) => v.rule);
     learn(state, reading);
     return rules;
   });

@@ -166,7 +166,7 @@ export async function drive(
     steps: number;
     concurrent: number;
     seed: number;
-    profile?: 'documented' | 'mock';
+    ruleSet?: 'documented' | 'mock';
   },
   after: (state: SessionState) => void = () => {},
 ): Promise<Driven> {
@@ -192,7 +192,7 @@ export async function drive(
     const { method, url, form } = next.value;
     const exchange = await traffic.exchange(session.token, method, url, form);
     const reading = read(exchange);
-    const judgement = judge(reading, state, options.profile ?? 'mock');
+    const judgement = judge(reading, state, options.ruleSet ?? 'mock');
     violations.push(...judgement.violations);
     for (const rule of judgement.checked) checked.add(rule);
     learn(state, reading);

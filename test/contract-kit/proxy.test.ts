@@ -6,7 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { startProxy, type ProxyResult } from '../../contract-tests/proxy/proxy';
 import { JUDGE_TITLE } from '../../contract-tests/lib/judge-run';
-import type { Profile } from '../../contract-tests/rules';
+import type { RuleSet } from '../../contract-tests/rules';
 import { runBin, startWrapped, type Running } from './harness';
 import { scriptedSession } from './proxy-session';
 import { MODEL_ROGUES, ROGUES, type Rogue } from './servers';
@@ -26,9 +26,9 @@ interface Through {
 }
 
 /** The scripted session through a proxy in front of `server`; the server is closed afterwards. */
-async function through(server: Running, profile: Profile = 'documented'): Promise<Through> {
+async function through(server: Running, ruleSet: RuleSet = 'documented'): Promise<Through> {
   const lines: string[] = [];
-  const proxy = await startProxy({ target: server.url, profile, print: (line) => lines.push(line) });
+  const proxy = await startProxy({ target: server.url, ruleSet, print: (line) => lines.push(line) });
   try {
     sessions += 1;
     await scriptedSession(proxy.url, {
@@ -48,9 +48,9 @@ const checkedRules = (result: ProxyResult) => result.rules.filter((t) => t.check
 
 describe('the proxy in front of honest servers', () => {
   it.each(['documented', 'mock'] as const)(
-    'passes a whole session in front of the mock silently (%s profile)',
-    async (profile) => {
-      const { result, lines } = await through(await startWrapped(), profile);
+    'passes a whole session in front of the mock silently (%s rule set)',
+    async (ruleSet) => {
+      const { result, lines } = await through(await startWrapped(), ruleSet);
       expect(lines).toEqual([]);
       expect(brokenRules(result)).toEqual([]);
       expect(result.exitCode).toBe(0);
@@ -83,18 +83,18 @@ describe('the contract kit through the proxy', () => {
     ['the mock', 'mock', () => startWrapped()],
     ['the staging server', 'documented', () => startStaging(STAGING_VARIANTS[3]!.options)],
   ] as const)(
-    'passes against %s with the proxy between, which finds nothing in its exchanges (%s profile)',
-    async (_name, profile, start) => {
+    'passes against %s with the proxy between, which finds nothing in its exchanges (%s rule set)',
+    async (_name, ruleSet, start) => {
       const server = await start();
       const lines: string[] = [];
-      const proxy = await startProxy({ target: server.url, profile, print: (line) => lines.push(line) });
+      const proxy = await startProxy({ target: server.url, ruleSet, print: (line) => lines.push(line) });
       const run = await runBin([
         '--base-url',
         proxy.url,
         '--token',
-        `kit-through-${profile}`,
-        '--profile',
-        profile,
+        `kit-through-${ruleSet}`,
+        '--rule-set',
+        ruleSet,
       ]);
       const result = await proxy.close();
       await server.close();
@@ -111,7 +111,7 @@ describe('the kit and the proxy on the same exchanges', () => {
       (r) => r.how === 'answers the first contact a token creates with a fraction in created_at',
     )!;
     const server = await startWrapped(rogue.make());
-    const proxy = await startProxy({ target: server.url, profile: 'documented', print: () => undefined });
+    const proxy = await startProxy({ target: server.url, ruleSet: 'documented', print: () => undefined });
     const run = await runBin(['--base-url', proxy.url, '--token', 'kit-and-proxy', '--sequences', '0']);
     const result = await proxy.close();
     await server.close();
@@ -238,7 +238,7 @@ describe('forwarding', () => {
   it('gives the same answers as the server direct: lists, a whole world, HEAD, a 204, errors, a create, a preflight', async () => {
     const mock = await startWrapped();
     const lines: string[] = [];
-    const proxy = await startProxy({ target: mock.url, profile: 'mock', print: (line) => lines.push(line) });
+    const proxy = await startProxy({ target: mock.url, ruleSet: 'mock', print: (line) => lines.push(line) });
     try {
       for (const [method, p] of [
         ['GET', '/v1/contacts?limit=5'],
@@ -300,7 +300,7 @@ describe('forwarding', () => {
       res.end('"}');
     });
     const lines: string[] = [];
-    const proxy = await startProxy({ target: url, profile: 'documented', print: (line) => lines.push(line) });
+    const proxy = await startProxy({ target: url, ruleSet: 'documented', print: (line) => lines.push(line) });
     same(
       await raw(url, 'GET', '/v1/contacts', { Authorization: 'Bearer big' }),
       await raw(proxy.url, 'GET', '/v1/contacts', { Authorization: 'Bearer big' }),
@@ -323,7 +323,7 @@ describe('forwarding', () => {
       res.writeHead(200, { 'Content-Type': 'application/json' }).end('{"has_more":false,"data":[]}');
     });
     const lines: string[] = [];
-    const proxy = await startProxy({ target: url, profile: 'documented', print: (line) => lines.push(line) });
+    const proxy = await startProxy({ target: url, ruleSet: 'documented', print: (line) => lines.push(line) });
     await expect(raw(proxy.url, 'GET', '/v1/contacts', { Authorization: 'Bearer cut' })).rejects.toThrow();
     const after = await raw(proxy.url, 'GET', '/v1/contacts?limit=1', { Authorization: 'Bearer cut' });
     expect(after.status).toBe(200);
@@ -353,7 +353,7 @@ describe('forwarding', () => {
         res.writeHead(200, { 'Content-Type': 'application/json' }).end('{"has_more":false,"data":[]}');
       });
     });
-    const proxy = await startProxy({ target: url, profile: 'documented', print: () => undefined });
+    const proxy = await startProxy({ target: url, ruleSet: 'documented', print: () => undefined });
     const statuses: number[] = [];
     try {
       const auth = { Authorization: 'Bearer again' };
@@ -376,7 +376,7 @@ describe('forwarding', () => {
     const { url: down, server: closed } = await listen(() => {});
     await close(closed);
     const lines: string[] = [];
-    const proxy = await startProxy({ target: down, profile: 'mock', print: (line) => lines.push(line) });
+    const proxy = await startProxy({ target: down, ruleSet: 'mock', print: (line) => lines.push(line) });
     const answer = await raw(proxy.url, 'GET', '/v1/contacts', { Authorization: 'Bearer down' });
     expect(answer.status).toBe(502);
     expect(JSON.parse(answer.body.toString())).toEqual({
@@ -389,7 +389,7 @@ describe('forwarding', () => {
     expect(lines).toEqual([expect.stringMatching(/^TARGET unreachable: GET \/v1\/contacts → 502: /)]);
 
     const { url: silent, server } = await listen(() => {});
-    const slow = await startProxy({ target: silent, profile: 'documented', timeoutMs: 300, print: () => {} });
+    const slow = await startProxy({ target: silent, ruleSet: 'documented', timeoutMs: 300, print: () => {} });
     const late = await raw(slow.url, 'GET', '/v1/contacts', { Authorization: 'Bearer slow' });
     expect(late.status).toBe(504);
     expect(JSON.parse(late.body.toString())).toMatchObject({ type: 'api_error', code: 'gateway_timeout' });
@@ -445,7 +445,7 @@ describe('messaging-contract proxy, the bin', () => {
   it('exits 0 in front of the mock, with its summary and three reports', async () => {
     const mock = await startWrapped();
     const run = await runProxyBin(
-      ['--target', mock.url, '--port', '0', '--profile', 'mock', ...files('honest')],
+      ['--target', mock.url, '--port', '0', '--rule-set', 'mock', ...files('honest')],
       async (url) => {
         const answer = await fetch(`${url}/v1/contacts?limit=2`, {
           headers: { Authorization: 'Bearer bin-honest' },
@@ -488,7 +488,7 @@ describe('messaging-contract proxy, the bin', () => {
   it('forgets the least recently used tokens beyond --max-tokens, and says how many in its summary and reports', async () => {
     const mock = await startWrapped();
     const run = await runProxyBin(
-      ['--target', mock.url, '--port', '0', '--profile', 'mock', '--max-tokens', '1', ...files('forgetful')],
+      ['--target', mock.url, '--port', '0', '--rule-set', 'mock', '--max-tokens', '1', ...files('forgetful')],
       async (url) => {
         for (const token of ['bin-one', 'bin-two', 'bin-three', 'bin-one'])
           await fetch(`${url}/v1/messages?limit=3`, { headers: { Authorization: `Bearer ${token}` } });

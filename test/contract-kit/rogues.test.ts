@@ -6,7 +6,7 @@ import { JUDGE_TITLE } from '../../contract-tests/lib/judge-run';
 
 /**
  * The proof that the kit can fail: against the real mock with exactly one documented rule broken,
- * the documented profile exits 1 and names that rule, and only that rule.
+ * the documented rule set exits 1 and names that rule, and only that rule.
  */
 describe('the contract kit against rogue servers', () => {
   const runs = new Map<number, KitRun>();
@@ -120,7 +120,7 @@ describe('the contract kit against rogue servers', () => {
   });
   it('breaks every documented rule with one rogue at least, but the /v1 prefix (without it, the kit cannot tell the server from a wrong base URL, and exits 2)', () => {
     const broken = new Set(all.map((r) => r.rule));
-    const unbroken = RULES.filter((r) => r.profile === 'documented' && !broken.has(r.id)).map((r) => r.id);
+    const unbroken = RULES.filter((r) => r.ruleSet === 'documented' && !broken.has(r.id)).map((r) => r.id);
     expect(unbroken).toEqual(['api.v1-prefix']);
   });
 });

@@ -155,7 +155,7 @@ describe('transient answers', () => {
     const lines: string[] = [];
     const proxy = await startProxy({
       target: server.url,
-      profile: 'mock',
+      ruleSet: 'mock',
       print: (line) => lines.push(line),
     });
     const auth = { Authorization: 'Bearer edge' };

@@ -1,7 +1,7 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { startProxy, type ProxyResult, type RunningProxy } from '../../contract-tests/proxy/proxy';
-import type { Profile } from '../../contract-tests/rules';
+import type { RuleSet } from '../../contract-tests/rules';
 import { createApp } from '../../src/express/app';
 import { findChromium, launch, watchedPage } from '../browser/chromium';
 import { startWrapped } from '../contract-kit/harness';
@@ -21,9 +21,9 @@ describe(`The demo against a server through the proxy, in a real browser (${CHRO
   const demo = demoSite('messaging-demo-proxy-', () => launch(CHROMIUM));
 
   /** Opens the demo on the proxy, clicks through a session, and gives the proxy's tally. */
-  async function clickThrough(target: string, profile: Profile, full: boolean) {
+  async function clickThrough(target: string, ruleSet: RuleSet, full: boolean) {
     const lines: string[] = [];
-    const proxy: RunningProxy = await startProxy({ target, profile, print: (line) => lines.push(line) });
+    const proxy: RunningProxy = await startProxy({ target, ruleSet, print: (line) => lines.push(line) });
     const { context, page, pageErrors } = await watchedPage(demo.browser);
     try {
       await page.goto(`${demo.site.url}?api=${encodeURIComponent(proxy.url)}`);
@@ -55,7 +55,7 @@ describe(`The demo against a server through the proxy, in a real browser (${CHRO
     return { result, lines };
   }
 
-  it('finds no violation in a session against the mock (mock profile)', async () => {
+  it('finds no violation in a session against the mock (mock rule set)', async () => {
     const mock: Server = await new Promise((resolve) => {
       const server = createApp().listen(0, '127.0.0.1', () => resolve(server));
     });

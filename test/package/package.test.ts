@@ -375,9 +375,9 @@ describe('both packages installed into an empty project', () => {
     afterAll(() => mock?.stop());
 
     it.each(['documented', 'mock'])(
-      'passes in the %s profile, with the JUnit, Markdown and JSON reports citing docs/api.md',
-      async (profile) => {
-        const reports = path.join(project, 'reports', profile);
+      'passes in the %s rule set, with the JUnit, Markdown and JSON reports citing docs/api.md',
+      async (ruleSet) => {
+        const reports = path.join(project, 'reports', ruleSet);
         const kit = await npx(
           project,
           [
@@ -385,9 +385,9 @@ describe('both packages installed into an empty project', () => {
             '--base-url',
             mock.url,
             '--token',
-            `package-${profile}`,
-            '--profile',
-            profile,
+            `package-${ruleSet}`,
+            '--rule-set',
+            ruleSet,
             '--junit',
             `${reports}/contract.xml`,
             '--report',
@@ -398,7 +398,7 @@ describe('both packages installed into an empty project', () => {
           180_000,
         );
         figures.push(
-          `the installed kit, ${profile} profile, against the installed mock: ${(kit.ms / 1000).toFixed(1)} s`,
+          `the installed kit, ${ruleSet} rule set, against the installed mock: ${(kit.ms / 1000).toFixed(1)} s`,
         );
         expect({ code: kit.code, stderr: kit.stderr.replace(/npm warn [^\n]*\n/g, '') }).toEqual({
           code: 0,

@@ -101,7 +101,7 @@ describe('messaging-contract twin', () => {
     expect(serverProfile.paging.value).toEqual(expect.objectContaining({ kind: 'body-token' }));
   });
 
-  it('serves a twin that passes the documented profile, and shows the profile the server showed', () => {
+  it('serves a twin that passes the documented rule set, and shows the profile the server showed', () => {
     expect({ code: served.code, problems: served.json?.problems }).toEqual({ code: 0, problems: [] });
     const twinProfile = JSON.parse(fs.readFileSync(path.join(dir, 'twin.json'), 'utf8'));
     const { server, twin } = beside(serverProfile, twinProfile);

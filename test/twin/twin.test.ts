@@ -291,7 +291,7 @@ describe("the twin's ids", () => {
 });
 
 describe('the contract kit against a twin', () => {
-  it('passes the documented profile on the twin of a server under /api', async () => {
+  it('passes the documented rule set on the twin of a server under /api', async () => {
     const server = await startWrapped({}, { conventions: profile });
     try {
       const run = await runBin(['--base-url', `${server.url}/api`, '--token', 'twin-kit']);
