@@ -27,11 +27,17 @@ export function formatConsole(result: KitResult): string {
     `Sections (§) are those of ${REFERENCE.title}: ${REFERENCE.path}`,
   );
   lines.push('');
+  let lastReason: string | undefined;
   for (const verdict of result.verdicts) {
     lines.push(`${MARK[verdict.verdict].padEnd(7)} ${verdict.rule.id}  (§${verdict.rule.section})`);
     if (verdict.verdict !== 'pass' || verdict.reason) {
       if (verdict.check) lines.push(`        check: ${verdict.check}`);
-      if (verdict.reason) lines.push(`        ${verdict.reason}`);
+      // A reason many rules share (a server that refused every contact) is written out once.
+      if (verdict.reason)
+        lines.push(
+          `        ${verdict.reason === lastReason ? '(the same reason as the rule above)' : verdict.reason}`,
+        );
+      lastReason = verdict.reason;
       if (verdict.foundBy) lines.push(`        found by: ${verdict.foundBy}`);
       const exchange = exchangeLine(verdict);
       if (exchange) lines.push(`        ${exchange}`);

@@ -185,7 +185,7 @@ describe('the contract kit', () => {
         // Nothing failed, and yet most rules could not be judged: exit 2, never "conforms".
         expect({ code: blind.code, failed: failures(blind) }).toEqual({ code: 2, failed: [] });
         expect(blind.json?.problems).toEqual([expect.stringMatching(/could not be judged on this server/)]);
-        expect(blind.output).toMatch(/\d+ of 42 rules judged: .* \(exit 2\)$/m);
+        expect(blind.output).toMatch(/\d+ of \d+ rules judged: .* \(exit 2\)$/m);
         expect(verdicts(blind).get('contacts.create')).toBe('not-run');
         expect(blind.json!.verdicts.find((v) => v.rule === 'contacts.create')?.reason).toMatch(
           /--sample contact\.phone_number/,
