@@ -392,13 +392,19 @@ export function views(v: Verdicts, reading: Reading, world: World, settleMs = 0)
   };
   again('contacts.delete', 'contact', contacts, world.goneContacts);
   again('messages.delete.permanent', 'message', messages, world.goneMessages);
+  // A cascade is an indirect effect: a deleted contact's messages may show for the settle window
+  // wherever they are read, retrieve by id too (the contact the delete named is judged at once).
+  const cascaded = (conversationId: string) => {
+    const at = world.goneConversations.get(conversationId);
+    return at !== undefined && at <= started - settleMs;
+  };
   if (world.goneConversations.size > 0)
     v.check(
       'contacts.delete.cascades-conversation',
       ...messages.map(
         (m) =>
           typeof m.conversation_id === 'string' &&
-          deleted(world.goneConversations, m.conversation_id) &&
+          cascaded(m.conversation_id) &&
           !deleted(world.goneMessages, idOf(m), false) &&
           `message ${idOf(m)} is in conversation ${m.conversation_id}, whose contact was deleted`,
       ),
