@@ -140,3 +140,18 @@ export function describeChange(sent: string, shown: string, kind: SentKind): str
   if (shown === sent.normalize('NFC')) return 'Unicode NFC normalization';
   return 'a lossless normalization';
 }
+
+/** The reactions' shape: a list of objects, each name → the usernames that reacted with it. */
+export function reactionsShape(reactions: unknown): string[] {
+  if (!Array.isArray(reactions)) return [];
+  const found: string[] = [];
+  reactions.forEach((element, i) => {
+    if (!matches(element, 'object')) found.push(`reactions[${i}] is not an object: ${show(element)}`);
+    else
+      for (const [name, usernames] of Object.entries(element)) {
+        if (!Array.isArray(usernames) || usernames.some((u) => typeof u !== 'string'))
+          found.push(`reactions[${i}].${name} is ${show(usernames)}, not a list of usernames`);
+      }
+  });
+  return found;
+}

@@ -15,11 +15,13 @@ import {
   MESSAGE,
   nonIntegerTimestamps,
   problems,
+  reactionsShape,
   SENDER,
   SENDER_FORBIDDEN,
   type SentKind,
 } from './fields';
 import { routeId, show, where, type Problem, type Verdicts } from './verdicts';
+import { newIds } from './identity';
 
 /**
  * The records in one answer: their fields, what the request sent against what the answer shows,
@@ -153,20 +155,6 @@ export function messageRecord(
   mockMessage(v, item, at, state, world);
 }
 
-function reactionsShape(reactions: unknown): string[] {
-  if (!Array.isArray(reactions)) return [];
-  const found: string[] = [];
-  reactions.forEach((element, i) => {
-    if (!isObject(element)) found.push(`reactions[${i}] is not an object: ${show(element)}`);
-    else
-      for (const [name, usernames] of Object.entries(element)) {
-        if (!Array.isArray(usernames) || usernames.some((u) => typeof u !== 'string'))
-          found.push(`reactions[${i}].${name} is ${show(usernames)}, not a list of usernames`);
-      }
-  });
-  return found;
-}
-
 export function createdContact(v: Verdicts, reading: Reading, body: Json, state: SessionState): void {
   const params = reading.params;
   // conversation_id on a create answer is its own rule; the other fields are contacts.fields.
@@ -239,6 +227,18 @@ export function updatedContact(
             `${field} changed from ${show(before)} to ${show(body[field])}, though only display_name was sent`,
         );
     }
+    // An update without display_name keeps the name learnt last, if no rename the session saw
+    // overlapped it (the kit's renames sent at once all carry a name).
+    if (
+      !('display_name' in params) &&
+      'display_name' in body &&
+      known.displayName !== undefined &&
+      (known.renamedAt === undefined || known.renamedAt < reading.exchange.startedAt)
+    )
+      moved.push(
+        body.display_name !== known.displayName &&
+          `display_name changed from ${show(known.displayName)} to ${show(body.display_name)}, though no display_name was sent`,
+      );
     if (Object.keys(params).some((key) => key !== 'display_name'))
       v.check('contacts.update.only-display-name', ...applied);
     v.check('contacts.update.keeps-the-rest', ...moved);
@@ -390,8 +390,14 @@ export function views(v: Verdicts, reading: Reading, world: World, settleMs = 0)
         ),
       );
   };
-  again('contacts.delete', 'contact', contacts, world.goneContacts);
-  again('messages.delete.permanent', 'message', messages, world.goneMessages);
+  // A write's answer is judged against what it sent (a create's record is new: one the session
+  // knows by its id is another record, see newIds); the views below hold what reads show.
+  const written = reading.exchange.method === 'PUT' || reading.exchange.method === 'POST';
+  if (reading.exchange.method === 'POST') newIds(v, reading, world, contacts, messages);
+  else {
+    again('contacts.delete', 'contact', contacts, world.goneContacts);
+    again('messages.delete.permanent', 'message', messages, world.goneMessages);
+  }
   // A cascade is an indirect effect: a deleted contact's messages may show for the settle window
   // wherever they are read, retrieve by id too (the contact the delete named is judged at once).
   const cascaded = (conversationId: string) => {
@@ -411,7 +417,7 @@ export function views(v: Verdicts, reading: Reading, world: World, settleMs = 0)
     );
   for (const item of contacts) {
     const known = world.contacts.get(idOf(item));
-    if (!known || reading.exchange.method === 'PUT') continue;
+    if (!known || written) continue;
     const moved = CONTACT_STABLE.filter(
       (field) => known.stable[field] !== undefined && field in item && item[field] !== known.stable[field],
     ).map(
@@ -434,7 +440,7 @@ export function views(v: Verdicts, reading: Reading, world: World, settleMs = 0)
   }
   for (const item of messages) {
     const known = world.messages.get(idOf(item));
-    if (!known || reading.exchange.method === 'PUT' || known.learntAt > started) continue;
+    if (!known || written || known.learntAt > started) continue;
     messageView(v, item, known, settledBy, isList);
   }
 }

@@ -12,6 +12,7 @@ export const JUDGED: readonly string[] = [
   'api.auth-required',
   'api.json-objects',
   'api.integer-timestamps',
+  'api.unique-ids',
   'contacts.fields',
   'contacts.create',
   'contacts.create.requires-username-and-phone-number',

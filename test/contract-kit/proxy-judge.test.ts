@@ -87,6 +87,12 @@ const message = (n: number, conversation = 1, extra: Record<string, unknown> = {
   });
 };
 const page = (data: unknown[], has_more = false) => ({ has_more, data });
+/** A session that has seen the contact answered. */
+function newSessionWith(c: Record<string, unknown>): SessionState {
+  const state = newSession();
+  broken([exchange('GET', `/v1/contacts/${String(c.id)}`, 200, c)], 'documented', state);
+  return state;
+}
 
 describe('the proxy judge', () => {
   it('finds a page of eleven without limit too large: a check can fail (lists.default-page-size)', () => {
@@ -370,6 +376,44 @@ describe('the proxy judge', () => {
     expect(
       broken([exchange('GET', `/v1/contacts/${c.id}`, 404, { error: 'gone' })], 'documented', state),
     ).toEqual([]);
+  });
+
+  it('holds a new record to an id of its own: none seen before it, alive or deleted (api.unique-ids)', () => {
+    const state = newSession();
+    const [c, other] = [contact(1), contact(2)];
+    const sent = { username: 'ada', phone_number: '+1 555 0100' };
+    const create = (answer: unknown) => exchange('POST', '/v1/contacts', 201, answer, { sent });
+    broken([exchange('GET', '/v1/contacts', 200, page([c, other]))], 'documented', state);
+    broken([exchange('DELETE', `/v1/contacts/${c.id}`, 204)], 'documented', state);
+    const made = (id: unknown) => ({ ...contact(3), ...sent, display_name: 'ada', id });
+    expect(broken([create(made(c.id))], 'documented', state)).toEqual(['api.unique-ids']);
+    expect(broken([create(made(other.id))], 'documented', state)).toEqual(['api.unique-ids']);
+    expect(broken([create(made('C999'))], 'documented', state)).toEqual([]);
+    // A list answered while the create was on its way may show the new record first.
+    const early = newSession();
+    const slow = create(made('C777'));
+    broken(
+      [{ ...exchange('GET', '/v1/contacts', 200, page([made('C777')])), startedAt: slow.startedAt + 1 }],
+      'documented',
+      early,
+    );
+    expect(broken([slow], 'documented', early)).toEqual([]);
+  });
+
+  it('holds an update without display_name to the name the contact had (contacts.update.keeps-the-rest)', () => {
+    const state = newSession();
+    const c = contact(1);
+    broken([exchange('GET', `/v1/contacts/${c.id}`, 200, c)], 'documented', state);
+    const update = (name: unknown) =>
+      exchange(
+        'PUT',
+        `/v1/contacts/${c.id}`,
+        200,
+        { ...c, display_name: name },
+        { sent: { avatar_url: 'x' } },
+      );
+    expect(broken([update(c.display_name)], 'documented', newSessionWith(c))).toEqual([]);
+    expect(broken([update('Unnamed')], 'documented', state)).toEqual(['contacts.update.keeps-the-rest']);
   });
 
   it('counts as gone only what a request that started after the delete shows', () => {
