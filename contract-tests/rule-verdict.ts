@@ -1,3 +1,4 @@
+import type { RuleTally } from './judge/judging';
 import { JUDGE_TITLE } from './lib/judge-run';
 import type { ExchangeExcerpt, RecordLine, Verdict } from './lib/records';
 import type { Rule } from './rules';
@@ -20,6 +21,12 @@ export interface RuleVerdict {
   exchange?: ExchangeExcerpt;
   /** The tests of the rule, by title. */
   tests: string[];
+  /**
+   * What the judge of every exchange measured for this rule: the exchanges of the run it judged
+   * against the rule, and how many of them broke it. Absent for a rule the judge cannot judge
+   * from exchanges alone (it needs requests of its own), or when the run was interrupted.
+   */
+  judge?: { exchanges: number; violations: number };
 }
 
 /** The rule id a test names: its title starts with `[id]`. */
@@ -121,4 +128,13 @@ export function besideTheTests(verdicts: RuleVerdict[]): RuleVerdict[] {
         }
       : v,
   );
+}
+
+/** Each verdict with what the judge measured for its rule (see `RuleVerdict.judge`). */
+export function withTheJudge(verdicts: RuleVerdict[], tallies: RuleTally[] | undefined): RuleVerdict[] {
+  const byRule = new Map((tallies ?? []).map((t) => [t.rule.id, t]));
+  return verdicts.map((v) => {
+    const tally = byRule.get(v.rule.id);
+    return tally ? { ...v, judge: { exchanges: tally.checks, violations: tally.violations } } : v;
+  });
 }

@@ -15,7 +15,14 @@ import { budgetFor, SEQUENCE_TITLE } from './lib/sequences';
 import { buildProfile, countObserved } from './profile/build';
 import { probeProfile } from './profile/probe';
 import { judgeRun } from './lib/judge-run';
-import { besideTheTests, ruleIdOfTitle, verdictOf, type RuleVerdict, type TestOutcome } from './rule-verdict';
+import {
+  besideTheTests,
+  ruleIdOfTitle,
+  verdictOf,
+  withTheJudge,
+  type RuleVerdict,
+  type TestOutcome,
+} from './rule-verdict';
 import { RULES, rulesOf, type Rule, type RuleSet } from './rules';
 
 export interface KitOptions {
@@ -371,7 +378,7 @@ export async function runKit(options: KitOptions): Promise<KitResult> {
         problems.push(`${rule.id}: no test of this rule ran`);
       }
     }
-    const verdicts = besideTheTests(judgedOne);
+    const verdicts = withTheJudge(besideTheTests(judgedOne), byJudge?.tallies);
     const serverProfile: Record<string, string[]> = {};
     for (const record of records) {
       if (record.kind !== 'observe') continue;

@@ -31,10 +31,22 @@ export function buildMarkdown(result: KitResult): string {
     for (const problem of result.problems) lines.push(`- ${cell(problem)}`);
     lines.push('');
   }
-  lines.push('## Rules', '', '| Rule | Section | Verdict | Detail |', '|---|---|---|---|');
+  lines.push(
+    '## Rules',
+    '',
+    'Exchanges judged: how many of the run’s exchanges the judge of every exchange held against the rule (— where the rule needs requests of its own).',
+    '',
+    '| Rule | Section | Verdict | Exchanges judged | Detail |',
+    '|---|---|---|---|---|',
+  );
   for (const v of result.verdicts) {
     const detail = [v.check ? `check: ${v.check}` : '', v.reason ?? ''].filter(Boolean).join(': ');
-    lines.push(`| ${code(v.rule.id)} | ${v.rule.section} | ${LABEL[v.verdict]} | ${cell(detail)} |`);
+    const judged = v.judge
+      ? `${v.judge.exchanges}${v.judge.violations > 0 ? ` (${v.judge.violations} broke it)` : ''}`
+      : '—';
+    lines.push(
+      `| ${code(v.rule.id)} | ${v.rule.section} | ${LABEL[v.verdict]} | ${judged} | ${cell(detail)} |`,
+    );
   }
   lines.push('');
   const failures = result.verdicts.filter((v) => v.verdict === 'fail');

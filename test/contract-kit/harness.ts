@@ -188,6 +188,7 @@ export interface KitRun {
       check?: string;
       foundBy?: string;
       exchange?: unknown;
+      judge?: { exchanges: number; violations: number };
     }[];
     judged: { judged: number; rules: number; acceptedNotRun: string[] };
     problems: string[];

@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import express from 'express';
+import { JUDGED } from '../../contract-tests/judge/verdicts';
 import { RULES } from '../../contract-tests/rules';
 import {
   failedRules,
@@ -63,6 +64,21 @@ describe('the contract kit', () => {
         expect([...verdicts(run).keys()].sort()).toEqual(expected.sort());
       },
     );
+
+    it('says, for each rule the judge of every exchange can judge, how many of the run’s exchanges it held against the rule', () => {
+      const run = runs.documented!;
+      const measured = run.json!.verdicts.filter((v) => v.judge !== undefined).map((v) => v.rule);
+      expect(measured).toEqual(
+        RULES.filter((r) => r.ruleSet === 'documented' && JUDGED.includes(r.id)).map((r) => r.id),
+      );
+      const byRule = new Map(run.json!.verdicts.map((v) => [v.rule, v.judge]));
+      // Every answer is a JSON object or none; every create answers a new id.
+      expect(byRule.get('api.json-objects')!.exchanges).toBeGreaterThan(100);
+      expect(byRule.get('api.unique-ids')).toEqual({ exchanges: expect.any(Number), violations: 0 });
+      expect(byRule.get('api.unique-ids')!.exchanges).toBeGreaterThan(10);
+      // Rules that need requests of their own say none.
+      expect(byRule.get('contacts.unknown-id')).toBeUndefined();
+    });
 
     it('deletes everything it created', () => {
       expect(runs.documented!.json?.leftovers).toEqual([]);
