@@ -488,8 +488,7 @@ rule(
       token: secondToken(),
       query: { conversation_id: contact.conversation_id },
     });
-    if (config.token2 || theirs.status !== 401)
-      expectError(t, theirs, 404, 'not_found', 'conversation_id');
+    if (config.token2 || theirs.status !== 401) expectError(t, theirs, 404, 'not_found', 'conversation_id');
     t.status(await send('DELETE', contactPath(contact.id)), 204, 'DELETE the contact');
     expectError(
       t,
