@@ -1,0 +1,86 @@
+import fs from 'node:fs';
+import { CONVENTION_ROGUES } from './convention-rogues';
+import { failedRules, inBatches, runBin, startWrapped, type KitRun } from './harness';
+import { INPUT_ROGUES, MODEL_ROGUES, ROGUES, VIEW_ROGUES } from './servers';
+import { SPACE_ROGUES } from './space-rogues';
+import { PAGE, WITHOUT_ROGUE, withoutRogueInPage } from './without-rogue';
+import { RULES } from '../../contract-tests/rules';
+
+/**
+ * The proof that the mock rule set can fail: against the real mock with exactly one of its
+ * conventions broken (and every documented rule kept), the mock rule set exits 1 and names that
+ * convention's rule, and only that rule.
+ */
+describe('the contract kit (mock rule set) against rogue servers of the conventions', () => {
+  const runs = new Map<number, KitRun>();
+
+  beforeAll(async () => {
+    await inBatches(
+      CONVENTION_ROGUES.map((rogue, i) => async () => {
+        const server = await startWrapped(rogue.make());
+        try {
+          runs.set(
+            i,
+            await runBin([
+              '--base-url',
+              server.url,
+              '--token',
+              `convention-rogue-${i}`,
+              '--rule-set',
+              'mock',
+              ...(rogue.args ?? []),
+            ]),
+          );
+        } finally {
+          await server.close();
+        }
+      }),
+      2,
+    );
+  }, 1_800_000);
+
+  it.each(CONVENTION_ROGUES.map((rogue, i) => [rogue.rule, rogue.how, i] as const))(
+    'fails %s on a server that %s',
+    (rule, _how, i) => {
+      const run = runs.get(i)!;
+      expect({ failed: failedRules(run), code: run.code, problems: run.json?.problems }).toEqual({
+        failed: [rule],
+        code: 1,
+        problems: [],
+      });
+    },
+  );
+
+  it('breaks every mock rule with one rogue at least, but those that no single fault breaks alone', () => {
+    const broken = new Set(CONVENTION_ROGUES.map((r) => r.rule));
+    const unbroken = RULES.filter((r) => r.ruleSet === 'mock' && !broken.has(r.id)).map((r) => r.id);
+    expect(unbroken).toEqual(WITHOUT_ROGUE.map((w) => w.rule).filter((id) => id.startsWith('mock.')));
+  });
+});
+
+describe('rules without a rogue server', () => {
+  const rogues = [
+    ...ROGUES,
+    ...MODEL_ROGUES,
+    ...INPUT_ROGUES,
+    ...VIEW_ROGUES,
+    ...SPACE_ROGUES,
+    ...CONVENTION_ROGUES,
+  ];
+
+  it('are every rule of the catalogue that no rogue breaks, each with its reason, and none of them has a rogue', () => {
+    const broken = new Set(rogues.map((r) => r.rule));
+    expect(RULES.filter((r) => !broken.has(r.id)).map((r) => r.id)).toEqual(WITHOUT_ROGUE.map((w) => w.rule));
+    expect(WITHOUT_ROGUE.filter((w) => broken.has(w.rule))).toEqual([]);
+    for (const w of WITHOUT_ROGUE) expect(w.why.length).toBeGreaterThan(40);
+  });
+
+  it('are named by rogues only with rules of the catalogue', () => {
+    const known = new Set(RULES.map((r) => r.id));
+    expect(rogues.filter((r) => !known.has(r.rule)).map((r) => r.rule)).toEqual([]);
+  });
+
+  it('are listed, with their reasons, in docs/contract-kit.md (regenerate: npx tsx test/contract-kit/without-rogue.ts)', () => {
+    expect(withoutRogueInPage(fs.readFileSync(PAGE, 'utf8'))).toEqual(WITHOUT_ROGUE.map((w) => ({ ...w })));
+  });
+});
