@@ -1,7 +1,7 @@
 import { makeContact, makeMessage, postContact, contactForm, useCleanup, type Json } from './lib/data';
 import { is2xx, send } from './lib/http';
 import { rule, type RuleContext } from './lib/harness';
-import { nonIntegerTimestamps } from './judge/fields';
+import { nonIntegerTimestamps } from './rules/fields';
 
 useCleanup();
 

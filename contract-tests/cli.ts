@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { DEFAULT_SEQUENCES, DEFAULT_TIMEOUT_MS } from './lib/config';
-import { citation, REFERENCE } from './lib/reference';
+import { citation, REFERENCE } from './rules/reference';
 import { REQUESTS_PER_SEQUENCE, SHRINK_REQUESTS } from './lib/sequences';
 import { proxyMain } from './proxy/cli';
 import { twinMain } from './twin/cli';
@@ -21,8 +21,8 @@ import {
   readRuleSet,
   RuleSetUsageError,
   unsetEmptyRuleSetEnv,
-} from './lib/rule-set-option';
-import { RULES, type RuleSet } from './rules';
+} from './rules/rule-set-option';
+import { RULES, type RuleSet } from './rules/rules';
 import { handleInterrupts, runKit, type KitResult } from './run';
 
 /** The environment's old name for CONTRACT_RULE_SET (the proxy never read one). */

@@ -10,7 +10,7 @@ import {
 import { is2xx, send } from './lib/http';
 import { idOf, walk } from './lib/paging';
 import { rule, type RuleContext } from './lib/harness';
-import { CONTACT, problems } from './judge/fields';
+import { CONTACT, problems } from './rules/fields';
 import { settled } from './lib/settle';
 
 useCleanup();

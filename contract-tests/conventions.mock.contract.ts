@@ -4,7 +4,7 @@
  * way is not wrong, so the documented rule set never asks for any of this.
  */
 import { config } from './lib/config';
-import { API_ERROR_CODES } from './lib/errors';
+import { API_ERROR_CODES } from './rules/errors';
 import {
   contactForm,
   deleteResource,

@@ -13,7 +13,7 @@ import { verify } from './lib/views';
  * is sent once and checked by the model in every view; a request refused only because an optional
  * parameter was left out fails the operation's rule ("optional …"), a value the server does not
  * take is not a failure. And what is sent comes back: values of several lengths and scripts,
- * compared in every view, where only lossless changes are accepted (judge/fields.ts).
+ * compared in every view, where only lossless changes are accepted (rules/fields.ts).
  */
 useCleanup();
 

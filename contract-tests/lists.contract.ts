@@ -11,7 +11,7 @@ import { send } from './lib/http';
 import { asPage, failOnStray, idOf, walk } from './lib/paging';
 import { observe } from './lib/observations';
 import { rule, type RuleContext } from './lib/harness';
-import { PAGE, problems } from './judge/fields';
+import { PAGE, problems } from './rules/fields';
 import { settled } from './lib/settle';
 
 useCleanup();

@@ -12,7 +12,7 @@ import { is2xx, is4xx, send, type Exchange } from './lib/http';
 import { idOf, walk } from './lib/paging';
 import { reactionNames } from './lib/samples';
 import { rule, type RuleContext } from './lib/harness';
-import { MESSAGE, SENDER, SENDER_FORBIDDEN, problems } from './judge/fields';
+import { MESSAGE, SENDER, SENDER_FORBIDDEN, problems } from './rules/fields';
 import { settled } from './lib/settle';
 
 useCleanup();

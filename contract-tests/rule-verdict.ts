@@ -1,6 +1,6 @@
 import { JUDGE_TITLE } from './lib/judge-run';
 import type { ExchangeExcerpt, RecordLine, Verdict } from './lib/records';
-import type { Rule } from './rules';
+import type { Rule } from './rules/rules';
 
 /**
  * The verdict on one rule of a run: from the outcomes of its tests (jest's) and the verdicts they

@@ -5,7 +5,7 @@ import { config, readConfig } from './lib/config';
 import { deleteResource } from './lib/data';
 import { discoverSamples } from './lib/discover';
 import { lastSweep } from './lib/last-sweep';
-import { REFERENCE } from './lib/reference';
+import { REFERENCE } from './rules/reference';
 import { SETTLED } from './lib/settle';
 import { transientsOf, type TransientSummary } from './lib/transients';
 import { describeExchange, InfraError, requestsSinceLastCount, send } from './lib/http';
@@ -16,7 +16,7 @@ import { buildProfile, countObserved } from './profile/build';
 import { probeProfile } from './profile/probe';
 import { judgeRun } from './lib/judge-run';
 import { besideTheTests, ruleIdOfTitle, verdictOf, type RuleVerdict, type TestOutcome } from './rule-verdict';
-import { RULES, rulesOf, type Rule, type RuleSet } from './rules';
+import { RULES, rulesOf, type Rule, type RuleSet } from './rules/rules';
 
 export interface KitOptions {
   baseUrl: string;

@@ -1,7 +1,7 @@
-import { ERROR_CODES } from '../lib/errors';
+import { ERROR_CODES } from '../rules/errors';
 import { isObject, type Json, type Reading } from '../proxy/exchange';
 import { idOf, type SessionState, type World } from '../proxy/session';
-import { SENDER } from './fields';
+import { SENDER } from '../rules/fields';
 import { show, where, type Problem, type Verdicts } from './verdicts';
 
 /**

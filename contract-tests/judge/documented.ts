@@ -1,7 +1,7 @@
 import type { Reading } from '../proxy/exchange';
 import { isObject } from '../proxy/exchange';
 import { idOf, worldOf, type SessionState } from '../proxy/session';
-import type { RuleSet } from '../rules';
+import type { RuleSet } from '../rules/rules';
 import { conventionsOfAnyAnswer, PARAMETERS, preflight, requestConventions } from './conventions';
 import { list } from './lists';
 import {

@@ -2,7 +2,7 @@ import { isTransientStatus } from '../../common/transient';
 import { read, type ProxyExchange } from '../proxy/exchange';
 import { copy, DEFAULT_LIMITS, type Limits } from '../proxy/memory';
 import { learn, newSession, type SessionState } from '../proxy/session';
-import { rulesOf, type Rule, type RuleSet } from '../rules';
+import { rulesOf, type Rule, type RuleSet } from '../rules/rules';
 import { judge } from './documented';
 import { JUDGED, type Violation } from './verdicts';
 

@@ -18,7 +18,7 @@ import {
   SENDER,
   SENDER_FORBIDDEN,
   type SentKind,
-} from './fields';
+} from '../rules/fields';
 import { routeId, show, where, type Problem, type Verdicts } from './verdicts';
 
 /**

@@ -21,7 +21,7 @@ import {
   SENDER_FORBIDDEN,
   nonIntegerTimestamps,
   problems,
-} from '../judge/fields';
+} from '../rules/fields';
 
 /**
  * One record as a view shows it, compared with the model (./model.ts): its shape, its fields as

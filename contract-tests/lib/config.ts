@@ -1,4 +1,4 @@
-import type { RuleSet } from '../rules';
+import type { RuleSet } from '../rules/rules';
 
 /**
  * What one run of the kit is told, through the environment so that jest's workers see it too.

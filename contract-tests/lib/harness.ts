@@ -9,7 +9,7 @@ import {
   type Exchange,
 } from './http';
 import { writeRecord, type ExchangeExcerpt } from './records';
-import { findRule, type Rule } from '../rules';
+import { findRule, type Rule } from '../rules/rules';
 import './observations';
 
 /** Which check of a rule failed, and the rule when it is not the one of the test that found it. */
@@ -121,7 +121,7 @@ export function rule(
 ): void {
   const found = findRule(id);
   if (!found)
-    throw new Error(`The test "${title}" names the rule "${id}", which is not in contract-tests/rules.ts.`);
+    throw new Error(`The test "${title}" names the rule "${id}", which is not in contract-tests/rules/rules.ts.`);
   if (!inRuleSet(found)) return;
   const name = `[${id}] ${title}`;
   test(

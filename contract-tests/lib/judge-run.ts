@@ -1,5 +1,5 @@
 import { startJudging, type RuleTally } from '../judge/judging';
-import type { RuleSet } from '../rules';
+import type { RuleSet } from '../rules/rules';
 import type { RecordLine } from './records';
 import { asProxyExchange, readWire } from './wire';
 

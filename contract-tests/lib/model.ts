@@ -1,5 +1,5 @@
 import type { Json } from './data';
-import type { SentKind } from '../judge/fields';
+import type { SentKind } from '../rules/fields';
 
 /**
  * The kit's model of what it created: only what the API document makes certain. It never holds

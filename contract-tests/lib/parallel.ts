@@ -4,7 +4,7 @@ import { is4xx, send, type Exchange } from './http';
 import { AS_CREATED, filesOf, reactionsOf, type MessageChange, type Model } from './model';
 import { changePairs, objectOf } from './operations';
 import { RuleFailure } from './harness';
-import { kept } from '../judge/fields';
+import { kept } from '../rules/fields';
 
 /**
  * Updates sent at once. The document orders nothing between them, so the model allows every

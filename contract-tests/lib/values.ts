@@ -6,7 +6,7 @@ import { RuleFailure } from './harness';
  * The classes of value a free-form string of the document can hold (2.5: its formats and limits
  * are not shown). Every operation that takes such a field is sent each class: a server may refuse
  * a class (4xx, an answer), but a value it takes must come back as sent, in every view, or changed
- * without loss (judge/fields.ts).
+ * without loss (rules/fields.ts).
  */
 export interface ValueClass {
   name: string;

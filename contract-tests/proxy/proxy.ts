@@ -1,6 +1,6 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { RuleSet } from '../rules';
+import type { RuleSet } from '../rules/rules';
 import { createForwarder, type TargetProblem } from './forward';
 import { KEPT, startJudging, type RuleTally } from '../judge/judging';
 import type { Violation } from '../judge/verdicts';

@@ -1,4 +1,4 @@
-import { REFERENCE } from '../lib/reference';
+import { REFERENCE } from '../rules/reference';
 import { SETTLED } from '../lib/settle';
 import type { RuleVerdict } from '../rule-verdict';
 import type { KitResult } from '../run';

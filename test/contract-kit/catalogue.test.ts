@@ -1,9 +1,9 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { checkCatalogue } from '../../contract-tests/catalogue';
-import { PAGE, rulesInPage } from '../../contract-tests/readme';
-import { RULES, type Rule } from '../../contract-tests/rules';
+import { checkCatalogue } from '../../contract-tests/rules/catalogue';
+import { PAGE, rulesInPage } from '../../contract-tests/rules/readme';
+import { RULES, type Rule } from '../../contract-tests/rules/rules';
 
 const KIT = path.resolve(__dirname, '..', '..', 'contract-tests');
 
@@ -12,7 +12,7 @@ describe('the rule catalogue', () => {
     expect(checkCatalogue(KIT)).toEqual([]);
   });
 
-  it('is listed, as it is, in docs/contract-kit.md (regenerate: npx tsx contract-tests/readme.ts)', () => {
+  it('is listed, as it is, in docs/contract-kit.md (regenerate: npx tsx contract-tests/rules/readme.ts)', () => {
     expect(rulesInPage(fs.readFileSync(PAGE, 'utf8'))).toEqual(RULES.map((r) => ({ ...r })));
   });
 

@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import express from 'express';
-import { RULES } from '../../contract-tests/rules';
+import { RULES } from '../../contract-tests/rules/rules';
 import {
   failedRules,
   failures,

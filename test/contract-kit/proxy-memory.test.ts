@@ -1,4 +1,4 @@
-import { CONTACT, MESSAGE } from '../../contract-tests/judge/fields';
+import { CONTACT, MESSAGE } from '../../contract-tests/rules/fields';
 import { documented, senderOf } from './records';
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';

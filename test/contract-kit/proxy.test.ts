@@ -6,7 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { startProxy, type ProxyResult } from '../../contract-tests/proxy/proxy';
 import { JUDGE_TITLE } from '../../contract-tests/lib/judge-run';
-import type { RuleSet } from '../../contract-tests/rules';
+import type { RuleSet } from '../../contract-tests/rules/rules';
 import { runBin, startWrapped, type Running } from './harness';
 import { scriptedSession } from './proxy-session';
 import { MODEL_ROGUES, ROGUES, type Rogue } from './servers';

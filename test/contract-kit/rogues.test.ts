@@ -1,7 +1,7 @@
 import { failedRules, inBatches, runBin, startWrapped, type KitRun } from './harness';
 import { INPUT_ROGUES, MODEL_ROGUES, ROGUES, VIEW_ROGUES } from './servers';
 import { SPACE_ROGUES } from './space-rogues';
-import { RULES } from '../../contract-tests/rules';
+import { RULES } from '../../contract-tests/rules/rules';
 import { JUDGE_TITLE } from '../../contract-tests/lib/judge-run';
 
 /**

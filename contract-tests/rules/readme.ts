@@ -1,14 +1,15 @@
 /**
  * Writes the rule catalogue into docs/contract-kit.md, between its markers, from rules.ts:
- * `npx tsx contract-tests/readme.ts`. test/contract-kit/catalogue.test.ts checks that it is current.
+ * `npx tsx contract-tests/rules/readme.ts`. test/contract-kit/catalogue.test.ts checks that it is current.
  */
 import fs from 'node:fs';
 import path from 'node:path';
 import { RULES, type Rule } from './rules';
 
 /** The page that lists the catalogue: the contract kit's page of the docs. */
-export const PAGE = path.join(__dirname, '..', 'docs', 'contract-kit.md');
-const START = '<!-- rules:start (generated from contract-tests/rules.ts by contract-tests/readme.ts) -->';
+export const PAGE = path.join(__dirname, '..', '..', 'docs', 'contract-kit.md');
+const START =
+  '<!-- rules:start (generated from contract-tests/rules/rules.ts by contract-tests/rules/readme.ts) -->';
 const END = '<!-- rules:end -->';
 
 export function catalogueTable(): string {

@@ -1,5 +1,5 @@
 import { Option, type Command } from 'commander';
-import { RULE_SETS, type RuleSet } from '../rules';
+import { RULE_SETS, type RuleSet } from './rules';
 
 /**
  * `--rule-set` (env CONTRACT_RULE_SET): the set of rules a run checks. Its old name, `--profile`,
