@@ -1,5 +1,5 @@
 import { makeContact, makeMessage, postContact, contactForm, useCleanup, type Json } from './lib/data';
-import { is2xx, send } from './lib/http';
+import { is2xx, send } from './http/http';
 import { rule, type RuleContext } from './lib/harness';
 import { nonIntegerTimestamps } from './rules/fields';
 

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
-import { DEFAULT_SEQUENCES, DEFAULT_TIMEOUT_MS } from './lib/config';
+import { DEFAULT_SEQUENCES, DEFAULT_TIMEOUT_MS } from './http/config';
 import { citation, REFERENCE } from './rules/reference';
 import { REQUESTS_PER_SEQUENCE, SHRINK_REQUESTS } from './lib/sequences';
 import { proxyMain } from './proxy/cli';

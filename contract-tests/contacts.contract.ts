@@ -7,7 +7,7 @@ import {
   useCleanup,
   type Json,
 } from './lib/data';
-import { is2xx, send } from './lib/http';
+import { is2xx, send } from './http/http';
 import { idOf, walk } from './lib/paging';
 import { rule, type RuleContext } from './lib/harness';
 import { CONTACT, problems } from './rules/fields';

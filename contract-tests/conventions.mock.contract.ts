@@ -3,7 +3,7 @@
  * These tests are declared only with CONTRACT_RULE_SET=mock; a server that fills the gaps another
  * way is not wrong, so the documented rule set never asks for any of this.
  */
-import { config } from './lib/config';
+import { config } from './http/config';
 import { API_ERROR_CODES } from './rules/errors';
 import {
   contactForm,
@@ -19,7 +19,7 @@ import {
   useCleanup,
   type Json,
 } from './lib/data';
-import { send, type Exchange } from './lib/http';
+import { send, type Exchange } from './http/http';
 import { idOf, walk } from './lib/paging';
 import { rule, type RuleContext } from './lib/harness';
 

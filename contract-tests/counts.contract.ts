@@ -1,5 +1,5 @@
 import { useCleanup } from './lib/data';
-import { is4xx } from './lib/http';
+import { is4xx } from './http/http';
 import { mustSucceed, Operations } from './lib/operations';
 import { RuleFailure, rule, type RuleContext } from './lib/harness';
 import { reactionNames, REACTIONS } from './lib/samples';

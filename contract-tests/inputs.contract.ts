@@ -1,11 +1,11 @@
 import { messageText, useCleanup } from './lib/data';
-import { is4xx, type Exchange } from './lib/http';
+import { is4xx, type Exchange } from './http/http';
 import { mustSucceed, Operations, type Done } from './lib/operations';
 import { RuleFailure, type RuleContext, rule } from './lib/harness';
 import { avatarSample, phoneFor, reactionNames, usernameStyle } from './lib/samples';
 import { LONGEST, longValue, probeUpward, VALUE_CLASSES } from './lib/values';
 import { observe } from './lib/observations';
-import { config } from './lib/config';
+import { config } from './http/config';
 import { verify } from './lib/views';
 
 /**

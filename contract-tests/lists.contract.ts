@@ -7,7 +7,7 @@ import {
   type Json,
   type Message,
 } from './lib/data';
-import { send } from './lib/http';
+import { send } from './http/http';
 import { asPage, failOnStray, idOf, walk } from './lib/paging';
 import { observe } from './lib/observations';
 import { rule, type RuleContext } from './lib/harness';

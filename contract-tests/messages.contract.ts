@@ -8,7 +8,7 @@ import {
   useCleanup,
   type Json,
 } from './lib/data';
-import { is2xx, is4xx, send, type Exchange } from './lib/http';
+import { is2xx, is4xx, send, type Exchange } from './http/http';
 import { idOf, walk } from './lib/paging';
 import { reactionNames } from './lib/samples';
 import { rule, type RuleContext } from './lib/harness';

@@ -1,5 +1,5 @@
 import { useCleanup, type Json } from './lib/data';
-import { is2xx, send } from './lib/http';
+import { is2xx, send } from './http/http';
 import { mustSucceed, Operations } from './lib/operations';
 import { asPage, failOnEmptyAfterMore, failOnStray, idOf, walk, walkBack } from './lib/paging';
 import { rule, type RuleContext } from './lib/harness';

@@ -1,5 +1,5 @@
 import { JUDGE_TITLE } from './lib/judge-run';
-import type { ExchangeExcerpt, RecordLine, Verdict } from './lib/records';
+import type { ExchangeExcerpt, RecordLine, Verdict } from './http/records';
 import type { Rule } from './rules/rules';
 
 /**

@@ -1,5 +1,5 @@
 import { useCleanup, type Json } from './lib/data';
-import { send } from './lib/http';
+import { send } from './http/http';
 import { mustSucceed, Operations } from './lib/operations';
 import { asPage, idOf, walk } from './lib/paging';
 import { RuleFailure, rule, type RuleContext } from './lib/harness';

@@ -1,5 +1,5 @@
 import { ERROR_CODES } from '../rules/errors';
-import { isObject, type Json, type Reading } from '../proxy/exchange';
+import { isObject, type Json, type Reading } from '../http/exchange';
 import { idOf, type SessionState, type World } from '../proxy/session';
 import { SENDER } from '../rules/fields';
 import { show, where, type Problem, type Verdicts } from './verdicts';

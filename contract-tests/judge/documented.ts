@@ -1,5 +1,5 @@
-import type { Reading } from '../proxy/exchange';
-import { isObject } from '../proxy/exchange';
+import type { Reading } from '../http/exchange';
+import { isObject } from '../http/exchange';
 import { idOf, worldOf, type SessionState } from '../proxy/session';
 import type { RuleSet } from '../rules/rules';
 import { conventionsOfAnyAnswer, PARAMETERS, preflight, requestConventions } from './conventions';

@@ -1,5 +1,5 @@
 import { isTransientStatus } from '../../common/transient';
-import { read, type ProxyExchange } from '../proxy/exchange';
+import { read, type ProxyExchange } from '../http/exchange';
 import { copy, DEFAULT_LIMITS, type Limits } from '../proxy/memory';
 import { learn, newSession, type SessionState } from '../proxy/session';
 import { rulesOf, type Rule, type RuleSet } from '../rules/rules';

@@ -1,4 +1,4 @@
-import { isObject, type Json, type Reading } from '../proxy/exchange';
+import { isObject, type Json, type Reading } from '../http/exchange';
 import { idOf, listKey, pageOf, type SessionState, type World } from '../proxy/session';
 import { mockPage } from './conventions';
 import { PAGE, problems } from '../rules/fields';

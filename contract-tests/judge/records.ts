@@ -1,5 +1,5 @@
 import { reactionsOf } from '../lib/model';
-import { isObject, type Json, type Reading } from '../proxy/exchange';
+import { isObject, type Json, type Reading } from '../http/exchange';
 import { idOf, itemsOf, sentAttachments, sentReactions } from '../proxy/session';
 import {
   CONTACT_STABLE,

@@ -1,4 +1,4 @@
-import { redact, type Reading } from '../proxy/exchange';
+import { redact, type Reading } from '../http/exchange';
 import { findRule, rulesOf, type RuleSet } from '../rules/rules';
 
 /**

@@ -1,5 +1,5 @@
 import type { Json } from './data';
-import type { Exchange } from './http';
+import type { Exchange } from '../http/http';
 import { observe } from './observations';
 import {
   AS_CREATED,

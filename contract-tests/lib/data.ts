@@ -1,6 +1,6 @@
-import { config } from './config';
-import { is2xx, is4xx, onExchange, requestsSinceLastCount, send, type Exchange, type Pairs } from './http';
-import { fingerprint, stopRequested, writeRecord } from './records';
+import { config } from '../http/config';
+import { is2xx, is4xx, onExchange, requestsSinceLastCount, send, type Exchange, type Pairs } from '../http/http';
+import { fingerprint, stopRequested, writeRecord } from '../http/records';
 import { SetupFailure } from './harness';
 import { reconciler } from './reconcile';
 import { attachmentPairs, avatarSample, cannotMake, phoneFor, usernameFor } from './samples';

@@ -1,7 +1,7 @@
 import { deleteResource, postContact, postMessage } from './data';
-import { describeExchange, is2xx, send, type Exchange, type Pairs } from './http';
+import { describeExchange, is2xx, send, type Exchange, type Pairs } from '../http/http';
 import { observe } from './observations';
-import { writeRecord } from './records';
+import { writeRecord } from '../http/records';
 import { excerpt } from './harness';
 import {
   ATTACHMENT_SHAPES,

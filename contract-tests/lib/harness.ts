@@ -1,4 +1,4 @@
-import { config } from './config';
+import { config } from '../http/config';
 import {
   describeExchange,
   InfraError,
@@ -7,8 +7,8 @@ import {
   onExchange,
   requestsSinceLastCount,
   type Exchange,
-} from './http';
-import { writeRecord, type ExchangeExcerpt } from './records';
+} from '../http/http';
+import { writeRecord, type ExchangeExcerpt } from '../http/records';
 import { findRule, type Rule } from '../rules/rules';
 import './observations';
 

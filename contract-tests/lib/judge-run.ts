@@ -1,7 +1,7 @@
 import { startJudging, type RuleTally } from '../judge/judging';
 import type { RuleSet } from '../rules/rules';
-import type { RecordLine } from './records';
-import { asProxyExchange, readWire } from './wire';
+import type { RecordLine } from '../http/records';
+import { asProxyExchange, readWire } from '../http/wire';
 
 /** The title the judge's findings carry in the verdicts, as a test's would. */
 export const JUDGE_TITLE = 'the judge of every exchange of the run (the proxy’s)';
@@ -17,7 +17,7 @@ export interface RunJudgement {
 }
 
 /**
- * Every exchange the run made (lib/wire.ts), from every process, through the one judge the proxy
+ * Every exchange the run made (http/wire.ts), from every process, through the one judge the proxy
  * uses, in the order the answers came: a fault in an answer no test looked at twice is still
  * judged by the rule it breaks, whichever script made the request.
  */

@@ -1,7 +1,7 @@
-import { is2xx, send, type Exchange } from './http';
+import { is2xx, send, type Exchange } from '../http/http';
 import { walk, idOf } from './paging';
 import type { Json } from './data';
-import { fingerprint, writeRecord, type RecordLine } from './records';
+import { fingerprint, writeRecord, type RecordLine } from '../http/records';
 import { excerpt, RuleFailure } from './harness';
 import { settled } from './settle';
 

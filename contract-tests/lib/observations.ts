@@ -1,5 +1,5 @@
-import { is2xx, is4xx, onExchange, type Exchange } from './http';
-import { writeRecord } from './records';
+import { is2xx, is4xx, onExchange, type Exchange } from '../http/http';
+import { writeRecord } from '../http/records';
 // The same choices as data, for --profile-out: observed where these are.
 import '../profile/observe';
 

@@ -1,5 +1,5 @@
 import { attachmentPairs, contactForm, messageText, postContact, postMessage, type Json } from './data';
-import { is2xx, send, type Exchange, type Pairs } from './http';
+import { is2xx, send, type Exchange, type Pairs } from '../http/http';
 import { filesOf, Model, type MessageChange } from './model';
 import { reactionNames } from './samples';
 import { RuleFailure } from './harness';

@@ -10,8 +10,8 @@ import {
 } from '../../common/paging';
 import { walkBack as walkBackOn, type BackWalk } from '../../common/paging-back';
 import { observePaging } from '../profile/observe';
-import { config } from './config';
-import { send } from './http';
+import { config } from '../http/config';
+import { send } from '../http/http';
 import type { RuleContext } from './harness';
 import { observe } from './observations';
 

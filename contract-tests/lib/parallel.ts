@@ -1,6 +1,6 @@
 import type { Json } from './data';
-import { config } from './config';
-import { is4xx, send, type Exchange } from './http';
+import { config } from '../http/config';
+import { is4xx, send, type Exchange } from '../http/http';
 import { AS_CREATED, filesOf, reactionsOf, type MessageChange, type Model } from './model';
 import { changePairs, objectOf } from './operations';
 import { RuleFailure } from './harness';

@@ -1,5 +1,5 @@
-import { config } from './config';
-import { InfraError, OutcomeReconciled, type Pairs } from './http';
+import { config } from '../http/config';
+import { InfraError, OutcomeReconciled, type Pairs } from '../http/http';
 import { idOf, walk } from './paging';
 
 type Json = Record<string, unknown>;

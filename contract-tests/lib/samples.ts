@@ -1,4 +1,4 @@
-import { config } from './config';
+import { config } from '../http/config';
 
 /**
  * Values the server accepts where the document leaves formats open (2.5: "Length limits and

@@ -1,10 +1,10 @@
 import fc from 'fast-check';
-import { config } from './config';
+import { config } from '../http/config';
 import { cleanup, type Json } from './data';
-import { InfraError, is4xx, onExchange, type Exchange } from './http';
+import { InfraError, is4xx, onExchange, type Exchange } from '../http/http';
 import { Operations, type Done } from './operations';
 import { reactionNames } from './samples';
-import { writeRecord, type SequenceSummary } from './records';
+import { writeRecord, type SequenceSummary } from '../http/records';
 import { excerpt, NotRun, RuleFailure } from './harness';
 import { verify, type Focus } from './views';
 import { VALUE_CLASSES } from './values';

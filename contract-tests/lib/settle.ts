@@ -1,4 +1,4 @@
-import { config } from './config';
+import { config } from '../http/config';
 import { observe } from './observations';
 import { RuleFailure } from './harness';
 

@@ -1,4 +1,4 @@
-import { is4xx } from './http';
+import { is4xx } from '../http/http';
 import type { Done } from './operations';
 import { RuleFailure } from './harness';
 

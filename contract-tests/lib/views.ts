@@ -1,5 +1,5 @@
 import type { Json } from './data';
-import { is2xx, is4xx, send, type Exchange } from './http';
+import { is2xx, is4xx, send, type Exchange } from '../http/http';
 import { Model } from './model';
 import { asPage, idOf, walk, type Walk } from './paging';
 import { NotRun, RuleFailure } from './harness';

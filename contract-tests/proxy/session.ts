@@ -1,5 +1,5 @@
 import { reactionsOf } from '../lib/model';
-import { isObject, type Json, type Reading } from './exchange';
+import { isObject, type Json, type Reading } from '../http/exchange';
 import {
   copy,
   DEFAULT_LIMITS,

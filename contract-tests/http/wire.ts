@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import type { ProxyExchange } from '../proxy/exchange';
+import type { ProxyExchange } from './exchange';
 import { config } from './config';
 
 /**

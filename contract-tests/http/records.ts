@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import type { ProfileRecord } from '../profile/observations';
+import type { ProfileRecord } from './observations';
 import { config } from './config';
 
 /** The random operation sequences of a run (lib/sequences.ts): how many ran, and a failure shrunk. */
