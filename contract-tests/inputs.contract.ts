@@ -4,7 +4,7 @@ import { mustSucceed, Operations, type Done } from './lib/operations';
 import { RuleFailure, type RuleContext, rule } from './lib/harness';
 import { avatarSample, phoneFor, reactionNames, usernameStyle } from './lib/samples';
 import { LONGEST, longValue, probeUpward, VALUE_CLASSES } from './lib/values';
-import { observe } from './lib/observations';
+import { observe } from './profile/choices';
 import { config } from './http/config';
 import { verify } from './lib/views';
 

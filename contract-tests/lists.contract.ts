@@ -9,7 +9,7 @@ import {
 } from './lib/data';
 import { send } from './http/http';
 import { asPage, failOnStray, idOf, walk } from './lib/paging';
-import { observe } from './lib/observations';
+import { observe } from './profile/choices';
 import { rule, type RuleContext } from './lib/harness';
 import { PAGE, problems } from './rules/fields';
 import { settled } from './lib/settle';

@@ -1,6 +1,6 @@
 import type { Json } from './data';
 import type { Exchange } from '../http/http';
-import { observe } from './observations';
+import { observe } from '../profile/choices';
 import {
   AS_CREATED,
   Model,

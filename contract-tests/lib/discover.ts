@@ -1,6 +1,6 @@
 import { deleteResource, postContact, postMessage } from './data';
 import { describeExchange, is2xx, send, type Exchange, type Pairs } from '../http/http';
-import { observe } from './observations';
+import { observe } from '../profile/choices';
 import { writeRecord } from '../http/records';
 import { excerpt } from './harness';
 import {

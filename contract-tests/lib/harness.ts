@@ -10,7 +10,7 @@ import {
 } from '../http/http';
 import { writeRecord, type ExchangeExcerpt } from '../http/records';
 import { findRule, type Rule } from '../rules/rules';
-import './observations';
+import '../profile/choices';
 
 /** Which check of a rule failed, and the rule when it is not the one of the test that found it. */
 export interface FailureOf {

@@ -13,7 +13,7 @@ import { observePaging } from '../profile/observe';
 import { config } from '../http/config';
 import { send } from '../http/http';
 import type { RuleContext } from './harness';
-import { observe } from './observations';
+import { observe } from '../profile/choices';
 
 /**
  * The kit's lists, walked by the paging discovery of common/paging.ts (the account recorder's

@@ -1,5 +1,5 @@
 import { config } from '../http/config';
-import { observe } from './observations';
+import { observe } from '../profile/choices';
 import { RuleFailure } from './harness';
 
 /**

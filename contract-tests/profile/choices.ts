@@ -1,7 +1,7 @@
 import { is2xx, is4xx, onExchange, type Exchange } from '../http/http';
 import { writeRecord } from '../http/records';
 // The same choices as data, for --profile-out: observed where these are.
-import '../profile/observe';
+import './observe';
 
 /**
  * The "server profile": what the server chose where the document says "not shown", observed
