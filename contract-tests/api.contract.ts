@@ -1,6 +1,6 @@
-import { makeContact, makeMessage, postContact, contactForm, useCleanup, type Json } from './lib/data';
+import { makeContact, makeMessage, postContact, contactForm, useCleanup, type Json } from './model/data';
 import { is2xx, send } from './http/http';
-import { rule, type RuleContext } from './lib/harness';
+import { rule, type RuleContext } from './model/harness';
 import { nonIntegerTimestamps } from './rules/fields';
 
 useCleanup();

@@ -15,7 +15,7 @@ import {
   SAMPLE_KEYS,
   type SampleKey,
   type UserSamples,
-} from './lib/samples';
+} from './model/samples';
 import {
   addRuleSetOptions,
   readRuleSet,

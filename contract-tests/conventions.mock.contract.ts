@@ -18,10 +18,10 @@ import {
   shared,
   useCleanup,
   type Json,
-} from './lib/data';
+} from './model/data';
 import { send, type Exchange } from './http/http';
-import { idOf, walk } from './lib/paging';
-import { rule, type RuleContext } from './lib/harness';
+import { idOf, walk } from './model/paging';
+import { rule, type RuleContext } from './model/harness';
 
 useCleanup();
 

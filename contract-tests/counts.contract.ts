@@ -1,16 +1,16 @@
-import { useCleanup } from './lib/data';
+import { useCleanup } from './model/data';
 import { is4xx } from './http/http';
-import { mustSucceed, Operations } from './lib/operations';
-import { RuleFailure, rule, type RuleContext } from './lib/harness';
-import { reactionNames, REACTIONS } from './lib/samples';
-import { verify } from './lib/views';
+import { mustSucceed, Operations } from './model/operations';
+import { RuleFailure, rule, type RuleContext } from './model/harness';
+import { reactionNames, REACTIONS } from './model/samples';
+import { verify } from './model/views';
 
 /**
  * Repetition and counts: the same operation twice, many items where the document allows many
  * (several reaction names, several users of one name, several attachments in one send or one
  * update), and a second item where one exists. Where the document does not say what a repeat
  * does (the same reaction twice by one user), kept once or twice are both right; only what is
- * lost fails, in every view (lib/model.ts, lib/views.ts).
+ * lost fails, in every view (model/model.ts, model/views.ts).
  */
 useCleanup();
 

@@ -1,12 +1,12 @@
-import { messageText, useCleanup } from './lib/data';
+import { messageText, useCleanup } from './model/data';
 import { is4xx, type Exchange } from './http/http';
-import { mustSucceed, Operations, type Done } from './lib/operations';
-import { RuleFailure, type RuleContext, rule } from './lib/harness';
-import { avatarSample, phoneFor, reactionNames, usernameStyle } from './lib/samples';
+import { mustSucceed, Operations, type Done } from './model/operations';
+import { RuleFailure, type RuleContext, rule } from './model/harness';
+import { avatarSample, phoneFor, reactionNames, usernameStyle } from './model/samples';
 import { LONGEST, longValue, probeUpward, VALUE_CLASSES } from './lib/values';
 import { observe } from './profile/choices';
 import { config } from './http/config';
-import { verify } from './lib/views';
+import { verify } from './model/views';
 
 /**
  * The document's input space. Every combination of the optional parameters of create and update

@@ -1,15 +1,15 @@
-import { useCleanup, type Json } from './lib/data';
+import { useCleanup, type Json } from './model/data';
 import { is2xx, send } from './http/http';
-import { mustSucceed, Operations } from './lib/operations';
-import { asPage, failOnEmptyAfterMore, failOnStray, idOf, walk, walkBack } from './lib/paging';
-import { rule, type RuleContext } from './lib/harness';
-import { settled } from './lib/settle';
-import { reactionNames } from './lib/samples';
-import { verify } from './lib/views';
+import { mustSucceed, Operations } from './model/operations';
+import { asPage, failOnEmptyAfterMore, failOnStray, idOf, walk, walkBack } from './model/paging';
+import { rule, type RuleContext } from './model/harness';
+import { settled } from './model/settle';
+import { reactionNames } from './model/samples';
+import { verify } from './model/views';
 
 /**
  * The model's checks: after every step, every view of the records involved is read and compared
- * with what the kit's model of its own data makes certain (lib/model.ts, lib/views.ts). A
+ * with what the kit's model of its own data makes certain (model/model.ts, model/views.ts). A
  * difference fails the rule that makes the model's value certain, naming the view.
  */
 useCleanup();

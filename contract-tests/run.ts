@@ -2,15 +2,15 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { config, readConfig } from './http/config';
-import { deleteResource } from './lib/data';
+import { deleteResource } from './model/data';
 import { discoverSamples } from './lib/discover';
 import { lastSweep } from './lib/last-sweep';
 import { REFERENCE } from './rules/reference';
-import { SETTLED } from './lib/settle';
+import { SETTLED } from './model/settle';
 import { transientsOf, type TransientSummary } from './http/transients';
 import { describeExchange, InfraError, requestsSinceLastCount, send } from './http/http';
 import { readRecords, stopFile, type RecordLine, type SequenceSummary } from './http/records';
-import type { UserSamples } from './lib/samples';
+import type { UserSamples } from './model/samples';
 import { budgetFor, SEQUENCE_TITLE } from './lib/sequences';
 import { buildProfile, countObserved } from './profile/build';
 import { probeProfile } from './profile/probe';
@@ -36,7 +36,7 @@ export interface KitOptions {
   /** Random operation sequences to run (default a few; 0 for none), and their seed. */
   sequences?: number;
   seed?: number;
-  /** Values the server accepts, given by the user, tried first (lib/samples.ts). */
+  /** Values the server accepts, given by the user, tried first (model/samples.ts). */
   samples?: UserSamples;
   /** How long lists may take to show a write (--settle-ms). */
   settleMs?: number;

@@ -1,4 +1,4 @@
-import { useCleanup } from './lib/data';
+import { useCleanup } from './model/data';
 import { declareSequences } from './lib/sequences';
 
 /**

@@ -1,12 +1,12 @@
-import { useCleanup, type Json } from './lib/data';
+import { useCleanup, type Json } from './model/data';
 import { send } from './http/http';
-import { mustSucceed, Operations } from './lib/operations';
-import { asPage, idOf, walk } from './lib/paging';
-import { RuleFailure, rule, type RuleContext } from './lib/harness';
+import { mustSucceed, Operations } from './model/operations';
+import { asPage, idOf, walk } from './model/paging';
+import { RuleFailure, rule, type RuleContext } from './model/harness';
 import { afterBurst, bySeed, parallelRenames, parallelUpdates } from './lib/parallel';
-import { reactionNames } from './lib/samples';
-import { settled } from './lib/settle';
-import { verify } from './lib/views';
+import { reactionNames } from './model/samples';
+import { settled } from './model/settle';
+import { verify } from './model/views';
 
 /**
  * What holds whatever else happens: updates sent at once (each acknowledged one is kept, in any
@@ -139,7 +139,7 @@ rule(
     mustSucceed(await ops.deleteMessage(doomed), 'messages.delete.permanent', 'deleting the message');
     const next = await message(ops, first, 'idsnext');
     mustSucceed(await ops.deleteContact(first), 'contacts.delete', 'deleting the contact');
-    // Each create checks that its id is new to the kit (lib/operations.ts).
+    // Each create checks that its id is new to the kit (model/operations.ts).
     const second = await contact(ops, 'idssecond');
     await message(ops, second, 'idssecond');
     await verify(ops.model, { contacts: [first, second], messages: [doomed, next], full: true });

@@ -1,4 +1,4 @@
-import { reactionsOf } from '../lib/model';
+import { reactionsOf } from '../model/model';
 import { isObject, type Json, type Reading } from '../http/exchange';
 import { idOf, itemsOf, sentAttachments, sentReactions } from '../proxy/session';
 import {

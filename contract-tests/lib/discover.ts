@@ -1,8 +1,8 @@
-import { deleteResource, postContact, postMessage } from './data';
+import { deleteResource, postContact, postMessage } from '../model/data';
 import { describeExchange, is2xx, send, type Exchange, type Pairs } from '../http/http';
 import { observe } from '../profile/choices';
 import { writeRecord } from '../http/records';
-import { excerpt } from './harness';
+import { excerpt } from '../model/harness';
 import {
   ATTACHMENT_SHAPES,
   attachmentKeysOf,
@@ -18,7 +18,7 @@ import {
   type Found,
   type UserSamples,
   type UsernameStyle,
-} from './samples';
+} from '../model/samples';
 
 /**
  * Before the rules run, the bin finds values this server accepts for each field whose format the

@@ -1,9 +1,9 @@
 import { is2xx, send, type Exchange } from '../http/http';
-import { walk, idOf } from './paging';
-import type { Json } from './data';
+import { walk, idOf } from '../model/paging';
+import type { Json } from '../model/data';
 import { fingerprint, writeRecord, type RecordLine } from '../http/records';
-import { excerpt, RuleFailure } from './harness';
-import { settled } from './settle';
+import { excerpt, RuleFailure } from '../model/harness';
+import { settled } from '../model/settle';
 
 type Resource = 'contact' | 'message';
 

@@ -1,9 +1,9 @@
-import type { Json } from './data';
+import type { Json } from '../model/data';
 import { config } from '../http/config';
 import { is4xx, send, type Exchange } from '../http/http';
-import { AS_CREATED, filesOf, reactionsOf, type MessageChange, type Model } from './model';
-import { changePairs, objectOf } from './operations';
-import { RuleFailure } from './harness';
+import { AS_CREATED, filesOf, reactionsOf, type MessageChange, type Model } from '../model/model';
+import { changePairs, objectOf } from '../model/operations';
+import { RuleFailure } from '../model/harness';
 import { kept } from '../rules/fields';
 
 /**

@@ -1,12 +1,12 @@
 import fc from 'fast-check';
 import { config } from '../http/config';
-import { cleanup, type Json } from './data';
+import { cleanup, type Json } from '../model/data';
 import { InfraError, is4xx, onExchange, type Exchange } from '../http/http';
-import { Operations, type Done } from './operations';
-import { reactionNames } from './samples';
+import { Operations, type Done } from '../model/operations';
+import { reactionNames } from '../model/samples';
 import { writeRecord, type SequenceSummary } from '../http/records';
-import { excerpt, NotRun, RuleFailure } from './harness';
-import { verify, type Focus } from './views';
+import { excerpt, NotRun, RuleFailure } from '../model/harness';
+import { verify, type Focus } from '../model/views';
 import { VALUE_CLASSES } from './values';
 
 /**

@@ -1,6 +1,6 @@
 import { is4xx } from '../http/http';
-import type { Done } from './operations';
-import { RuleFailure } from './harness';
+import type { Done } from '../model/operations';
+import { RuleFailure } from '../model/harness';
 
 /**
  * The classes of value a free-form string of the document can hold (2.5: its formats and limits

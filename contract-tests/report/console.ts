@@ -1,5 +1,5 @@
 import { REFERENCE } from '../rules/reference';
-import { SETTLED } from '../lib/settle';
+import { SETTLED } from '../model/settle';
 import type { RuleVerdict } from '../rule-verdict';
 import type { KitResult } from '../run';
 
