@@ -3,7 +3,7 @@ import path from 'node:path';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { DEFAULT_SEQUENCES, DEFAULT_TIMEOUT_MS } from './http/config';
 import { citation, REFERENCE } from './rules/reference';
-import { REQUESTS_PER_SEQUENCE, SHRINK_REQUESTS } from './lib/sequences';
+import { REQUESTS_PER_SEQUENCE, SHRINK_REQUESTS } from './probes/sequences';
 import { proxyMain } from './proxy/cli';
 import { twinMain } from './twin/cli';
 import { formatConsole } from './report/console';

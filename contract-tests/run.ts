@@ -3,15 +3,15 @@ import os from 'node:os';
 import path from 'node:path';
 import { config, readConfig } from './http/config';
 import { deleteResource } from './model/data';
-import { discoverSamples } from './lib/discover';
-import { lastSweep } from './lib/last-sweep';
+import { discoverSamples } from './probes/discover';
+import { lastSweep } from './probes/last-sweep';
 import { REFERENCE } from './rules/reference';
 import { SETTLED } from './model/settle';
 import { transientsOf, type TransientSummary } from './http/transients';
 import { describeExchange, InfraError, requestsSinceLastCount, send } from './http/http';
 import { readRecords, stopFile, type RecordLine, type SequenceSummary } from './http/records';
 import type { UserSamples } from './model/samples';
-import { budgetFor, SEQUENCE_TITLE } from './lib/sequences';
+import { budgetFor, SEQUENCE_TITLE } from './probes/sequences';
 import { buildProfile, countObserved } from './profile/build';
 import { probeProfile } from './profile/probe';
 import { judgeRun } from './lib/judge-run';
@@ -54,7 +54,7 @@ export interface KitOptions {
  */
 const RULE_REQUESTS: Record<RuleSet, number> = { documented: 5000, mock: 7000 };
 
-/** The request budget a run states up front: its rules', and its random sequences' (lib/sequences.ts). */
+/** The request budget a run states up front: its rules', and its random sequences' (probes/sequences.ts). */
 function requestBudget(ruleSet: RuleSet, sequences: number): number {
   return RULE_REQUESTS[ruleSet] + budgetFor(sequences);
 }

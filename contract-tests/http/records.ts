@@ -3,7 +3,7 @@ import path from 'node:path';
 import type { ProfileRecord } from './observations';
 import { config } from './config';
 
-/** The random operation sequences of a run (lib/sequences.ts): how many ran, and a failure shrunk. */
+/** The random operation sequences of a run (probes/sequences.ts): how many ran, and a failure shrunk. */
 export interface SequenceSummary {
   sequences: number;
   ran: number;

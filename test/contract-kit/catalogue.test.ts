@@ -5,7 +5,7 @@ import { checkCatalogue } from '../../contract-tests/rules/catalogue';
 import { PAGE, rulesInPage } from '../../contract-tests/rules/readme';
 import { RULES, type Rule } from '../../contract-tests/rules/rules';
 
-const KIT = path.resolve(__dirname, '..', '..', 'contract-tests');
+const KIT = path.resolve(__dirname, '..', '..', 'contract-tests', 'probes');
 
 describe('the rule catalogue', () => {
   it('has a test for every rule, and every test names a rule of its rule set', () => {

@@ -6,12 +6,12 @@ import {
   postMessage,
   useCleanup,
   type Json,
-} from './model/data';
-import { is2xx, send } from './http/http';
-import { idOf, walk } from './model/paging';
-import { rule, type RuleContext } from './model/harness';
-import { CONTACT, problems } from './rules/fields';
-import { settled } from './model/settle';
+} from '../model/data';
+import { is2xx, send } from '../http/http';
+import { idOf, walk } from '../model/paging';
+import { rule, type RuleContext } from '../model/harness';
+import { CONTACT, problems } from '../rules/fields';
+import { settled } from '../model/settle';
 
 useCleanup();
 

@@ -59,7 +59,7 @@ const OPERATION_RULE: Record<string, string> = {
 };
 
 /**
- * A value of the class the seed drew (lib/values.ts), or undefined for the kit's plain one: the
+ * A value of the class the seed drew (probes/values.ts), or undefined for the kit's plain one: the
  * same seed sends the same values. The server may refuse a class (a step then changes nothing).
  */
 const valueClass = fc.nat({ max: VALUE_CLASSES.length });

@@ -3,8 +3,8 @@
  * These tests are declared only with CONTRACT_RULE_SET=mock; a server that fills the gaps another
  * way is not wrong, so the documented rule set never asks for any of this.
  */
-import { config } from './http/config';
-import { API_ERROR_CODES } from './rules/errors';
+import { config } from '../http/config';
+import { API_ERROR_CODES } from '../rules/errors';
 import {
   contactForm,
   deleteResource,
@@ -18,10 +18,10 @@ import {
   shared,
   useCleanup,
   type Json,
-} from './model/data';
-import { send, type Exchange } from './http/http';
-import { idOf, walk } from './model/paging';
-import { rule, type RuleContext } from './model/harness';
+} from '../model/data';
+import { send, type Exchange } from '../http/http';
+import { idOf, walk } from '../model/paging';
+import { rule, type RuleContext } from '../model/harness';
 
 useCleanup();
 

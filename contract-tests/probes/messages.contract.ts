@@ -7,13 +7,13 @@ import {
   shared,
   useCleanup,
   type Json,
-} from './model/data';
-import { is2xx, is4xx, send, type Exchange } from './http/http';
-import { idOf, walk } from './model/paging';
-import { reactionNames } from './model/samples';
-import { rule, type RuleContext } from './model/harness';
-import { MESSAGE, SENDER, SENDER_FORBIDDEN, problems } from './rules/fields';
-import { settled } from './model/settle';
+} from '../model/data';
+import { is2xx, is4xx, send, type Exchange } from '../http/http';
+import { idOf, walk } from '../model/paging';
+import { reactionNames } from '../model/samples';
+import { rule, type RuleContext } from '../model/harness';
+import { MESSAGE, SENDER, SENDER_FORBIDDEN, problems } from '../rules/fields';
+import { settled } from '../model/settle';
 
 useCleanup();
 

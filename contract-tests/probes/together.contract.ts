@@ -1,12 +1,12 @@
-import { useCleanup, type Json } from './model/data';
-import { send } from './http/http';
-import { mustSucceed, Operations } from './model/operations';
-import { asPage, idOf, walk } from './model/paging';
-import { RuleFailure, rule, type RuleContext } from './model/harness';
-import { afterBurst, bySeed, parallelRenames, parallelUpdates } from './lib/parallel';
-import { reactionNames } from './model/samples';
-import { settled } from './model/settle';
-import { verify } from './model/views';
+import { useCleanup, type Json } from '../model/data';
+import { send } from '../http/http';
+import { mustSucceed, Operations } from '../model/operations';
+import { asPage, idOf, walk } from '../model/paging';
+import { RuleFailure, rule, type RuleContext } from '../model/harness';
+import { afterBurst, bySeed, parallelRenames, parallelUpdates } from './parallel';
+import { reactionNames } from '../model/samples';
+import { settled } from '../model/settle';
+import { verify } from '../model/views';
 
 /**
  * What holds whatever else happens: updates sent at once (each acknowledged one is kept, in any

@@ -1,7 +1,7 @@
-import { makeContact, makeMessage, postContact, contactForm, useCleanup, type Json } from './model/data';
-import { is2xx, send } from './http/http';
-import { rule, type RuleContext } from './model/harness';
-import { nonIntegerTimestamps } from './rules/fields';
+import { makeContact, makeMessage, postContact, contactForm, useCleanup, type Json } from '../model/data';
+import { is2xx, send } from '../http/http';
+import { rule, type RuleContext } from '../model/harness';
+import { nonIntegerTimestamps } from '../rules/fields';
 
 useCleanup();
 

@@ -1,12 +1,12 @@
-import { messageText, useCleanup } from './model/data';
-import { is4xx, type Exchange } from './http/http';
-import { mustSucceed, Operations, type Done } from './model/operations';
-import { RuleFailure, type RuleContext, rule } from './model/harness';
-import { avatarSample, phoneFor, reactionNames, usernameStyle } from './model/samples';
-import { LONGEST, longValue, probeUpward, VALUE_CLASSES } from './lib/values';
-import { observe } from './profile/choices';
-import { config } from './http/config';
-import { verify } from './model/views';
+import { messageText, useCleanup } from '../model/data';
+import { is4xx, type Exchange } from '../http/http';
+import { mustSucceed, Operations, type Done } from '../model/operations';
+import { RuleFailure, type RuleContext, rule } from '../model/harness';
+import { avatarSample, phoneFor, reactionNames, usernameStyle } from '../model/samples';
+import { LONGEST, longValue, probeUpward, VALUE_CLASSES } from './values';
+import { observe } from '../profile/choices';
+import { config } from '../http/config';
+import { verify } from '../model/views';
 
 /**
  * The document's input space. Every combination of the optional parameters of create and update
@@ -190,7 +190,7 @@ function refusedOrFailed(done: Done, refused: Exchange[]): boolean {
 }
 
 /**
- * Sends every class of value (lib/values.ts), then long values probed upward, through `apply`.
+ * Sends every class of value (probes/values.ts), then long values probed upward, through `apply`.
  * Returns how many values the server took.
  */
 async function everyClass(

@@ -1,9 +1,9 @@
-import { useCleanup } from './model/data';
-import { is4xx } from './http/http';
-import { mustSucceed, Operations } from './model/operations';
-import { RuleFailure, rule, type RuleContext } from './model/harness';
-import { reactionNames, REACTIONS } from './model/samples';
-import { verify } from './model/views';
+import { useCleanup } from '../model/data';
+import { is4xx } from '../http/http';
+import { mustSucceed, Operations } from '../model/operations';
+import { RuleFailure, rule, type RuleContext } from '../model/harness';
+import { reactionNames, REACTIONS } from '../model/samples';
+import { verify } from '../model/views';
 
 /**
  * Repetition and counts: the same operation twice, many items where the document allows many

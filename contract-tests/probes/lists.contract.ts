@@ -6,13 +6,13 @@ import {
   type Contact,
   type Json,
   type Message,
-} from './model/data';
-import { send } from './http/http';
-import { asPage, failOnStray, idOf, walk } from './model/paging';
-import { observe } from './profile/choices';
-import { rule, type RuleContext } from './model/harness';
-import { PAGE, problems } from './rules/fields';
-import { settled } from './model/settle';
+} from '../model/data';
+import { send } from '../http/http';
+import { asPage, failOnStray, idOf, walk } from '../model/paging';
+import { observe } from '../profile/choices';
+import { rule, type RuleContext } from '../model/harness';
+import { PAGE, problems } from '../rules/fields';
+import { settled } from '../model/settle';
 
 useCleanup();
 

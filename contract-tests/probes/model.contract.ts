@@ -1,11 +1,11 @@
-import { useCleanup, type Json } from './model/data';
-import { is2xx, send } from './http/http';
-import { mustSucceed, Operations } from './model/operations';
-import { asPage, failOnEmptyAfterMore, failOnStray, idOf, walk, walkBack } from './model/paging';
-import { rule, type RuleContext } from './model/harness';
-import { settled } from './model/settle';
-import { reactionNames } from './model/samples';
-import { verify } from './model/views';
+import { useCleanup, type Json } from '../model/data';
+import { is2xx, send } from '../http/http';
+import { mustSucceed, Operations } from '../model/operations';
+import { asPage, failOnEmptyAfterMore, failOnStray, idOf, walk, walkBack } from '../model/paging';
+import { rule, type RuleContext } from '../model/harness';
+import { settled } from '../model/settle';
+import { reactionNames } from '../model/samples';
+import { verify } from '../model/views';
 
 /**
  * The model's checks: after every step, every view of the records involved is read and compared
