@@ -14,8 +14,8 @@ import type { UserSamples } from './model/samples';
 import { budgetFor, SEQUENCE_TITLE } from './probes/sequences';
 import { buildProfile, countObserved } from './profile/build';
 import { probeProfile } from './profile/probe';
-import { judgeRun } from './lib/judge-run';
-import { besideTheTests, ruleIdOfTitle, verdictOf, type RuleVerdict, type TestOutcome } from './rule-verdict';
+import { judgeRun } from './judge/judge-run';
+import { besideTheTests, ruleIdOfTitle, verdictOf, type RuleVerdict, type TestOutcome } from './judge/rule-verdict';
 import { RULES, rulesOf, type Rule, type RuleSet } from './rules/rules';
 
 export interface KitOptions {

@@ -108,7 +108,7 @@ export async function send(method: string, path: string, options: RequestOptions
       return new InfraError(line);
     },
   });
-  // Every real answer, whoever asked for it, goes to the one judge after the run (lib/judge-run.ts).
+  // Every real answer, whoever asked for it, goes to the one judge after the run (judge/judge-run.ts).
   const wire = onTheWire.get(exchange);
   if (wire) recordWire(wire);
   for (const listener of listeners) listener(exchange);

@@ -1,6 +1,6 @@
 import { ERROR_CODES } from '../rules/errors';
 import { isObject, type Json, type Reading } from '../http/exchange';
-import { idOf, type SessionState, type World } from '../proxy/session';
+import { idOf, type SessionState, type World } from './session';
 import { SENDER } from '../rules/fields';
 import { show, where, type Problem, type Verdicts } from './verdicts';
 

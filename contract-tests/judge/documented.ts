@@ -1,6 +1,6 @@
 import type { Reading } from '../http/exchange';
 import { isObject } from '../http/exchange';
-import { idOf, worldOf, type SessionState } from '../proxy/session';
+import { idOf, worldOf, type SessionState } from './session';
 import type { RuleSet } from '../rules/rules';
 import { conventionsOfAnyAnswer, PARAMETERS, preflight, requestConventions } from './conventions';
 import { list } from './lists';

@@ -1,5 +1,5 @@
 import { isObject, type Json, type Reading } from '../http/exchange';
-import { idOf, listKey, pageOf, type SessionState, type World } from '../proxy/session';
+import { idOf, listKey, pageOf, type SessionState, type World } from './session';
 import { mockPage } from './conventions';
 import { PAGE, problems } from '../rules/fields';
 import { contactRecord, messageRecord } from './records';

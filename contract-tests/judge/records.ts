@@ -1,13 +1,13 @@
 import { reactionsOf } from '../model/model';
 import { isObject, type Json, type Reading } from '../http/exchange';
-import { idOf, itemsOf, sentAttachments, sentReactions } from '../proxy/session';
+import { idOf, itemsOf, sentAttachments, sentReactions } from './session';
 import {
   CONTACT_STABLE,
   type ContactFacts,
   type MessageFacts,
   type SessionState,
   type World,
-} from '../proxy/state';
+} from './state';
 import { contactFieldRules, mockMessage, badId, otherKind, notSeconds, notNow } from './conventions';
 import {
   CONTACT,

@@ -4,7 +4,7 @@ import type { RuleSet } from '../rules/rules';
 import { createForwarder, type TargetProblem } from './forward';
 import { KEPT, startJudging, type RuleTally } from '../judge/judging';
 import type { Violation } from '../judge/verdicts';
-import { DEFAULT_LIMITS, type Limits } from './memory';
+import { DEFAULT_LIMITS, type Limits } from '../judge/memory';
 
 /**
  * A proxy session: the forwarder in front of the target, the judge after every answer, and the

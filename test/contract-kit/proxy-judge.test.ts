@@ -2,7 +2,7 @@ import { CONTACT, MESSAGE } from '../../contract-tests/rules/fields';
 import { documented, senderOf } from './records';
 import { read, redact, type ProxyExchange } from '../../contract-tests/http/exchange';
 import { judge, JUDGED } from '../../contract-tests/judge/documented';
-import { learn, newSession, type SessionState } from '../../contract-tests/proxy/session';
+import { learn, newSession, type SessionState } from '../../contract-tests/judge/session';
 import { findRule, type RuleSet } from '../../contract-tests/rules/rules';
 
 /**

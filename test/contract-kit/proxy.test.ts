@@ -5,7 +5,7 @@ import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { startProxy, type ProxyResult } from '../../contract-tests/proxy/proxy';
-import { JUDGE_TITLE } from '../../contract-tests/lib/judge-run';
+import { JUDGE_TITLE } from '../../contract-tests/judge/judge-run';
 import type { RuleSet } from '../../contract-tests/rules/rules';
 import { runBin, startWrapped, type Running } from './harness';
 import { scriptedSession } from './proxy-session';

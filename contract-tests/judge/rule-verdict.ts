@@ -1,6 +1,6 @@
-import { JUDGE_TITLE } from './lib/judge-run';
-import type { ExchangeExcerpt, RecordLine, Verdict } from './http/records';
-import type { Rule } from './rules/rules';
+import { JUDGE_TITLE } from './judge-run';
+import type { ExchangeExcerpt, RecordLine, Verdict } from '../http/records';
+import type { Rule } from '../rules/rules';
 
 /**
  * The verdict on one rule of a run: from the outcomes of its tests (jest's) and the verdicts they

@@ -1,4 +1,4 @@
-import { startJudging, type RuleTally } from '../judge/judging';
+import { startJudging, type RuleTally } from './judging';
 import type { RuleSet } from '../rules/rules';
 import type { RecordLine } from '../http/records';
 import { asProxyExchange, readWire } from '../http/wire';
