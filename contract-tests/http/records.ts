@@ -88,21 +88,29 @@ export function writeRecord(line: RecordLine): void {
   );
 }
 
-export function readRecords(dir: string): RecordLine[] {
+/**
+ * The JSON lines of the run's results folder in its files whose name starts with `prefix` (one file
+ * per process), file by file in the order of their names.
+ */
+export function readJsonLines<T>(dir: string, prefix: string): T[] {
   if (!fs.existsSync(dir)) return [];
-  const lines: RecordLine[] = [];
+  const lines: T[] = [];
   for (const name of fs.readdirSync(dir).sort()) {
-    if (!name.startsWith('records-')) continue;
+    if (!name.startsWith(prefix)) continue;
     for (const text of fs.readFileSync(path.join(dir, name), 'utf8').split('\n')) {
       if (text.trim() === '') continue;
       try {
-        lines.push(JSON.parse(text) as RecordLine);
+        lines.push(JSON.parse(text) as T);
       } catch {
         // A line cut short by an interrupted worker: nothing in it can be trusted.
       }
     }
   }
   return lines;
+}
+
+export function readRecords(dir: string): RecordLine[] {
+  return readJsonLines<RecordLine>(dir, 'records-');
 }
 
 /** Set by the bin when the run is interrupted: tests create nothing more after it. */

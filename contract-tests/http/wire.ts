@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { ProxyExchange } from './exchange';
 import { config } from './config';
+import { readJsonLines } from './records';
 
 /**
  * Every exchange the kit makes, as it went over the wire: what the one judge (judge/judging.ts,
@@ -34,20 +35,9 @@ export function recordWire(record: WireRecord): void {
 
 /** The run's exchanges, from every process, in the order their answers came. */
 export function readWire(dir: string): WireRecord[] {
-  if (!fs.existsSync(dir)) return [];
-  const records: WireRecord[] = [];
-  for (const name of fs.readdirSync(dir)) {
-    if (!name.startsWith('exchanges-')) continue;
-    for (const text of fs.readFileSync(path.join(dir, name), 'utf8').split('\n')) {
-      if (text.trim() === '') continue;
-      try {
-        records.push(JSON.parse(text) as WireRecord);
-      } catch {
-        // A line cut short by an interrupted worker.
-      }
-    }
-  }
-  return records.sort((a, b) => a.finishedAt - b.finishedAt || a.startedAt - b.startedAt);
+  return readJsonLines<WireRecord>(dir, 'exchanges-').sort(
+    (a, b) => a.finishedAt - b.finishedAt || a.startedAt - b.startedAt,
+  );
 }
 
 /** The exchange as the proxy would have seen it pass. */
