@@ -8,22 +8,17 @@ import { readJsonLines } from './records';
  * Every exchange the kit makes, as it went over the wire: what the one judge (judge/judging.ts,
  * the proxy's) needs to judge it after the run, whichever test, sequence, sweep or walk made it.
  * One JSON line each, in a file of the run's results folder per process, like the records.
+ *
+ * It is the exchange the proxy sees pass (ProxyExchange), but for its place in a session, with both
+ * bodies as text, since a JSON line holds no bytes. `url` is the path and query from /v1 (the base
+ * URL's own path left out); the request's headers are the Authorization and Content-Type sent and any
+ * other the kit set; the answer's body is already decoded, so its headers hold no Content-Encoding;
+ * `startedAt` and `finishedAt` are when the request was sent and its answer read (one clock for the run).
  */
-export interface WireRecord {
-  method: string;
-  /** Path and query, from /v1 (the base URL's own path left out). */
-  url: string;
-  /** Lower-case names: the Authorization and Content-Type sent, and any other header the kit set. */
-  requestHeaders: Record<string, string>;
+export interface WireRecord extends Omit<ProxyExchange, 'seq' | 'requestBody' | 'responseBody'> {
   /** The body sent, as text. */
   requestBody?: string;
-  status: number;
-  /** Lower-case names; the body below is already decoded, so no Content-Encoding. */
-  responseHeaders: Record<string, string>;
   responseBody: string;
-  /** When the request was sent and its answer read (ms since the epoch, one clock for the run). */
-  startedAt: number;
-  finishedAt: number;
 }
 
 const fileOf = (dir: string) => path.join(dir, `exchanges-${process.pid}.jsonl`);
