@@ -17,8 +17,8 @@ type ProbeStatus = { status: number } | { unknown: string };
 /**
  * What a process of the run saw of the server's choices (`--profile-out`), by key: each one is a
  * ledger record with the exchange that showed it, gathered by the bin into the server profile
- * (build.ts). The workers observe the kit's ordinary exchanges (observe.ts); the bin adds a few
- * probes of its own at the end of the run (probe.ts).
+ * (profile/build.ts). The workers observe the kit's ordinary exchanges (profile/observe.ts); the bin adds a few
+ * probes of its own at the end of the run (profile/probe.ts).
  */
 export interface Observations {
   /** A 2xx JSON answer's content type, without parameters. */
@@ -26,7 +26,7 @@ export interface Observations {
   'success status': { operation: Operation; status: number };
   /** A successful delete; answer null: a body that is no JSON object. */
   'delete answer': { list: ListName; answer: DeleteAnswer | null };
-  /** The format of one id a create answered; `length` always (build.ts keeps it where it belongs). */
+  /** The format of one id a create answered; `length` always (profile/build.ts keeps it where it belongs). */
   'id format': { kind: IdKind; format: IdFormat };
   /** The unit of a created record's created_at, told from the clock; null: none of the three. */
   'timestamp unit': Unit | null;

@@ -4,7 +4,7 @@ import { config } from '../http/config';
  * Values the server accepts where the document leaves formats open (2.5: "Length limits and
  * format rules of username, phone_number, avatar_url, display_name and message: not shown";
  * the attachment's fields and the reaction names: not shown). The bin finds them before the rules
- * run (discover.ts) and hands them to jest's workers through CONTRACT_FOUND_SAMPLES; the user may
+ * run (probes/discover.ts) and hands them to jest's workers through CONTRACT_FOUND_SAMPLES; the user may
  * give some (`--sample key=value`, `--samples file.json`, CONTRACT_SAMPLES), which are tried first.
  */
 export const SAMPLE_KEYS = [

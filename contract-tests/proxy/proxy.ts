@@ -17,7 +17,7 @@ export interface ProxyOptions {
   ruleSet: RuleSet;
   timeoutMs?: number;
   keepBytes?: number;
-  /** What it may remember of the tokens' worlds (memory.ts); the defaults otherwise. */
+  /** What it may remember of the tokens' worlds (judge/memory.ts); the defaults otherwise. */
   limits?: Partial<Limits>;
   /** Where the lines go (the console by default). */
   print?: (line: string) => void;
