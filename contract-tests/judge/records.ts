@@ -1,13 +1,7 @@
 import { reactionsOf } from '../model/model';
 import { isObject, type Json, type Reading } from '../http/exchange';
 import { idOf, itemsOf, sentAttachments, sentReactions } from './session';
-import {
-  CONTACT_STABLE,
-  type ContactFacts,
-  type MessageFacts,
-  type SessionState,
-  type World,
-} from './state';
+import { CONTACT_STABLE, type ContactFacts, type MessageFacts, type SessionState, type World } from './state';
 import { contactFieldRules, mockMessage, badId, otherKind, notSeconds, notNow } from './conventions';
 import {
   CONTACT,

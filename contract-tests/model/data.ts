@@ -1,5 +1,13 @@
 import { config } from '../http/config';
-import { is2xx, is4xx, onExchange, requestsSinceLastCount, send, type Exchange, type Pairs } from '../http/http';
+import {
+  is2xx,
+  is4xx,
+  onExchange,
+  requestsSinceLastCount,
+  send,
+  type Exchange,
+  type Pairs,
+} from '../http/http';
 import { fingerprint, stopRequested, writeRecord } from '../http/records';
 import { SetupFailure } from './harness';
 import { reconciler } from './reconcile';

@@ -121,7 +121,9 @@ export function rule(
 ): void {
   const found = findRule(id);
   if (!found)
-    throw new Error(`The test "${title}" names the rule "${id}", which is not in contract-tests/rules/rules.ts.`);
+    throw new Error(
+      `The test "${title}" names the rule "${id}", which is not in contract-tests/rules/rules.ts.`,
+    );
   if (!inRuleSet(found)) return;
   const name = `[${id}] ${title}`;
   test(
