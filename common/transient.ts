@@ -1,5 +1,5 @@
 /**
- * Transient answers, for both packages: the contract kit's client (contract-tests/lib/http.ts)
+ * Transient answers, for both packages: the contract kit's client (contract-tests/http/http.ts)
  * and the account walker's (common/http.ts) send through `withRetries`, so that which answers
  * are transient, how Retry-After is read and how long to wait are said once.
  *

@@ -1,9 +1,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
-import { DEFAULT_SEQUENCES, DEFAULT_TIMEOUT_MS } from './lib/config';
-import { citation, REFERENCE } from './lib/reference';
-import { REQUESTS_PER_SEQUENCE, SHRINK_REQUESTS } from './lib/sequences';
+import { DEFAULT_SEQUENCES, DEFAULT_TIMEOUT_MS } from './http/config';
+import { citation, REFERENCE } from './rules/reference';
+import { REQUESTS_PER_SEQUENCE, SHRINK_REQUESTS } from './probes/sequences';
 import { proxyMain } from './proxy/cli';
 import { twinMain } from './twin/cli';
 import { formatConsole } from './report/console';
@@ -15,14 +15,14 @@ import {
   SAMPLE_KEYS,
   type SampleKey,
   type UserSamples,
-} from './lib/samples';
+} from './model/samples';
 import {
   addRuleSetOptions,
   readRuleSet,
   RuleSetUsageError,
   unsetEmptyRuleSetEnv,
-} from './lib/rule-set-option';
-import { RULES, type RuleSet } from './rules';
+} from './rules/rule-set-option';
+import { RULES, type RuleSet } from './rules/rules';
 import { handleInterrupts, runKit, type KitResult } from './run';
 
 /** The environment's old name for CONTRACT_RULE_SET (the proxy never read one). */

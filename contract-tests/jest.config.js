@@ -9,7 +9,7 @@
 const fs = require('node:fs');
 const path = require('node:path');
 
-const fromSource = fs.existsSync(path.join(__dirname, 'rules.ts'));
+const fromSource = fs.existsSync(path.join(__dirname, 'run.ts'));
 
 /** @type {import('jest').Config} */
 module.exports = {

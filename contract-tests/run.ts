@@ -1,29 +1,22 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { config, readConfig } from './lib/config';
-import { deleteResource } from './lib/data';
-import { discoverSamples } from './lib/discover';
-import { lastSweep } from './lib/last-sweep';
-import { REFERENCE } from './lib/reference';
-import { SETTLED } from './lib/settle';
-import { transientsOf, type TransientSummary } from './lib/transients';
-import { describeExchange, InfraError, requestsSinceLastCount, send } from './lib/http';
-import { readRecords, stopFile, type RecordLine, type SequenceSummary } from './lib/records';
-import type { UserSamples } from './lib/samples';
-import { budgetFor, SEQUENCE_TITLE } from './lib/sequences';
+import { config, readConfig } from './http/config';
+import { deleteResource } from './model/data';
+import { discoverSamples } from './probes/discover';
+import { lastSweep } from './probes/last-sweep';
+import { REFERENCE } from './rules/reference';
+import { SETTLED } from './model/settle';
+import { transientsOf, type TransientSummary } from './http/transients';
+import { describeExchange, InfraError, requestsSinceLastCount, send } from './http/http';
+import { readRecords, stopFile, type RecordLine, type SequenceSummary } from './http/records';
+import type { UserSamples } from './model/samples';
+import { budgetFor, SEQUENCE_TITLE } from './probes/sequences';
 import { buildProfile, countObserved } from './profile/build';
 import { probeProfile } from './profile/probe';
-import { judgeRun } from './lib/judge-run';
-import {
-  besideTheTests,
-  ruleIdOfTitle,
-  verdictOf,
-  withTheJudge,
-  type RuleVerdict,
-  type TestOutcome,
-} from './rule-verdict';
-import { RULES, rulesOf, type Rule, type RuleSet } from './rules';
+import type { RuleVerdict } from './judge/rule-verdict';
+import { verdictsOfRun } from './judge/run-verdicts';
+import { RULES, rulesOf, type Rule, type RuleSet } from './rules/rules';
 
 export interface KitOptions {
   baseUrl: string;
@@ -43,7 +36,7 @@ export interface KitOptions {
   /** Random operation sequences to run (default a few; 0 for none), and their seed. */
   sequences?: number;
   seed?: number;
-  /** Values the server accepts, given by the user, tried first (lib/samples.ts). */
+  /** Values the server accepts, given by the user, tried first (model/samples.ts). */
   samples?: UserSamples;
   /** How long lists may take to show a write (--settle-ms). */
   settleMs?: number;
@@ -61,7 +54,7 @@ export interface KitOptions {
  */
 const RULE_REQUESTS: Record<RuleSet, number> = { documented: 5000, mock: 7000 };
 
-/** The request budget a run states up front: its rules', and its random sequences' (lib/sequences.ts). */
+/** The request budget a run states up front: its rules', and its random sequences' (probes/sequences.ts). */
 function requestBudget(ruleSet: RuleSet, sequences: number): number {
   return RULE_REQUESTS[ruleSet] + budgetFor(sequences);
 }
@@ -329,56 +322,20 @@ export async function runKit(options: KitOptions): Promise<KitResult> {
     }
     // The few requests the server profile needs beyond the rules' own, once, at the end.
     if (options.profileOut && !interrupted) await probeProfile(readRecords(resultsDir));
-    // Every exchange of the run, whoever made it, through the one judge (the proxy's): a fault it
-    // sees is a failure of the rule it breaks, beside the tests' own verdicts.
-    const byJudge = interrupted ? undefined : judgeRun(resultsDir, options.ruleSet, options.settleMs ?? 0);
-    for (const error of byJudge?.errors ?? []) problems.push(`the judge could not judge ${error}`);
-    const records = [...readRecords(resultsDir), ...(byJudge?.failures ?? [])];
-    const outcomes: TestOutcome[] = [];
-    for (const file of results.testResults) {
-      if (file.testExecError) {
-        problems.push(
-          `${path.relative(KIT_DIR, file.testFilePath)} could not run: ${file.testExecError.message.split('\n')[0]}`,
-        );
-      } else if (file.failureMessage && file.testResults.every((a) => a.status !== 'failed')) {
-        // A hook (e.g. afterAll's cleanup) failed outside any test.
-        problems.push(
-          `${path.relative(KIT_DIR, file.testFilePath)}: ${file.failureMessage.split('\n').find((l) => l.trim()) ?? 'failed'}`,
-        );
-      }
-      for (const assertion of file.testResults) {
-        outcomes.push({
-          title: assertion.title,
-          status: assertion.status,
-          failure: assertion.failureMessages.join('\n'),
-        });
-      }
-    }
-    for (const outcome of outcomes) {
-      if (outcome.title === SEQUENCE_TITLE) {
-        // Its failures are recorded against the rules they break; a failed test here broke instead.
-        if (outcome.status === 'failed')
-          problems.push(
-            `the random sequences could not judge: ${outcome.failure.split('\n').slice(0, 3).join(' ')}`,
-          );
-      } else if (!ruleIdOfTitle(outcome.title)) problems.push(`the test "${outcome.title}" names no rule`);
-    }
-    // A rule outside --rule that a random sequence found broken is judged too.
-    const foundBroken = rulesOf(options.ruleSet).filter(
-      (r) =>
-        !selected.includes(r) &&
-        records.some((l) => l.kind === 'verdict' && l.verdict === 'fail' && l.rule === r.id),
+    // Every exchange through the one judge, the tests' outcomes and their records: each rule's verdict.
+    const { verdicts, records, byJudge } = verdictsOfRun(
+      {
+        results,
+        resultsDir,
+        kitDir: KIT_DIR,
+        ruleSet: options.ruleSet,
+        settleMs: options.settleMs ?? 0,
+        selected,
+        interrupted,
+        sequenceTitle: SEQUENCE_TITLE,
+      },
+      problems,
     );
-    const judgedOne: RuleVerdict[] = [];
-    for (const rule of [...selected, ...foundBroken]) {
-      const verdict = verdictOf(rule, outcomes, records, problems);
-      if (verdict) judgedOne.push(verdict);
-      else {
-        judgedOne.push({ rule, verdict: 'not-run', reason: 'no test of this rule ran', tests: [] });
-        problems.push(`${rule.id}: no test of this rule ran`);
-      }
-    }
-    const verdicts = withTheJudge(besideTheTests(judgedOne), byJudge?.tallies);
     const serverProfile: Record<string, string[]> = {};
     for (const record of records) {
       if (record.kind !== 'observe') continue;

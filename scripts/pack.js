@@ -124,8 +124,8 @@ function main() {
       path.join(stage, 'common', 'server-profile.schema.json'),
     );
     fs.copyFileSync(path.join(root, 'docs', 'twin.md'), path.join(stage, 'docs', 'twin.md'));
-    // readme.ts writes the rule catalogue into docs/contract-kit.md (with prettier): a tool of the clone, not of the kit.
-    fs.rmSync(path.join(stage, 'dist', 'readme.js'));
+    // rules/readme.ts writes the rule catalogue into docs/contract-kit.md (with prettier): a tool of the clone, not of the kit.
+    fs.rmSync(path.join(stage, 'dist', 'rules', 'readme.js'));
     // The bin loads tsx only in a clone, where the kit runs from its TypeScript sources.
     checkDependencies(kit, stage, [], ['tsx']);
 

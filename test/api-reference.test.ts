@@ -1,11 +1,11 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { formatCatalogue, toJson } from '../contract-tests/cli';
-import { REFERENCE } from '../contract-tests/lib/reference';
+import { REFERENCE } from '../contract-tests/rules/reference';
 import { formatConsole } from '../contract-tests/report/console';
 import { buildJunit } from '../contract-tests/report/junit';
 import { buildMarkdown } from '../contract-tests/report/markdown';
-import { RULES } from '../contract-tests/rules';
+import { RULES } from '../contract-tests/rules/rules';
 import type { KitResult } from '../contract-tests/run';
 
 /**

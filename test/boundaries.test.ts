@@ -57,14 +57,14 @@ it('finds each kind of crossing', () => {
       path.join(root, 'common', 'lib', 'a.ts'),
       [
         "import { x } from '../../src/core';",
-        "const y = require('../../contract-tests/lib/http');",
+        "const y = require('../../contract-tests/http/http');",
         "import request from 'supertest';",
         "import http from 'node:http';",
         "import { z } from '../b';",
       ].join('\n'),
     );
     expect(crossings(path.join(root, 'common'), ['src', 'contract-tests'], false).sort()).toEqual([
-      'common/lib/a.ts → ../../contract-tests/lib/http',
+      'common/lib/a.ts → ../../contract-tests/http/http',
       'common/lib/a.ts → ../../src/core',
       'common/lib/a.ts → supertest',
     ]);

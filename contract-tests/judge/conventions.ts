@@ -1,7 +1,7 @@
-import { ERROR_CODES } from '../lib/errors';
-import { isObject, type Json, type Reading } from '../proxy/exchange';
-import { idOf, type SessionState, type World } from '../proxy/session';
-import { SENDER } from './fields';
+import { ERROR_CODES } from '../rules/errors';
+import { isObject, type Json, type Reading } from '../http/exchange';
+import { idOf, type SessionState, type World } from './session';
+import { SENDER } from '../rules/fields';
 import { show, where, type Problem, type Verdicts } from './verdicts';
 
 /**

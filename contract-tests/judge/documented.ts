@@ -1,7 +1,7 @@
-import type { Reading } from '../proxy/exchange';
-import { isObject } from '../proxy/exchange';
-import { idOf, worldOf, type SessionState } from '../proxy/session';
-import type { RuleSet } from '../rules';
+import type { Reading } from '../http/exchange';
+import { isObject } from '../http/exchange';
+import { idOf, worldOf, type SessionState } from './session';
+import type { RuleSet } from '../rules/rules';
 import { conventionsOfAnyAnswer, PARAMETERS, preflight, requestConventions } from './conventions';
 import { list } from './lists';
 import {
@@ -22,7 +22,7 @@ import { routeId, show, Verdicts, type Judgement } from './verdicts';
  * calls `learn` afterwards). It judges only what a passive observer can know for certain: the
  * answer's own shape, what the request sent against what the answer shows, and what earlier
  * exchanges of the same token make certain. The kit's own checks share its field rules
- * (fields.ts); the proxy (`messaging-contract proxy`) runs it on live traffic.
+ * (rules/fields.ts); the proxy (`messaging-contract proxy`) runs it on live traffic.
  */
 
 /** RFC 6750 §2.1: `Bearer` 1*SP b64token, the scheme in any case (RFC 7235 §2.1). */

@@ -1,5 +1,5 @@
-import type { Json, Reading } from '../proxy/exchange';
-import { idOf, type World } from '../proxy/session';
+import type { Json, Reading } from '../http/exchange';
+import { idOf, type World } from './session';
 import type { Verdicts } from './verdicts';
 
 /**

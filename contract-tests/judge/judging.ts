@@ -1,8 +1,8 @@
 import { isTransientStatus } from '../../common/transient';
-import { read, type ProxyExchange } from '../proxy/exchange';
-import { copy, DEFAULT_LIMITS, type Limits } from '../proxy/memory';
-import { learn, newSession, type SessionState } from '../proxy/session';
-import { rulesOf, type Rule, type RuleSet } from '../rules';
+import { read, type ProxyExchange } from '../http/exchange';
+import { copy, DEFAULT_LIMITS, type Limits } from './memory';
+import { learn, newSession, type SessionState } from './session';
+import { rulesOf, type Rule, type RuleSet } from '../rules/rules';
 import { judge } from './documented';
 import { JUDGED, type Violation } from './verdicts';
 

@@ -1,7 +1,7 @@
-import { isObject, type Json, type Reading } from '../proxy/exchange';
-import { idOf, listKey, pageOf, type SessionState, type World } from '../proxy/session';
+import { isObject, type Json, type Reading } from '../http/exchange';
+import { idOf, listKey, pageOf, type SessionState, type World } from './session';
 import { mockPage } from './conventions';
-import { PAGE, problems } from './fields';
+import { PAGE, problems } from '../rules/fields';
 import { contactRecord, messageRecord } from './records';
 import { show, type Verdicts } from './verdicts';
 

@@ -1,13 +1,7 @@
-import { reactionsOf } from '../lib/model';
-import { isObject, type Json, type Reading } from '../proxy/exchange';
-import { idOf, itemsOf, sentAttachments, sentReactions } from '../proxy/session';
-import {
-  CONTACT_STABLE,
-  type ContactFacts,
-  type MessageFacts,
-  type SessionState,
-  type World,
-} from '../proxy/state';
+import { reactionsOf } from '../model/model';
+import { isObject, type Json, type Reading } from '../http/exchange';
+import { idOf, itemsOf, sentAttachments, sentReactions } from './session';
+import { CONTACT_STABLE, type ContactFacts, type MessageFacts, type SessionState, type World } from './state';
 import { contactFieldRules, mockMessage, badId, otherKind, notSeconds, notNow } from './conventions';
 import {
   CONTACT,
@@ -19,7 +13,7 @@ import {
   SENDER,
   SENDER_FORBIDDEN,
   type SentKind,
-} from './fields';
+} from '../rules/fields';
 import { routeId, show, where, type Problem, type Verdicts } from './verdicts';
 import { newIds } from './identity';
 
@@ -31,7 +25,7 @@ import { newIds } from './identity';
 
 /**
  * A value sent that the answer lost or changed: the kit's own rule of what a server may do to what
- * it took (fields.ts kept(): only NFC, trimmed ends and phone punctuation lose nothing).
+ * it took (rules/fields.ts kept(): only NFC, trimmed ends and phone punctuation lose nothing).
  */
 function lost(sent: unknown, shown: unknown, kind: SentKind, what: string): Problem {
   return (

@@ -1,5 +1,5 @@
-import { redact, type Reading } from '../proxy/exchange';
-import { findRule, rulesOf, type RuleSet } from '../rules';
+import { redact, type Reading } from '../http/exchange';
+import { findRule, rulesOf, type RuleSet } from '../rules/rules';
 
 /**
  * What the judgment of one exchange gives, and how its modules (records, lists, documented,

@@ -13,8 +13,8 @@ import {
   type Paging,
   type ServerProfile,
 } from '../../common/server-profile';
-import type { RecordLine } from '../lib/records';
-import type { ListName, Observations, ProfileKey, ProfileRecord } from './observations';
+import type { RecordLine } from '../http/records';
+import type { ListName, Observations, ProfileKey, ProfileRecord } from '../http/observations';
 
 /**
  * The server profile of `--profile-out`, put together by the bin from the run's ledger: every

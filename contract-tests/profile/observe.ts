@@ -1,8 +1,8 @@
 import { pagingOf } from '../../common/paging';
-import { config } from '../lib/config';
-import { is2xx, is4xx, onExchange, type Exchange } from '../lib/http';
-import { writeRecord } from '../lib/records';
-import type { Observations, ProfileKey, ProfileRecord } from './observations';
+import { config } from '../http/config';
+import { is2xx, is4xx, onExchange, type Exchange } from '../http/http';
+import { writeRecord } from '../http/records';
+import type { Observations, ProfileKey, ProfileRecord } from '../http/observations';
 import {
   avatarDefaultOf,
   contentTypeOf,

@@ -1,10 +1,10 @@
 import { randomInt, randomUUID } from 'node:crypto';
 import type { IdFormat } from '../../common/server-profile';
 import { asPage } from '../../common/paging';
-import { InfraError, is2xx, is4xx, send, type Exchange } from '../lib/http';
-import type { RecordLine } from '../lib/records';
+import { InfraError, is2xx, is4xx, send, type Exchange } from '../http/http';
+import type { RecordLine } from '../http/records';
 import { idsOf } from './build';
-import type { Observations } from './observations';
+import type { Observations } from '../http/observations';
 import { record } from './observe';
 import { errorShapeOf, seenOf } from './shapes';
 

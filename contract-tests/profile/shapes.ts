@@ -5,8 +5,8 @@ import type {
   IdFormat,
   Operation,
 } from '../../common/server-profile';
-import type { Exchange } from '../lib/http';
-import type { ListName, Unit } from './observations';
+import type { Exchange } from '../http/http';
+import type { ListName, Unit } from '../http/observations';
 
 /**
  * What one answer shows of a server's choices, told without any state: the pieces observe.ts

@@ -1,9 +1,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
-import { addRuleSetOptions, readRuleSet, unsetEmptyRuleSetEnv } from '../lib/rule-set-option';
-import type { RuleSet } from '../rules';
-import { DEFAULT_LIMITS } from './memory';
+import { addRuleSetOptions, readRuleSet, unsetEmptyRuleSetEnv } from '../rules/rule-set-option';
+import type { RuleSet } from '../rules/rules';
+import { DEFAULT_LIMITS } from '../judge/memory';
 import { DEFAULT_TIMEOUT_MS, parseTarget, startProxy, type RunningProxy } from './proxy';
 import { buildProxyJunit, buildProxyMarkdown, formatSummary, proxyJson } from './report';
 

@@ -1,6 +1,6 @@
 import http from 'node:http';
 import https from 'node:https';
-import type { ProxyExchange } from './exchange';
+import type { ProxyExchange } from '../http/exchange';
 
 /**
  * The forwarding half of the proxy, on node:http: every request goes to the target as it came

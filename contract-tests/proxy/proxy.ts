@@ -1,10 +1,10 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { RuleSet } from '../rules';
+import type { RuleSet } from '../rules/rules';
 import { createForwarder, type TargetProblem } from './forward';
 import { KEPT, startJudging, type RuleTally } from '../judge/judging';
 import type { Violation } from '../judge/verdicts';
-import { DEFAULT_LIMITS, type Limits } from './memory';
+import { DEFAULT_LIMITS, type Limits } from '../judge/memory';
 
 /**
  * A proxy session: the forwarder in front of the target, the judge after every answer, and the
@@ -17,7 +17,7 @@ export interface ProxyOptions {
   ruleSet: RuleSet;
   timeoutMs?: number;
   keepBytes?: number;
-  /** What it may remember of the tokens' worlds (memory.ts); the defaults otherwise. */
+  /** What it may remember of the tokens' worlds (judge/memory.ts); the defaults otherwise. */
   limits?: Partial<Limits>;
   /** Where the lines go (the console by default). */
   print?: (line: string) => void;

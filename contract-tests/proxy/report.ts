@@ -1,8 +1,8 @@
-import { citation, REFERENCE } from '../lib/reference';
+import { citation, REFERENCE } from '../rules/reference';
 import { buildJunit } from '../report/junit';
 import { cell, code } from '../report/markdown';
-import { rulesOf } from '../rules';
-import type { RuleVerdict } from '../rule-verdict';
+import { rulesOf } from '../rules/rules';
+import type { RuleVerdict } from '../judge/rule-verdict';
 import type { KitResult } from '../run';
 import { JUDGED, type Violation } from '../judge/verdicts';
 import type { RuleTally } from '../judge/judging';

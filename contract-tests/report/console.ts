@@ -1,6 +1,6 @@
-import { REFERENCE } from '../lib/reference';
-import { SETTLED } from '../lib/settle';
-import type { RuleVerdict } from '../rule-verdict';
+import { REFERENCE } from '../rules/reference';
+import { SETTLED } from '../model/settle';
+import type { RuleVerdict } from '../judge/rule-verdict';
 import type { KitResult } from '../run';
 
 const MARK: Record<RuleVerdict['verdict'], string> = { pass: 'PASS', fail: 'FAIL', 'not-run': 'NOT RUN' };

@@ -1,5 +1,5 @@
 import builder from 'junit-report-builder';
-import { citation, REFERENCE } from '../lib/reference';
+import { citation, REFERENCE } from '../rules/reference';
 import type { KitResult } from '../run';
 import { exchangeLine } from './console';
 

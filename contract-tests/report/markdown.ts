@@ -1,5 +1,5 @@
 import { pathToFileURL } from 'node:url';
-import { REFERENCE } from '../lib/reference';
+import { REFERENCE } from '../rules/reference';
 import type { KitResult } from '../run';
 import { summaryLine } from './console';
 

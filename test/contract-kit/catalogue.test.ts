@@ -1,18 +1,18 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { checkCatalogue } from '../../contract-tests/catalogue';
-import { PAGE, rulesInPage } from '../../contract-tests/readme';
-import { RULES, type Rule } from '../../contract-tests/rules';
+import { checkCatalogue } from '../../contract-tests/rules/catalogue';
+import { PAGE, rulesInPage } from '../../contract-tests/rules/readme';
+import { RULES, type Rule } from '../../contract-tests/rules/rules';
 
-const KIT = path.resolve(__dirname, '..', '..', 'contract-tests');
+const KIT = path.resolve(__dirname, '..', '..', 'contract-tests', 'probes');
 
 describe('the rule catalogue', () => {
   it('has a test for every rule, and every test names a rule of its rule set', () => {
     expect(checkCatalogue(KIT)).toEqual([]);
   });
 
-  it('is listed, as it is, in docs/contract-kit.md (regenerate: npx tsx contract-tests/readme.ts)', () => {
+  it('is listed, as it is, in docs/contract-kit.md (regenerate: npx tsx contract-tests/rules/readme.ts)', () => {
     expect(rulesInPage(fs.readFileSync(PAGE, 'utf8'))).toEqual(RULES.map((r) => ({ ...r })));
   });
 

@@ -4,7 +4,7 @@ import { failedRules, inBatches, runBin, startWrapped, type KitRun } from './har
 import { INPUT_ROGUES, MODEL_ROGUES, ROGUES, VIEW_ROGUES } from './servers';
 import { SPACE_ROGUES } from './space-rogues';
 import { PAGE, WITHOUT_ROGUE, withoutRogueInPage } from './without-rogue';
-import { RULES } from '../../contract-tests/rules';
+import { RULES } from '../../contract-tests/rules/rules';
 
 /**
  * The proof that the mock rule set can fail: against the real mock with exactly one of its

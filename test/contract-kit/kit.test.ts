@@ -5,7 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import express from 'express';
 import { JUDGED } from '../../contract-tests/judge/verdicts';
-import { RULES } from '../../contract-tests/rules';
+import { RULES } from '../../contract-tests/rules/rules';
 import {
   failedRules,
   failures,

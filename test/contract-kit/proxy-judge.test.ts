@@ -1,9 +1,9 @@
-import { CONTACT, MESSAGE } from '../../contract-tests/judge/fields';
+import { CONTACT, MESSAGE } from '../../contract-tests/rules/fields';
 import { documented, senderOf } from './records';
-import { read, redact, type ProxyExchange } from '../../contract-tests/proxy/exchange';
+import { read, redact, type ProxyExchange } from '../../contract-tests/http/exchange';
 import { judge, JUDGED } from '../../contract-tests/judge/documented';
-import { learn, newSession, type SessionState } from '../../contract-tests/proxy/session';
-import { findRule, type RuleSet } from '../../contract-tests/rules';
+import { learn, newSession, type SessionState } from '../../contract-tests/judge/session';
+import { findRule, type RuleSet } from '../../contract-tests/rules/rules';
 
 /**
  * The proxy's judge on exchanges made by hand: a pure function of the exchange and what the

@@ -1,11 +1,11 @@
-import { CONTACT, MESSAGE } from '../../contract-tests/judge/fields';
+import { CONTACT, MESSAGE } from '../../contract-tests/rules/fields';
 import { documented, senderOf } from './records';
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';
-import { read, type ProxyExchange } from '../../contract-tests/proxy/exchange';
+import { read, type ProxyExchange } from '../../contract-tests/http/exchange';
 import { judge } from '../../contract-tests/judge/documented';
-import { DEFAULT_LIMITS, type Limits } from '../../contract-tests/proxy/memory';
-import { learn, newSession, type SessionState } from '../../contract-tests/proxy/session';
+import { DEFAULT_LIMITS, type Limits } from '../../contract-tests/judge/memory';
+import { learn, newSession, type SessionState } from '../../contract-tests/judge/session';
 import { drive } from './proxy-traffic';
 
 /**

@@ -1,9 +1,9 @@
 import v8 from 'node:v8';
 import vm from 'node:vm';
-import { read, type ProxyExchange } from '../../contract-tests/proxy/exchange';
+import { read, type ProxyExchange } from '../../contract-tests/http/exchange';
 import { judge, type Violation } from '../../contract-tests/judge/documented';
-import type { Limits } from '../../contract-tests/proxy/memory';
-import { learn, newSession, type SessionState } from '../../contract-tests/proxy/session';
+import type { Limits } from '../../contract-tests/judge/memory';
+import { learn, newSession, type SessionState } from '../../contract-tests/judge/session';
 import { createCore, type Core } from '../../src/core';
 
 /**

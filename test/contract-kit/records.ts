@@ -1,8 +1,8 @@
-import { SENDER, type Schema } from '../../contract-tests/judge/fields';
+import { SENDER, type Schema } from '../../contract-tests/rules/fields';
 
 /**
  * Records that the kit's tests hand to the proxy's judge, written as the document gives them
- * (contract-tests/judge/fields.ts): a test sets the fields it is about, and every other field the
+ * (contract-tests/rules/fields.ts): a test sets the fields it is about, and every other field the
  * document gives the record holds a plain value of its type, so that a field the document gains
  * is in every such record without a change here.
  */

@@ -2,8 +2,8 @@ import { failedRules, inBatches, runBin, startWrapped, type KitRun } from './har
 import { INPUT_ROGUES, MODEL_ROGUES, ROGUES, VIEW_ROGUES } from './servers';
 import { SPACE_ROGUES } from './space-rogues';
 import { WITHOUT_ROGUE } from './without-rogue';
-import { RULES } from '../../contract-tests/rules';
-import { JUDGE_TITLE } from '../../contract-tests/lib/judge-run';
+import { RULES } from '../../contract-tests/rules/rules';
+import { JUDGE_TITLE } from '../../contract-tests/judge/judge-run';
 
 /**
  * The proof that the kit can fail: against the real mock with exactly one documented rule broken,

@@ -1,6 +1,6 @@
 import { request as httpRequest } from 'node:http';
 import { gunzipSync } from 'node:zlib';
-import { CONTACT, MESSAGE, SENDER } from '../../contract-tests/judge/fields';
+import { CONTACT, MESSAGE, SENDER } from '../../contract-tests/rules/fields';
 import type { Running } from './harness';
 import {
   FLAKY_EDGE,
@@ -25,7 +25,7 @@ interface Answer {
 }
 
 const DAY = 86_400_000;
-// The fields the document gives each record, as the kit reads them (contract-tests/judge/fields.ts).
+// The fields the document gives each record, as the kit reads them (contract-tests/rules/fields.ts).
 const CONTACT_FIELDS = Object.keys(CONTACT).sort();
 const SENDER_FIELDS = Object.keys(SENDER).sort();
 const MESSAGE_FIELDS = Object.keys(MESSAGE).sort();

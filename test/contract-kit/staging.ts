@@ -311,7 +311,7 @@ const variantOptions = (name: string): Partial<StagingOptions> => {
 /**
  * The flaky edge of the variant behind one: one GET in 15 answered by the edge, one in 37
  * dropped, about 9% of the GETs, under the share of transient answers past which a run stops
- * judging (contract-tests/lib/transients.ts).
+ * judging (contract-tests/http/transients.ts).
  */
 export const FLAKY_EDGE: FlakyEdge = { gatewayEvery: 15, resetEvery: 37 };
 

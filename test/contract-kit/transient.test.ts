@@ -7,7 +7,7 @@ import { STAGING_VARIANTS, startStaging } from './staging';
  * Transient answers (502/503/504, dropped connections) are never the server's verdicts: the kit
  * sends again what it may, looks up what a POST of unknown outcome made before sending it again,
  * and past a share of transient answers says it cannot judge (common/transient.ts,
- * contract-tests/lib/reconcile.ts, contract-tests/lib/transients.ts).
+ * contract-tests/model/reconcile.ts, contract-tests/http/transients.ts).
  */
 const honest = STAGING_VARIANTS.find((v) => v.name === 'numeric ids, hash order, links in the body')!;
 

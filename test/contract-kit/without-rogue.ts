@@ -1,6 +1,6 @@
 /**
  * The rules that no single-fault rogue server can break alone, each with why: every other rule of
- * contract-tests/rules.ts has a rogue (rogues.test.ts, convention-rogues.test.ts). docs/contract-kit.md
+ * contract-tests/rules/rules.ts has a rogue (rogues.test.ts, convention-rogues.test.ts). docs/contract-kit.md
  * lists them between its markers, written from here: `npx tsx test/contract-kit/without-rogue.ts`;
  * convention-rogues.test.ts checks that the page lists exactly these.
  */

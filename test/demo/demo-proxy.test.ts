@@ -1,7 +1,7 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { startProxy, type ProxyResult, type RunningProxy } from '../../contract-tests/proxy/proxy';
-import type { RuleSet } from '../../contract-tests/rules';
+import type { RuleSet } from '../../contract-tests/rules/rules';
 import { createApp } from '../../src/express/app';
 import { findChromium, launch, watchedPage } from '../browser/chromium';
 import { startWrapped } from '../contract-kit/harness';

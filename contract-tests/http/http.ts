@@ -1,0 +1,223 @@
+import request from 'supertest';
+import { describeExchange, is2xx, parseJson, type Exchange } from '../../common/http';
+import { config } from './config';
+import { withRetries } from '../../common/transient';
+import { markUnreachable, spendRequests, unreachable, writeRecord } from './records';
+import { recordWire, type WireRecord } from './wire';
+
+// One shape of an exchange for the kit and the account walker (common/http.ts).
+export { describeExchange, is2xx, type Exchange };
+
+/**
+ * The kit could not get an answer at all (connection refused, reset, timeout). Never a rule
+ * failure: the run ends as "could not judge" (exit 2).
+ */
+export class InfraError extends Error {
+  override name = 'InfraError';
+}
+
+export type Pairs = ReadonlyArray<readonly [string, string]>;
+type Query = Record<string, string | number | boolean | undefined> | Pairs;
+
+export interface RequestOptions {
+  query?: Query;
+  /** A form body, as ordered key/value pairs (bracket keys are sent as they are). */
+  form?: Pairs | Record<string, string | undefined>;
+  json?: unknown;
+  /** Any other body, with its content type. */
+  raw?: { type: string; data: string | Buffer };
+  headers?: Record<string, string>;
+  /** The bearer token; null sends no Authorization header; a string starting "raw:" is sent as the whole header. */
+  token?: string | null;
+  /** Send it even after another request got no answer, or past the request budget (the clean-up does). */
+  evenIfUnreachable?: boolean;
+  /**
+   * For a POST whose outcome is unknown (a transient answer, or none): finds whether it made its
+   * record all the same, and throws OutcomeReconciled when it did; returns when it did not, and
+   * the POST is sent again. A POST without it is never sent again (common/transient.ts).
+   */
+  reconcile?: (line: string) => Promise<void>;
+}
+
+type Listener = (exchange: Exchange) => void;
+const listeners = new Set<Listener>();
+
+/** Called with every exchange; the rule wrapper keeps a test's exchanges, the recorder observes them. */
+export function onExchange(listener: Listener): () => void {
+  listeners.add(listener);
+  return () => listeners.delete(listener);
+}
+
+function toPairs(form: Pairs | Record<string, string | undefined>): Pairs {
+  if (Array.isArray(form)) return form as Pairs;
+  return Object.entries(form).filter((entry): entry is [string, string] => entry[1] !== undefined);
+}
+
+function encodePairs(pairs: Pairs): string {
+  return pairs.map(([k, v]) => `${encodeURIComponent(k)}=${encodeURIComponent(v)}`).join('&');
+}
+
+function withQuery(path: string, query: Query | undefined): string {
+  if (query === undefined) return path;
+  const pairs = Array.isArray(query)
+    ? (query as Pairs)
+    : Object.entries(query)
+        .filter(([, v]) => v !== undefined)
+        .map(([k, v]) => [k, String(v)] as const);
+  if (pairs.length === 0) return path;
+  return `${path}${path.includes('?') ? '&' : '?'}${encodePairs(pairs)}`;
+}
+
+/** Reads any body as text, whatever its content type, so that reports can quote it. */
+function readText(res: NodeJS.ReadableStream, done: (error: Error | null, text: string) => void): void {
+  let text = '';
+  res.setEncoding('utf8');
+  res.on('data', (chunk: string) => (text += chunk));
+  res.on('end', () => done(null, text));
+  res.on('error', (error: Error) => done(error, text));
+}
+
+/**
+ * The step could not be judged: a POST got a transient answer (or none), and the kit found that
+ * it had created its record all the same. The record is in the ledger (the clean-up deletes it).
+ */
+export class OutcomeReconciled extends InfraError {
+  override name = 'OutcomeReconciled';
+}
+
+/**
+ * Sends one request to the base URL, and resolves with the server's real answer, whatever its
+ * status. Transient answers (502, 503, 504, resets, timeouts) and 429 are put aside and the
+ * request is sent again, as common/transient.ts says: idempotent methods at once (after the
+ * wait), a POST only after `options.reconcile` found it made nothing. Each transient answer is
+ * counted in the run's records, and none reaches the listeners. Rejects with InfraError when no
+ * real answer comes within the bounds.
+ */
+export async function send(method: string, path: string, options: RequestOptions = {}): Promise<Exchange> {
+  const fullPath = withQuery(path, options.query);
+  const earlier = options.evenIfUnreachable ? undefined : unreachable();
+  if (earlier !== undefined)
+    throw new InfraError(`${method} ${fullPath} not sent: an earlier request got no answer (${earlier})`);
+  const exchange = await withRetries(method, `${config.baseUrl}${fullPath}`, {
+    once: () => sendOnce(method, fullPath, options),
+    noAnswer: (error) => (error instanceof NoAnswerError ? error.why : undefined),
+    onTransient: (line) => writeRecord({ kind: 'transient', what: line }),
+    ...(options.reconcile ? { reconcile: options.reconcile } : {}),
+    giveUp: (line, noAnswer) => {
+      if (noAnswer) markUnreachable(line);
+      return new InfraError(line);
+    },
+  });
+  // Every real answer, whoever asked for it, goes to the one judge after the run (judge/judge-run.ts).
+  const wire = onTheWire.get(exchange);
+  if (wire) recordWire(wire);
+  for (const listener of listeners) listener(exchange);
+  return exchange;
+}
+
+/** Each answer as it went over the wire: what was sent with it, and when. */
+const onTheWire = new WeakMap<Exchange, WireRecord>();
+
+/** No answer at all to one send: the policy decides whether to send it again. */
+class NoAnswerError extends InfraError {
+  override name = 'NoAnswerError';
+  constructor(
+    message: string,
+    readonly why: string,
+  ) {
+    super(message);
+  }
+}
+
+let sentCount = 0;
+let reportedCount = 0;
+
+/** Requests sent by this process since the last call (each attempt counts). */
+export function requestsSinceLastCount(): number {
+  const count = sentCount - reportedCount;
+  reportedCount = sentCount;
+  return count;
+}
+
+/** Thrown before a request past the run's budget: the run stops judging and says so. */
+class BudgetSpent extends InfraError {
+  override name = 'BudgetSpent';
+}
+
+async function sendOnce(method: string, fullPath: string, options: RequestOptions): Promise<Exchange> {
+  // A POST may create a record: it pays for its own clean-up (a delete, and a retrieve when that is
+  // refused) up front, so that the clean-up, which is sent whatever the budget, stays within it.
+  const cost = options.evenIfUnreachable ? 0 : method === 'POST' ? 3 : 1;
+  if (!spendRequests(cost))
+    throw new BudgetSpent(
+      `${method} ${fullPath} not sent: the run has spent its budget of ${config.maxRequests} requests (--max-requests)`,
+    );
+  sentCount += 1;
+  const agent = request(config.baseUrl);
+  const verb = method.toLowerCase() as 'get' | 'post' | 'put' | 'delete' | 'head' | 'options' | 'patch';
+  let req = (agent[verb] as (url: string) => request.Test)(fullPath)
+    .timeout({ response: config.timeoutMs, deadline: config.timeoutMs * 2 })
+    .buffer(true)
+    .parse(readText as never);
+  const token = options.token === undefined ? config.token : options.token;
+  if (token !== null) {
+    req = req.set('Authorization', token.startsWith('raw:') ? token.slice(4) : `Bearer ${token}`);
+  }
+  const requestHeaders: Record<string, string> = {};
+  if (token !== null)
+    requestHeaders.authorization = token.startsWith('raw:') ? token.slice(4) : `Bearer ${token}`;
+  for (const [name, value] of Object.entries(options.headers ?? {})) {
+    req = req.set(name, value);
+    requestHeaders[name.toLowerCase()] = value;
+  }
+  let sent: string | undefined;
+  let bodyText: string | undefined;
+  if (options.form !== undefined) {
+    sent = bodyText = encodePairs(toPairs(options.form));
+    requestHeaders['content-type'] = 'application/x-www-form-urlencoded';
+    req = req.type('form').send(sent);
+  } else if (options.json !== undefined) {
+    sent = bodyText = JSON.stringify(options.json);
+    requestHeaders['content-type'] = 'application/json';
+    req = req.type('json').send(sent);
+  } else if (options.raw !== undefined) {
+    sent = typeof options.raw.data === 'string' ? options.raw.data : `<${options.raw.data.length} bytes>`;
+    if (typeof options.raw.data === 'string') bodyText = options.raw.data;
+    requestHeaders['content-type'] = options.raw.type;
+    req = req.set('Content-Type', options.raw.type).send(options.raw.data);
+  }
+  const startedAt = Date.now();
+  let res: request.Response;
+  try {
+    res = await req;
+  } catch (error) {
+    const e = error as { response?: request.Response; message?: string; code?: string; timeout?: number };
+    if (e.response) {
+      res = e.response;
+    } else {
+      const why = e.timeout ? `no answer within ${e.timeout} ms` : (e.code ?? e.message ?? String(error));
+      throw new NoAnswerError(`${method} ${config.baseUrl}${fullPath}: ${why}`, why);
+    }
+  }
+  const text = typeof res.body === 'string' ? res.body : (res.text ?? '');
+  const body = parseJson(text);
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(res.headers as Record<string, string | string[]>)) {
+    headers[name.toLowerCase()] = Array.isArray(value) ? value.join(', ') : String(value);
+  }
+  const exchange: Exchange = { method, path: fullPath, sent, status: res.status, headers, text, body };
+  onTheWire.set(exchange, {
+    method,
+    url: fullPath,
+    requestHeaders,
+    ...(bodyText !== undefined ? { requestBody: bodyText } : {}),
+    status: res.status,
+    responseHeaders: headers,
+    responseBody: text,
+    startedAt,
+    finishedAt: Date.now(),
+  });
+  return exchange;
+}
+
+export const is4xx = (exchange: Exchange): boolean => exchange.status >= 400 && exchange.status < 500;

@@ -1,0 +1,62 @@
+import type {
+  AvatarDefault,
+  DeleteAnswer,
+  ErrorBody,
+  IdFormat,
+  IdKind,
+  Operation,
+  Paging,
+} from '../../common/server-profile';
+
+export type Unit = 'seconds' | 'milliseconds' | 'microseconds';
+export type ListName = 'contacts' | 'messages';
+
+/** A probe's answer: the status it got, or why it could not ask. */
+type ProbeStatus = { status: number } | { unknown: string };
+
+/**
+ * What a process of the run saw of the server's choices (`--profile-out`), by key: each one is a
+ * ledger record with the exchange that showed it, gathered by the bin into the server profile
+ * (profile/build.ts). The workers observe the kit's ordinary exchanges (profile/observe.ts); the bin adds a few
+ * probes of its own at the end of the run (profile/probe.ts).
+ */
+export interface Observations {
+  /** A 2xx JSON answer's content type, without parameters. */
+  'content type': string;
+  'success status': { operation: Operation; status: number };
+  /** A successful delete; answer null: a body that is no JSON object. */
+  'delete answer': { list: ListName; answer: DeleteAnswer | null };
+  /** The format of one id a create answered; `length` always (profile/build.ts keeps it where it belongs). */
+  'id format': { kind: IdKind; format: IdFormat };
+  /** The unit of a created record's created_at, told from the clock; null: none of the three. */
+  'timestamp unit': Unit | null;
+  /** One page of a whole list: the orders ("created_at desc number") it breaks, and those it shows. */
+  'list order': { list: ListName; violated: string[]; supported: string[] };
+  /** The next-page mechanism a walk of the path settled on; null: none found. */
+  paging: { path: string; paging: Paging | null };
+  /** Items on a first page asked for without limit, when has_more was true. */
+  'default limit': number;
+  /** A 4xx answer's body; shape null: no human message found in it. */
+  'error body': { status: number; shape: ErrorBody | null };
+  /** The status of a create refused for a required parameter left out. */
+  'missing parameter': number;
+  /** What a contact created without avatar_url got. */
+  'avatar default': AvatarDefault;
+  /** How a message with two reaction names laid them out. */
+  reactions: 'per-name' | 'merged';
+  /** An attachment sent (its keys in the order sent) and as the answer showed it (sorted keys). */
+  attachment: { sent: string[]; answered: string[] };
+  /** Probes of the bin: a retrieve of an id of the server's format that was never made. */
+  'unknown id': ProbeStatus & { shape?: ErrorBody | null };
+  /** limit=0, -1, abc: the status of the first refusal. */
+  'invalid limit': ProbeStatus;
+  'missing token': ProbeStatus;
+  /** The largest limit taken as asked, and what a larger one gets. */
+  'limit bounds': { max?: number; overMax?: 'refuse' | 'clamp' };
+}
+
+export type ProfileKey = keyof Observations;
+
+export type ProfileRecord = {
+  [K in ProfileKey]: { kind: 'profile'; key: K; value: Observations[K]; seen: string };
+}[ProfileKey];

@@ -1,0 +1,57 @@
+import { startJudging, type RuleTally } from './judging';
+import type { RuleSet } from '../rules/rules';
+import type { RecordLine } from '../http/records';
+import { asProxyExchange, readWire } from '../http/wire';
+
+/** The title the judge's findings carry in the verdicts, as a test's would. */
+export const JUDGE_TITLE = 'the judge of every exchange of the run (the proxy’s)';
+
+export interface RunJudgement {
+  /** A failure record for each rule the judge found broken: its first violation. */
+  failures: Extract<RecordLine, { kind: 'verdict' }>[];
+  /** Exchanges judged, and the judge's tally per rule. */
+  exchanges: number;
+  tallies: RuleTally[];
+  /** Exchanges the judge itself could not judge (a bug of ours, never the server's fault). */
+  errors: string[];
+}
+
+/**
+ * Every exchange the run made (http/wire.ts), from every process, through the one judge the proxy
+ * uses, in the order the answers came: a fault in an answer no test looked at twice is still
+ * judged by the rule it breaks, whichever script made the request.
+ */
+export function judgeRun(resultsDir: string, ruleSet: RuleSet, settleMs: number): RunJudgement {
+  const judging = startJudging(ruleSet, { settleMs, limits: { maxBytes: 256 * 2 ** 20 } });
+  const failures: RunJudgement['failures'] = [];
+  const errors: string[] = [];
+  const failed = new Set<string>();
+  for (const record of readWire(resultsDir)) {
+    const outcome = judging.judge(asProxyExchange(record, 0));
+    if (outcome.kind === 'error') {
+      if (errors.length < 5) errors.push(`${record.method} ${record.url}: ${outcome.message}`);
+      continue;
+    }
+    if (outcome.kind !== 'judged') continue;
+    for (const violation of outcome.violations) {
+      if (failed.has(violation.rule)) continue;
+      failed.add(violation.rule);
+      failures.push({
+        kind: 'verdict',
+        rule: violation.rule,
+        test: JUDGE_TITLE,
+        verdict: 'fail',
+        check: 'judged from the exchange',
+        reason: violation.message,
+        exchange: {
+          method: record.method,
+          path: record.url,
+          ...(record.requestBody !== undefined ? { sent: record.requestBody.slice(0, 300) } : {}),
+          status: record.status,
+          body: violation.exchange.body,
+        },
+      });
+    }
+  }
+  return { failures, exchanges: judging.judged, tallies: judging.tallies(), errors };
+}

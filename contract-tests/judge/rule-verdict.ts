@@ -1,0 +1,140 @@
+import type { RuleTally } from './judging';
+import { JUDGE_TITLE } from './judge-run';
+import type { ExchangeExcerpt, RecordLine, Verdict } from '../http/records';
+import type { Rule } from '../rules/rules';
+
+/**
+ * The verdict on one rule of a run: from the outcomes of its tests (jest's) and the verdicts they
+ * recorded, and from failures of the rule that other tests found on their way (the model's
+ * checks, a random sequence).
+ */
+export interface RuleVerdict {
+  rule: Rule;
+  verdict: Verdict;
+  /** Why it failed or was not run. */
+  reason?: string;
+  /** Which check of the rule failed. */
+  check?: string;
+  /** The test that found the failure, when it is not one of the rule's own (e.g. a random sequence). */
+  foundBy?: string;
+  /** The request and answer that showed the failure. */
+  exchange?: ExchangeExcerpt;
+  /** The tests of the rule, by title. */
+  tests: string[];
+  /**
+   * What the judge of every exchange measured for this rule: the exchanges of the run it judged
+   * against the rule, and how many of them broke it. Absent for a rule the judge cannot judge
+   * from exchanges alone (it needs requests of its own), or when the run was interrupted.
+   */
+  judge?: { exchanges: number; violations: number };
+}
+
+/** The rule id a test names: its title starts with `[id]`. */
+export function ruleIdOfTitle(title: string): string | undefined {
+  return /^\[([^\]\s]+)\]/.exec(title)?.[1];
+}
+
+export type TestOutcome = { title: string; status: string; failure: string };
+
+export function verdictOf(
+  rule: Rule,
+  outcomes: TestOutcome[],
+  records: RecordLine[],
+  problems: string[],
+): RuleVerdict | undefined {
+  const tests = outcomes.filter(
+    (o) =>
+      ruleIdOfTitle(o.title) === rule.id &&
+      o.status !== 'pending' &&
+      o.status !== 'skipped' &&
+      o.status !== 'disabled',
+  );
+  const verdicts = records.filter(
+    (r): r is Extract<RecordLine, { kind: 'verdict' }> => r.kind === 'verdict' && r.rule === rule.id,
+  );
+  const titles = tests.map((t) => t.title);
+  // Failures of this rule found by other tests: on their way, by the model's checks, or by a
+  // random sequence. The rule's own failure, when it has one, is shown first.
+  const foreign = verdicts.find((v) => v.verdict === 'fail' && ruleIdOfTitle(v.test) !== rule.id);
+  if (tests.length === 0 && !foreign) return undefined;
+  let failure: RuleVerdict | undefined;
+  let notRun: RuleVerdict | undefined;
+  let passed = false;
+  for (const test of tests) {
+    const record = verdicts.find((v) => v.test === test.title);
+    if (test.status === 'failed') {
+      if (record?.verdict === 'fail') {
+        failure ??= {
+          rule,
+          verdict: 'fail',
+          reason: record.reason,
+          ...(record.check ? { check: record.check } : {}),
+          exchange: record.exchange,
+          tests: [],
+        };
+      } else if (record?.verdict === 'infra') {
+        problems.push(`${rule.id}: could not judge: ${record.reason}`);
+        notRun ??= { rule, verdict: 'not-run', reason: `could not judge: ${record.reason}`, tests: [] };
+      } else {
+        const why = record?.reason ?? test.failure.split('\n').slice(0, 3).join(' ');
+        problems.push(`${rule.id}: the test broke instead of judging: ${why}`);
+        notRun ??= { rule, verdict: 'not-run', reason: `the test broke: ${why.slice(0, 300)}`, tests: [] };
+      }
+    } else if (record?.verdict === 'not-run') {
+      notRun ??= { rule, verdict: 'not-run', reason: record.reason, tests: [] };
+    } else {
+      passed = true;
+    }
+  }
+  if (!failure && foreign) {
+    failure = {
+      rule,
+      verdict: 'fail',
+      reason: foreign.reason,
+      ...(foreign.check ? { check: foreign.check } : {}),
+      foundBy: foreign.test,
+      exchange: foreign.exchange,
+      tests: [],
+    };
+  }
+  if (failure) return { ...failure, tests: titles };
+  if (notRun && !passed) return { ...notRun, tests: titles };
+  return {
+    rule,
+    verdict: 'pass',
+    ...(notRun ? { reason: `partly not run: ${notRun.reason}` } : {}),
+    tests: titles,
+  };
+}
+
+/**
+ * The judge of every exchange sees a fault in every answer that shows it, and names the rule each
+ * answer breaks; the rules' tests name the rule of the fault they were made to find. Where the
+ * tests found a rule broken, a rule that only the judge saw broken may be the same fault seen in
+ * another answer: it is not run (with what the judge saw), to be judged once the fault the tests
+ * named is mended, rather than failed twice. With no failure from the tests, what the judge saw
+ * fails its rule: a fault in an answer no test reads twice.
+ */
+export function besideTheTests(verdicts: RuleVerdict[]): RuleVerdict[] {
+  const byTests = verdicts.filter((v) => v.verdict === 'fail' && v.foundBy !== JUDGE_TITLE);
+  if (byTests.length === 0) return verdicts;
+  const named = byTests.map((v) => v.rule.id).join(', ');
+  return verdicts.map((v) =>
+    v.verdict === 'fail' && v.foundBy === JUDGE_TITLE
+      ? {
+          ...v,
+          verdict: 'not-run',
+          reason: `not judged apart from ${named}, which the tests found broken: the judge of every exchange saw ${v.reason ?? 'a violation'}; it may be the same fault`,
+        }
+      : v,
+  );
+}
+
+/** Each verdict with what the judge measured for its rule (see `RuleVerdict.judge`). */
+export function withTheJudge(verdicts: RuleVerdict[], tallies: RuleTally[] | undefined): RuleVerdict[] {
+  const byRule = new Map((tallies ?? []).map((t) => [t.rule.id, t]));
+  return verdicts.map((v) => {
+    const tally = byRule.get(v.rule.id);
+    return tally ? { ...v, judge: { exchanges: tally.checks, violations: tally.violations } } : v;
+  });
+}

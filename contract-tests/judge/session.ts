@@ -1,0 +1,276 @@
+import { reactionsOf } from '../model/model';
+import { isObject, type Json, type Reading } from '../http/exchange';
+import {
+  copy,
+  DEFAULT_LIMITS,
+  dropRecord,
+  dropWorld,
+  enforce,
+  keepRecord,
+  kept,
+  newLedger,
+  newMemory,
+  noteCreated,
+  noteGone,
+  noteKind,
+  notePage,
+  teaches,
+} from './memory';
+import { CONTACT_STABLE, type Limits, type SessionState, type World } from './state';
+
+export type { SessionState, World } from './state';
+
+/**
+ * What the proxy has learnt of each token's world from the exchanges it saw, and nothing else:
+ * the judge reads it, `learn` adds each exchange to it once the exchange is judged. A world is
+ * known by its whole Authorization header, in memory only, and within the bounds of memory.ts:
+ * what is forgotten is learnt again from later traffic.
+ *
+ * Times are those of the exchanges (ms): a record deleted by an answer finished at T counts as
+ * gone for a request that arrived at T or later, never for one that was already on its way.
+ */
+
+export function newSession(limits: Limits = DEFAULT_LIMITS): SessionState {
+  return { worlds: new Map(), creators: new Map(), kinds: new Map(), memory: newMemory(limits) };
+}
+
+export function worldOf(state: SessionState, authorization: string | undefined): World | undefined {
+  return authorization === undefined ? undefined : state.worlds.get(authorization);
+}
+
+/** The token's world, made if need be, and now the most recently used. */
+function ensureWorld(state: SessionState, authorization: string): World {
+  let world = state.worlds.get(authorization);
+  if (world) state.worlds.delete(authorization);
+  else
+    world = {
+      contacts: new Map(),
+      messages: new Map(),
+      goneContacts: new Map(),
+      goneMessages: new Map(),
+      goneConversations: new Map(),
+      owners: new Map(),
+      openPages: new Map(),
+      ledger: newLedger(state, authorization),
+    };
+  state.worlds.set(authorization, world);
+  return world;
+}
+
+/** The list a page belongs to: its path and the filters that choose its items. */
+export function listKey(reading: Reading): string {
+  const filter = (name: string) => reading.query.get(name) ?? '';
+  return `${reading.path}?conversation_id=${filter('conversation_id')}&active=${filter('active')}`;
+}
+
+export const idOf = (item: Json): string => String(item.id);
+
+/** The data of a page of results, when the answer is one. */
+export function pageOf(reading: Reading): { has_more: boolean; data: Json[] } | undefined {
+  const body = reading.body;
+  if (!isObject(body) || !Array.isArray(body.data) || typeof body.has_more !== 'boolean') return undefined;
+  return { has_more: body.has_more, data: body.data.filter(isObject) };
+}
+
+/** The contacts and messages an answer shows, whichever kind of answer it is. */
+export function itemsOf(reading: Reading): { contacts: Json[]; messages: Json[] } {
+  const { route, body } = reading;
+  const method = reading.exchange.method;
+  if (method === 'GET' && (route.kind === 'contacts' || route.kind === 'messages')) {
+    const data = pageOf(reading)?.data ?? [];
+    return route.kind === 'contacts' ? { contacts: data, messages: [] } : { contacts: [], messages: data };
+  }
+  // A create (POST to a list's path), a retrieve or an update answers one record.
+  if (!isObject(body) || method === 'DELETE' || method === 'HEAD') return { contacts: [], messages: [] };
+  if (route.kind === 'contact' || route.kind === 'contacts') return { contacts: [body], messages: [] };
+  if (route.kind === 'message' || route.kind === 'messages') return { contacts: [], messages: [body] };
+  return { contacts: [], messages: [] };
+}
+
+/** The sent reactions as name → usernames, from `reactions[name][]=u` or JSON (a list or one object). */
+export function sentReactions(params: Json | undefined): Map<string, string[]> {
+  const found = new Map<string, string[]>();
+  const value = params?.reactions;
+  const add = (name: string, usernames: unknown) => {
+    const list = Array.isArray(usernames)
+      ? usernames
+      : isObject(usernames)
+        ? Object.values(usernames)
+        : [usernames];
+    found.set(name, [...(found.get(name) ?? []), ...list.filter((u): u is string => typeof u === 'string')]);
+  };
+  for (const element of Array.isArray(value) ? value : [value]) {
+    if (!isObject(element)) continue;
+    for (const [name, usernames] of Object.entries(element)) add(name, usernames);
+  }
+  return found;
+}
+
+/** How many attachments a request sends (a list, or bracket keys `attachments[0][…]`). */
+export function sentAttachments(params: Json | undefined): number {
+  const value = params?.attachments;
+  if (Array.isArray(value)) return value.length;
+  if (isObject(value)) return Object.keys(value).length;
+  return 0;
+}
+
+const sent = (params: Json | undefined, key: string): boolean => params !== undefined && key in params;
+
+function learnContact(state: SessionState, world: World, item: Json, at: number): void {
+  const id = idOf(item);
+  if (world.goneContacts.has(id)) return;
+  const known = world.contacts.get(id);
+  const conversationId =
+    typeof item.conversation_id === 'string' ? item.conversation_id : known?.conversationId;
+  const stable = { ...known?.stable };
+  for (const field of CONTACT_STABLE) if (field in item) stable[field] = kept(item[field]);
+  if (known?.conversationId !== undefined && world.owners.get(known.conversationId) === id)
+    world.owners.delete(known.conversationId);
+  world.contacts.set(id, {
+    seenAt: known?.seenAt ?? at,
+    ...(conversationId !== undefined ? { conversationId } : {}),
+    stable,
+    displayName: 'display_name' in item ? kept(item.display_name) : known?.displayName,
+    formerNames: known?.formerNames ?? [],
+    ...(known?.renamedAt !== undefined ? { renamedAt: known.renamedAt } : {}),
+  });
+  if (conversationId !== undefined) world.owners.set(conversationId, id);
+  keepRecord(state, world, 'c', id);
+}
+
+/** No reactions: one map for every message that has none (a Map of its own holds ~200 bytes). */
+const NO_REACTIONS: Map<string, Set<string>> = new Map();
+
+function learnMessage(state: SessionState, world: World, item: Json, at: number): void {
+  const id = idOf(item);
+  if (world.goneMessages.has(id)) return;
+  if (typeof item.conversation_id === 'string' && world.goneConversations.has(item.conversation_id)) return;
+  const shown = {
+    learntAt: at,
+    conversationId: kept(item.conversation_id),
+    createdAt: kept(item.created_at),
+    senderId: isObject(item.contact) ? kept(item.contact.id) : undefined,
+    text: kept(item.message),
+  };
+  const found = reactionsOf(item.reactions);
+  const reactions = found && (found.size > 0 ? found : NO_REACTIONS);
+  const attachments = Array.isArray(item.attachments) ? item.attachments.length : undefined;
+  const known = world.messages.get(id);
+  if (known) {
+    // Updated in place: a page of messages is learnt after every list.
+    Object.assign(known, shown);
+    if (reactions) known.reactions = reactions;
+    if (attachments !== undefined) known.attachments = attachments;
+  } else
+    world.messages.set(id, {
+      ...shown,
+      seenAt: at,
+      formerTexts: [],
+      reactions: reactions ?? NO_REACTIONS,
+      attachments: attachments ?? 0,
+    });
+  keepRecord(state, world, 'm', id);
+}
+
+function noteKinds(state: SessionState, world: World, contacts: Json[], messages: Json[]): void {
+  for (const [items, kind] of [
+    [contacts, 'contact'],
+    [messages, 'message'],
+  ] as const)
+    for (const item of items) {
+      noteKind(state, world, idOf(item), kind);
+      if (typeof item.conversation_id === 'string')
+        noteKind(state, world, item.conversation_id, 'conversation');
+    }
+}
+
+/** Adds what one exchange shows to the session. Call it after the exchange was judged. */
+export function learn(state: SessionState, reading: Reading): void {
+  const { exchange, route, authorization } = reading;
+  if (authorization === undefined || reading.forced || !reading.ok) return;
+  const at = exchange.finishedAt;
+  const method = exchange.method;
+  if (route.kind === 'outside' || route.kind === 'unknown-api') {
+    // A write the proxy cannot read (the mock's reset, a fixture loaded): the world may be
+    // anything now, so what was learnt of it no longer holds.
+    if (!['GET', 'HEAD', 'OPTIONS'].includes(method)) dropWorld(state, authorization, at);
+    return;
+  }
+  const world = ensureWorld(state, authorization);
+  if (method === 'DELETE') forget(state, world, reading);
+  else learnAnswer(state, world, reading);
+  enforce(state, authorization);
+}
+
+/** A delete: the record is gone, and a contact's conversation with its messages. */
+function forget(state: SessionState, world: World, reading: Reading): void {
+  const { route } = reading;
+  const at = reading.exchange.finishedAt;
+  if (route.kind === 'contact') {
+    const id = copy(route.id);
+    const conversationId = world.contacts.get(id)?.conversationId;
+    dropRecord(state, world, 'c', id);
+    noteGone(state, world, world.goneContacts, id, at);
+    if (conversationId !== undefined) {
+      noteGone(state, world, world.goneConversations, conversationId, at);
+      for (const [messageId, message] of world.messages)
+        if (message.conversationId === conversationId) dropRecord(state, world, 'm', messageId);
+    } else {
+      // Its conversation is not known (never seen, or forgotten): any message whose conversation
+      // has no known contact may have been in it, and a late answer may still show them.
+      for (const [messageId, message] of world.messages)
+        if (!world.owners.has(String(message.conversationId))) dropRecord(state, world, 'm', messageId);
+      world.ledger.forgotAt = Math.max(world.ledger.forgotAt, at);
+    }
+  } else if (route.kind === 'message') {
+    const id = copy(route.id);
+    dropRecord(state, world, 'm', id);
+    noteGone(state, world, world.goneMessages, id, at);
+  }
+}
+
+/** What an answer (a page, a record) shows, and what a write did. */
+function learnAnswer(state: SessionState, world: World, reading: Reading): void {
+  const { exchange, route, authorization } = reading;
+  const at = exchange.finishedAt;
+  const method = exchange.method;
+  const { contacts, messages } = itemsOf(reading);
+  noteKinds(state, world, contacts, messages);
+  if (method === 'POST' && contacts.length + messages.length === 1)
+    noteCreated(state, world, idOf([...contacts, ...messages][0]!), authorization!);
+  // A late answer, sent before a deletion this world forgot, could show a deleted record alive.
+  if (!teaches(world, exchange.startedAt)) return;
+  if (method === 'PUT' && route.kind === 'contact' && sent(reading.params, 'display_name')) {
+    const known = world.contacts.get(route.id);
+    if (known && contacts[0] && known.displayName !== contacts[0].display_name) {
+      known.formerNames = [...known.formerNames, known.displayName].slice(-20);
+      known.renamedAt = at;
+    }
+  }
+  if (method === 'PUT' && route.kind === 'message') {
+    const known = world.messages.get(route.id);
+    if (known && messages[0]) {
+      if (sent(reading.params, 'message') && known.text !== messages[0].message) {
+        known.formerTexts = [...known.formerTexts, known.text].slice(-20);
+        known.editedAt = at;
+      }
+      known.updatedAt = at;
+      known.lastUpdate = {
+        reaction: sentReactions(reading.params).size > 0,
+        attachment: sentAttachments(reading.params) > 0,
+      };
+    }
+  }
+  for (const contact of contacts) learnContact(state, world, contact, at);
+  for (const message of messages) learnMessage(state, world, message, at);
+  const page = pageOf(reading);
+  const last = page?.data.at(-1);
+  if (page?.has_more && last)
+    notePage(
+      state,
+      world,
+      copy(`${listKey(reading)}|${idOf(last)}`),
+      exchange.startedAt,
+      page.data.map(idOf),
+    );
+}

@@ -1,0 +1,189 @@
+import { config } from '../http/config';
+
+/**
+ * Values the server accepts where the document leaves formats open (2.5: "Length limits and
+ * format rules of username, phone_number, avatar_url, display_name and message: not shown";
+ * the attachment's fields and the reaction names: not shown). The bin finds them before the rules
+ * run (probes/discover.ts) and hands them to jest's workers through CONTRACT_FOUND_SAMPLES; the user may
+ * give some (`--sample key=value`, `--samples file.json`, CONTRACT_SAMPLES), which are tried first.
+ */
+export const SAMPLE_KEYS = [
+  'contact.username',
+  'contact.phone_number',
+  'contact.avatar_url',
+  'contact.display_name',
+  'message.message',
+  'message.attachment',
+  'reaction.name',
+] as const;
+export type SampleKey = (typeof SAMPLE_KEYS)[number];
+export type UserSamples = Partial<Record<SampleKey, string[]>>;
+
+/** How the kit makes unique usernames: a separator between its parts, and a length cap. */
+export interface UsernameStyle {
+  separator: '_' | '.' | '-' | '';
+  max: number;
+}
+
+export interface Found {
+  /** The values a contact was created with; undefined when no contact could be created. */
+  contact?: {
+    username: UsernameStyle;
+    /** A phone number whose last four digits the kit varies. */
+    phone: string;
+    /** Undefined: the server took no avatar_url the kit tried, so it sends none. */
+    avatar?: string;
+    displayName?: string;
+  };
+  /** A text the server took; undefined when no message could be sent. */
+  message?: string;
+  /** The keys of an attachment object the server took, e.g. ["url", "name"]. */
+  attachment?: string[];
+  /** Reaction names the server took, in the order found. */
+  reactions: string[];
+  /** Why a value was not found, by sample key. */
+  missing: Partial<Record<SampleKey, string>>;
+}
+
+export const USERNAME_STYLES: UsernameStyle[] = [
+  { separator: '_', max: 32 },
+  { separator: '', max: 24 },
+  { separator: '.', max: 32 },
+  { separator: '-', max: 32 },
+  { separator: '', max: 15 },
+];
+export const PHONES = ['+15550102783', '+1 555 010 2783', '+1-555-010-2783', '(555) 010-2783', '15550102783'];
+export const AVATARS = [
+  'https://example.com/avatars/kit.png',
+  'https://www.example.com/images/avatar.jpg',
+  'http://example.com/avatars/kit.png',
+];
+export const DISPLAY_NAMES = ['Kit Contact', 'KitContact', 'kit'];
+/** Attachment shapes seen in real APIs, tried in this order. */
+export const ATTACHMENT_SHAPES: string[][] = [
+  ['filename', 'file_url', 'file_type'],
+  ['url', 'name'],
+  ['url'],
+  ['url', 'filename', 'content_type'],
+  ['file_url', 'filename'],
+  ['file_url', 'file_name'],
+  ['name', 'url', 'content_type', 'size'],
+  ['link', 'title'],
+];
+export const REACTIONS = ['heart', 'thumbs_up', 'like', 'smile', 'laugh', '+1', '👍'];
+
+export function readUserSamples(text: string | undefined): UserSamples {
+  if (!text) return {};
+  const parsed = JSON.parse(text) as Record<string, unknown>;
+  const samples: UserSamples = {};
+  for (const [key, value] of Object.entries(parsed)) {
+    if (!(SAMPLE_KEYS as readonly string[]).includes(key))
+      throw new Error(`unknown sample key "${key}" (known: ${SAMPLE_KEYS.join(', ')})`);
+    const values = Array.isArray(value) ? value : [value];
+    samples[key as SampleKey] = values.map((v) => (typeof v === 'string' ? v : JSON.stringify(v)));
+  }
+  return samples;
+}
+
+/** The style of a username the user gave: its separator, and room for the kit's suffix. */
+export function styleOf(username: string): UsernameStyle {
+  const separator = (['_', '.', '-'] as const).find((s) => username.includes(s)) ?? '';
+  return { separator, max: Math.max(username.length, 15) };
+}
+
+/** The keys of an attachment the user gave as a JSON object. */
+export function attachmentKeysOf(sample: string): string[] {
+  const parsed = JSON.parse(sample) as unknown;
+  if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed))
+    throw new Error('message.attachment must be a JSON object, e.g. {"url":"https://…","name":"a.pdf"}');
+  return Object.keys(parsed);
+}
+
+const DEFAULT_FOUND: Found = {
+  contact: {
+    username: USERNAME_STYLES[0]!,
+    phone: PHONES[0]!,
+    avatar: AVATARS[0],
+    displayName: DISPLAY_NAMES[0],
+  },
+  message: 'sample',
+  attachment: ATTACHMENT_SHAPES[0],
+  reactions: REACTIONS.slice(0, 4),
+  missing: {},
+};
+
+/** What the bin found; without a discovery (a test run inside jest alone), the first guesses. */
+function found(): Found {
+  const text = process.env.CONTRACT_FOUND_SAMPLES;
+  return text ? (JSON.parse(text) as Found) : DEFAULT_FOUND;
+}
+
+let cache: Found | undefined;
+const current = () => (cache ??= found());
+
+/** A unique username in the accepted style; it starts with the run id, for the sweep. */
+export function usernameFor(label: string, n: number, style = current().contact?.username): string {
+  const { separator, max } = style ?? USERNAME_STYLES[0]!;
+  const tail = `${process.pid.toString(36)}${n}`;
+  const room = max - config.runId.length - tail.length - 2 * separator.length;
+  const middle = label
+    .toLowerCase()
+    .replace(/[^a-z0-9]/g, '')
+    .slice(0, Math.max(0, room));
+  return [config.runId, middle, tail]
+    .filter((p) => p !== '')
+    .join(separator)
+    .slice(0, max);
+}
+
+/** The separator of the usernames the server takes, between the run id and the rest. */
+export const usernameStyle = (): string => (current().contact?.username ?? USERNAME_STYLES[0]!).separator;
+
+/** A phone number in the accepted form, its last four digits made from n. */
+export function phoneFor(n: number, sample = current().contact?.phone ?? PHONES[0]!): string {
+  const digits = String(1000 + ((n * 7919) % 9000));
+  let out = '';
+  let left = 4;
+  for (let i = sample.length - 1; i >= 0; i--) {
+    const c = sample[i]!;
+    if (left > 0 && c >= '0' && c <= '9') {
+      left -= 1;
+      out = digits[left]! + out;
+    } else out = c + out;
+  }
+  return out;
+}
+
+export const avatarSample = (): string | undefined => current().contact?.avatar;
+
+export const reactionNames = (): string[] => {
+  const names = current().reactions;
+  return names.length > 0 ? names : REACTIONS;
+};
+
+/** An attachment in the accepted shape, made from a file name. */
+export function attachmentPairs(
+  index: number,
+  filename: string,
+  keys = current().attachment ?? ATTACHMENT_SHAPES[0]!,
+): [string, string][] {
+  const url = `https://example.com/files/${filename}`;
+  const valueOf = (key: string): string => {
+    if (/url|link/.test(key)) return url;
+    if (/name|title/.test(key)) return filename;
+    if (/type/.test(key)) return 'application/pdf';
+    if (key === 'size') return '1024';
+    return filename;
+  };
+  return keys.map((key) => [`attachments[${index}][${key}]`, valueOf(key)]);
+}
+
+/** Why the kit cannot make a contact or a message here, when discovery found none. */
+export function cannotMake(what: 'contact' | 'message'): string | undefined {
+  const f = current();
+  if (what === 'contact' && !f.contact)
+    return `the server refused every contact the kit tried: it ${f.missing['contact.phone_number'] ?? 'gave no reason'}. Give a value it takes with --sample contact.phone_number=… (and --sample contact.username=… when usernames are refused), or CONTRACT_SAMPLES / --samples FILE`;
+  if (what === 'message' && f.message === undefined)
+    return `the server refused every message the kit tried (${f.missing['message.message'] ?? 'no reason known'}); give an accepted text with --sample message.message=…`;
+  return undefined;
+}

@@ -1,0 +1,129 @@
+import { makeContact, makeMessage, postContact, contactForm, useCleanup, type Json } from '../model/data';
+import { is2xx, send } from '../http/http';
+import { rule, type RuleContext } from '../model/harness';
+import { nonIntegerTimestamps } from '../rules/fields';
+
+useCleanup();
+
+rule('api.v1-prefix', 'the contacts and messages endpoints answer under /v1', async (t: RuleContext) => {
+  for (const path of ['/v1/contacts', '/v1/messages']) {
+    const list = await send('GET', path);
+    const body = t.object(list, `GET ${path}`);
+    t.check(Array.isArray(body.data), `GET ${path}: expected a page of results under /v1`, list);
+  }
+});
+
+rule(
+  'api.auth-required',
+  'every endpoint refuses a request without Authorization, and changes nothing',
+  async (t: RuleContext) => {
+    const contact = await makeContact('auth', { display_name: 'Auth Kept' });
+    const message = await makeMessage(contact.conversation_id, 'auth');
+    const c = `/v1/contacts/${encodeURIComponent(contact.id)}`;
+    const m = `/v1/messages/${encodeURIComponent(message.id)}`;
+    const anonymous = { token: null } as const;
+    const attempts = [
+      send('GET', '/v1/contacts', anonymous),
+      send('POST', '/v1/contacts', { ...anonymous, form: contactForm('anon') }),
+      send('GET', c, anonymous),
+      send('PUT', c, { ...anonymous, form: { display_name: 'Changed Anonymously' } }),
+      send('DELETE', c, anonymous),
+      send('GET', '/v1/messages', anonymous),
+      send('POST', '/v1/messages', {
+        ...anonymous,
+        form: { conversation_id: contact.conversation_id, message: 'anonymous' },
+      }),
+      send('GET', m, anonymous),
+      send('PUT', m, { ...anonymous, form: { message: 'changed anonymously' } }),
+      send('DELETE', m, anonymous),
+    ];
+    for (const attempt of attempts) {
+      const exchange = await attempt;
+      t.refusal(exchange, `${exchange.method} ${exchange.path} without Authorization`);
+    }
+    const contactNow = t.object(await send('GET', c), 'the contact after the refused requests');
+    t.check(
+      contactNow.display_name === 'Auth Kept',
+      'an update without Authorization changed the contact',
+      t.last,
+    );
+    const messageNow = t.object(await send('GET', m), 'the message after the refused requests');
+    t.check(
+      messageNow.message === message.message,
+      'an update without Authorization changed the message',
+      t.last,
+    );
+  },
+);
+
+rule(
+  'api.form-parameters',
+  'form bodies (POST, PUT) and query parameters (GET) are accepted',
+  async (t: RuleContext) => {
+    const created = await postContact(contactForm('form'));
+    const body = t.object(created, 'POST /v1/contacts with a form body');
+    const updated = await send('PUT', `/v1/contacts/${encodeURIComponent(String(body.id))}`, {
+      form: { display_name: 'Form Name' },
+    });
+    t.success(updated, 'PUT /v1/contacts/:id with a form body');
+    t.success(await send('GET', '/v1/contacts', { query: { limit: 2 } }), 'GET /v1/contacts?limit=2');
+  },
+);
+
+rule(
+  'api.json-objects',
+  'every successful list, create, retrieve and update answers a JSON object',
+  async (t: RuleContext) => {
+    const contact = await makeContact('json');
+    const message = await makeMessage(contact.conversation_id, 'json');
+    const c = `/v1/contacts/${encodeURIComponent(contact.id)}`;
+    const m = `/v1/messages/${encodeURIComponent(message.id)}`;
+    for (const [what, exchange] of [
+      ['list contacts', await send('GET', '/v1/contacts')],
+      ['retrieve contact', await send('GET', c)],
+      ['update contact', await send('PUT', c, { form: { display_name: 'Json Name' } })],
+      ['list messages', await send('GET', '/v1/messages')],
+      ['retrieve message', await send('GET', m)],
+      ['update message', await send('PUT', m, { form: { message: 'json edited' } })],
+    ] as const) {
+      t.object(exchange, what);
+    }
+  },
+);
+
+rule(
+  'api.integer-timestamps',
+  'every timestamp in contacts and messages is an integer number',
+  async (t: RuleContext) => {
+    const check = (resource: unknown, kind: 'contact' | 'message', where: string) => {
+      const found = nonIntegerTimestamps(resource as Json, kind);
+      t.check(found.length === 0, `${where}: timestamps that are not integers: ${found.join(', ')}`, t.last);
+    };
+    // Only what the server made is judged: a refused create has no timestamps to check.
+    const createdContact = await postContact(contactForm('time'));
+    if (is2xx(createdContact)) check(createdContact.body, 'contact', 'the created contact');
+    const contact = await makeContact('time2');
+    check(
+      (await send('GET', `/v1/contacts/${encodeURIComponent(contact.id)}`)).body,
+      'contact',
+      'a retrieved contact',
+    );
+    const contacts = (await send('GET', '/v1/contacts')).body as Json | undefined;
+    for (const item of (contacts?.data as unknown[] | undefined) ?? [])
+      check(item, 'contact', 'a listed contact');
+    const message = await makeMessage(contact.conversation_id, 'time');
+    check(message, 'message', 'the sent message');
+    const edited = await send('PUT', `/v1/messages/${encodeURIComponent(message.id)}`, {
+      form: { message: 'time edited' },
+    });
+    if (edited.status < 300) check(edited.body, 'message', 'the updated message');
+    check(
+      (await send('GET', `/v1/messages/${encodeURIComponent(message.id)}`)).body,
+      'message',
+      'a retrieved message',
+    );
+    const messages = (await send('GET', '/v1/messages')).body as Json | undefined;
+    for (const item of (messages?.data as unknown[] | undefined) ?? [])
+      check(item, 'message', 'a listed message');
+  },
+);

@@ -1,0 +1,315 @@
+import {
+  contactForm,
+  makeContact,
+  makeMessages,
+  postContact,
+  postMessage,
+  useCleanup,
+  type Json,
+} from '../model/data';
+import { is2xx, send } from '../http/http';
+import { idOf, walk } from '../model/paging';
+import { rule, type RuleContext } from '../model/harness';
+import { CONTACT, problems } from '../rules/fields';
+import { settled } from '../model/settle';
+
+useCleanup();
+
+const path = (id: unknown) => `/v1/contacts/${encodeURIComponent(String(id))}`;
+const UNKNOWN_ID = 'zz0unknown0contact0id';
+
+rule(
+  'contacts.fields',
+  'a retrieved or listed contact has the fields of 2.1 with their types',
+  async (t: RuleContext) => {
+    const contact = await makeContact('fields', { display_name: 'Fields Name' });
+    const retrieved = await send('GET', path(contact.id));
+    const found = problems(t.object(retrieved, 'GET /v1/contacts/:id'), CONTACT);
+    t.check(found.length === 0, `the retrieved contact: ${found.join('; ')}`, retrieved);
+    const list = await send('GET', '/v1/contacts');
+    const page = t.object(list, 'GET /v1/contacts');
+    for (const item of Array.isArray(page.data) ? page.data : []) {
+      const wrong = problems(item, CONTACT);
+      t.check(
+        wrong.length === 0,
+        `a listed contact (${String((item as Json)?.id)}): ${wrong.join('; ')}`,
+        list,
+      );
+    }
+  },
+);
+
+rule(
+  'contacts.create',
+  'POST /v1/contacts returns the created contact, which can then be retrieved',
+  async (t: RuleContext) => {
+    const form = contactForm('create', { display_name: 'Created Name' });
+    const created = await postContact(form);
+    const body = t.object(created, 'POST /v1/contacts');
+    // conversation_id and last_active_at have rules of their own (4.1 rule 5).
+    const wrong = problems(body, CONTACT, ['conversation_id', 'last_active_at']);
+    t.check(wrong.length === 0, `the created contact: ${wrong.join('; ')}`, created);
+    t.check(
+      body.username === form[0]![1],
+      `username should be the one sent (${form[0]![1]}), got ${JSON.stringify(body.username)}`,
+      created,
+    );
+    t.check(
+      body.display_name === 'Created Name',
+      `display_name should be the one sent, got ${JSON.stringify(body.display_name)}`,
+      created,
+    );
+    const retrieved = await send('GET', path(body.id));
+    t.success(retrieved, 'retrieving the created contact');
+    t.check(
+      (retrieved.body as Json | undefined)?.id === body.id,
+      'the retrieved contact has another id',
+      retrieved,
+    );
+  },
+);
+
+rule(
+  'contacts.create.requires-username-and-phone-number',
+  'a create without username or without phone_number is refused',
+  async (t: RuleContext) => {
+    const form = contactForm('required');
+    const withoutUsername = await postContact(form.filter(([k]) => k !== 'username'));
+    t.refusal(withoutUsername, 'POST /v1/contacts without username');
+    const withoutPhone = await postContact(form.filter(([k]) => k !== 'phone_number'));
+    t.refusal(withoutPhone, 'POST /v1/contacts without phone_number');
+    // A refused request leaves no trace: no contact of that username in the list.
+    const username = form.find(([k]) => k === 'username')?.[1];
+    const walked = await walk(
+      '/v1/contacts',
+      {},
+      {
+        limit: 100,
+        maxPages: 200,
+        until: (items) => items.some((item) => item.username === username),
+      },
+    );
+    const trace = walked.items.find((item) => item.username === username);
+    t.check(
+      trace === undefined,
+      `the refused create left a contact ${JSON.stringify(username)} (${trace ? idOf(trace) : ''}) in the list`,
+      walked.pages.find((p) => trace !== undefined && p.data.includes(trace))?.exchange,
+      { check: 'no trace of a refused create' },
+    );
+  },
+);
+
+rule(
+  'contacts.create.display-name-defaults-to-username',
+  'a contact created without display_name is named by its username',
+  async (t: RuleContext) => {
+    const created = await postContact(contactForm('noname'));
+    if (!is2xx(created))
+      t.notRun(`the server did not create the contact (${created.status}); see contacts.create`);
+    const body = t.object(created, 'POST /v1/contacts without display_name');
+    t.check(
+      body.display_name === body.username,
+      `display_name should default to the username ${JSON.stringify(body.username)}, got ${JSON.stringify(body.display_name)}`,
+      created,
+    );
+    const retrieved = await send('GET', path(body.id));
+    const stored = t.object(retrieved, 'retrieving the contact');
+    t.check(
+      stored.display_name === stored.username,
+      `the stored display_name should be the username ${JSON.stringify(stored.username)}, got ${JSON.stringify(stored.display_name)}`,
+      retrieved,
+    );
+  },
+);
+
+rule(
+  'contacts.create.last-active-at-null',
+  'the create response carries last_active_at as null',
+  async (t: RuleContext) => {
+    const created = await postContact(contactForm('lastactive'));
+    if (!is2xx(created))
+      t.notRun(`the server did not create the contact (${created.status}); see contacts.create`);
+    const body = t.object(created, 'POST /v1/contacts');
+    t.check('last_active_at' in body, 'the created contact has no last_active_at', created);
+    t.check(
+      body.last_active_at === null,
+      `last_active_at should be null, got ${JSON.stringify(body.last_active_at)}`,
+      created,
+    );
+  },
+);
+
+rule(
+  'contacts.create.conversation-id',
+  'the create response carries a conversation_id, one per contact',
+  async (t: RuleContext) => {
+    const first = await postContact(contactForm('conv'));
+    if (!is2xx(first))
+      t.notRun(`the server did not create the contact (${first.status}); see contacts.create`);
+    const a = t.object(first, 'POST /v1/contacts');
+    t.check(
+      typeof a.conversation_id === 'string' && a.conversation_id !== '',
+      `conversation_id should be a non-empty string, got ${JSON.stringify(a.conversation_id)}`,
+      first,
+    );
+    const second = await postContact(contactForm('conv'));
+    const b = t.object(second, 'POST /v1/contacts (a second contact)');
+    t.check(
+      typeof b.conversation_id === 'string' && b.conversation_id !== '',
+      `conversation_id should be a non-empty string, got ${JSON.stringify(b.conversation_id)}`,
+      second,
+    );
+    t.check(a.conversation_id !== b.conversation_id, 'two contacts share one conversation_id', second);
+    const retrieved = await send('GET', path(a.id));
+    t.check(
+      (retrieved.body as Json | undefined)?.conversation_id === a.conversation_id,
+      'the retrieved contact has another conversation_id',
+      retrieved,
+    );
+  },
+);
+
+rule('contacts.retrieve', 'GET /v1/contacts/:id returns that contact', async (t: RuleContext) => {
+  const contact = await makeContact('retrieve', { display_name: 'Retrieve Name' });
+  const retrieved = await send('GET', path(contact.id));
+  const body = t.object(retrieved, 'GET /v1/contacts/:id');
+  t.check(
+    String(body.id) === contact.id,
+    `expected the contact ${contact.id}, got ${JSON.stringify(body.id)}`,
+    retrieved,
+  );
+  t.check(body.username === contact.username, 'the retrieved contact has another username', retrieved);
+  t.check(body.display_name === 'Retrieve Name', 'the retrieved contact has another display_name', retrieved);
+  t.check(
+    body.conversation_id === contact.conversation_id,
+    'the retrieved contact has another conversation_id',
+    retrieved,
+  );
+});
+
+rule(
+  'contacts.update.display-name',
+  'PUT display_name returns the updated contact and keeps the new name',
+  async (t: RuleContext) => {
+    const contact = await makeContact('rename');
+    const updated = await send('PUT', path(contact.id), { form: { display_name: 'Renamed Contact' } });
+    const body = t.object(updated, 'PUT /v1/contacts/:id display_name');
+    t.check(
+      body.display_name === 'Renamed Contact',
+      `display_name should be the new one, got ${JSON.stringify(body.display_name)}`,
+      updated,
+    );
+    t.check(String(body.id) === contact.id, 'the update answered another contact', updated);
+    const retrieved = await send('GET', path(contact.id));
+    t.check(
+      (retrieved.body as Json | undefined)?.display_name === 'Renamed Contact',
+      'the new display_name was not kept',
+      retrieved,
+    );
+  },
+);
+
+rule(
+  'contacts.update.only-display-name',
+  'an update of any other attribute is refused or ignored',
+  async (t: RuleContext) => {
+    const contact = await makeContact('readonly');
+    const original = t.object(await send('GET', path(contact.id)), 'GET /v1/contacts/:id');
+    const attempts: Record<string, string> = {
+      username: `${contact.username}x`,
+      phone_number: '+1 555 0199 9999',
+      avatar_url: 'https://example.com/avatars/changed.png',
+      conversation_id: 'changedconversation0',
+      last_active_at: '1700000000',
+      created_at: '1600000000',
+    };
+    for (const [attribute, value] of Object.entries(attempts)) {
+      const answer = await send('PUT', path(contact.id), { form: { [attribute]: value } });
+      t.check(
+        answer.status < 500,
+        `PUT ${attribute}: expected a refusal or success, got ${answer.status}`,
+        answer,
+      );
+      if (is2xx(answer)) {
+        const body = answer.body as Json | undefined;
+        t.check(
+          JSON.stringify(body?.[attribute]) === JSON.stringify(original[attribute]),
+          `PUT ${attribute} was applied: ${JSON.stringify(original[attribute])} became ${JSON.stringify(body?.[attribute])}`,
+          answer,
+        );
+      }
+      const now = await send('GET', path(contact.id));
+      const stored = (now.body as Json | undefined)?.[attribute];
+      t.check(
+        JSON.stringify(stored) === JSON.stringify(original[attribute]),
+        `PUT ${attribute} changed the stored contact: ${JSON.stringify(original[attribute])} became ${JSON.stringify(stored)}`,
+        now,
+      );
+    }
+  },
+);
+
+rule('contacts.delete', 'DELETE /v1/contacts/:id deletes the contact', async (t: RuleContext) => {
+  const contact = await makeContact('delete');
+  t.success(await send('DELETE', path(contact.id)), 'DELETE /v1/contacts/:id');
+  t.refusal(await send('GET', path(contact.id)), 'retrieving the deleted contact');
+});
+
+rule(
+  'contacts.delete.cascades-conversation',
+  'deleting a contact deletes its conversation and the messages in it',
+  async (t: RuleContext) => {
+    const contact = await makeContact('cascade');
+    const messages = await makeMessages(contact.conversation_id, 'cascade', 2);
+    const removed = await send('DELETE', path(contact.id));
+    if (!is2xx(removed))
+      t.notRun(`the contact could not be deleted (${removed.status}); see contacts.delete`);
+    // The contact itself was judged gone at once (contacts.delete); its messages, an indirect
+    // effect, may take up to --settle-ms to go.
+    for (const message of messages) {
+      await settled(async () =>
+        t.refusal(
+          await send('GET', `/v1/messages/${encodeURIComponent(message.id)}`),
+          'retrieving a message of the deleted conversation',
+        ),
+      );
+    }
+    await settled(async () => {
+      const listed = await send('GET', '/v1/messages', {
+        query: { conversation_id: contact.conversation_id },
+      });
+      if (is2xx(listed)) {
+        // Only items of that conversation count: a list that ignores the filter fails another rule.
+        const data = (listed.body as Json | undefined)?.data;
+        const left = Array.isArray(data)
+          ? data.filter((m: Json) => m?.conversation_id === contact.conversation_id)
+          : [];
+        t.check(
+          Array.isArray(data) && left.length === 0,
+          'the deleted conversation still lists messages',
+          listed,
+        );
+      } else {
+        t.refusal(listed, 'listing the deleted conversation');
+      }
+    });
+    const sent = await postMessage([
+      ['conversation_id', contact.conversation_id],
+      ['message', 'into a deleted conversation'],
+    ]);
+    t.refusal(sent, 'sending a message to the deleted conversation');
+  },
+);
+
+rule(
+  'contacts.unknown-id',
+  'retrieve, update and delete of an unknown contact id are refused',
+  async (t: RuleContext) => {
+    t.refusal(await send('GET', path(UNKNOWN_ID)), 'GET /v1/contacts/<unknown>');
+    t.refusal(
+      await send('PUT', path(UNKNOWN_ID), { form: { display_name: 'Nobody' } }),
+      'PUT /v1/contacts/<unknown>',
+    );
+    t.refusal(await send('DELETE', path(UNKNOWN_ID)), 'DELETE /v1/contacts/<unknown>');
+  },
+);

@@ -1,0 +1,276 @@
+import {
+  makeContacts,
+  makeMessages,
+  shared,
+  useCleanup,
+  type Contact,
+  type Json,
+  type Message,
+} from '../model/data';
+import { send } from '../http/http';
+import { asPage, failOnStray, idOf, walk } from '../model/paging';
+import { observe } from '../profile/choices';
+import { rule, type RuleContext } from '../model/harness';
+import { PAGE, problems } from '../rules/fields';
+import { settled } from '../model/settle';
+
+useCleanup();
+
+/**
+ * Eleven contacts, eleven messages in the first one's conversation and two in the second's: one
+ * more than the default page, so that has_more must show. The server may hold any other data;
+ * the kit only relies on its own.
+ */
+const OWN = 11;
+const world = shared(async () => {
+  const contacts: Contact[] = await makeContacts('list', OWN);
+  const a = contacts[0]!;
+  const b = contacts[1]!;
+  const inA: Message[] = await makeMessages(a.conversation_id, 'lista', OWN);
+  const inB: Message[] = await makeMessages(b.conversation_id, 'listb', 2);
+  return { contacts, a, b, inA, inB };
+});
+
+const ids = (items: Json[]) => items.map(idOf);
+
+/**
+ * The body of a rule that reads the lists of the kit's shared records. On a server whose lists
+ * settle late (--settle-ms), its reading is made again until it agrees or the window ends.
+ */
+function readingLists(
+  body: (t: RuleContext, own: Awaited<ReturnType<typeof world>>) => Promise<void>,
+): (t: RuleContext) => Promise<void> {
+  return async (t) => {
+    const own = await world();
+    await settled(() => body(t, own));
+  };
+}
+
+rule(
+  'contacts.list.active-parameter',
+  'the contacts list answers active=true and active=false with a page',
+  async (t: RuleContext) => {
+    for (const active of ['true', 'false']) {
+      const listed = await send('GET', '/v1/contacts', { query: { active } });
+      const body = t.object(listed, `GET /v1/contacts?active=${active}`);
+      // A page at all; the type of its has_more is lists.page-fields'.
+      t.check(Array.isArray(body.data), `active=${active}: expected a page of results`, listed);
+    }
+  },
+);
+
+/** The document's three lists: contacts, all messages, and one conversation's messages. */
+const listsOf = (a: Contact) =>
+  [
+    ['/v1/contacts', {}],
+    ['/v1/messages', {}],
+    ['/v1/messages', { conversation_id: a.conversation_id }],
+  ] as const;
+
+rule('lists.page-fields', 'lists answer has_more (boolean) and data (array)', async (t: RuleContext) => {
+  const { a } = await world();
+  for (const [path, query] of listsOf(a)) {
+    const listed = await send('GET', path, { query });
+    const wrong = problems(t.object(listed, `GET ${path}`), PAGE);
+    t.check(wrong.length === 0, `GET ${path}: ${wrong.join('; ')}`, listed);
+  }
+});
+
+rule(
+  'lists.default-page-size',
+  'without limit, a page holds at most ten items',
+  readingLists(async (t: RuleContext, { a }) => {
+    for (const [path, query] of listsOf(a)) {
+      const listed = await send('GET', path, { query });
+      const page = asPage(listed);
+      if (!page) t.notRun(`GET ${path} did not answer a page of results; see lists.page-fields`);
+      t.check(
+        page.data.length <= 10,
+        `GET ${path} without limit returned ${page.data.length} items, more than ten`,
+        listed,
+      );
+      t.check(page.data.length > 0, `GET ${path} returned no items although at least ${OWN} exist`, listed);
+    }
+  }),
+);
+
+rule(
+  'lists.has-more',
+  'has_more is true while items lie beyond the page, false on the last page',
+  readingLists(async (t: RuleContext, { a, contacts, inA }) => {
+    // A conversation whose size the kit knows: eleven messages.
+    const first = asPage(
+      await send('GET', '/v1/messages', { query: { conversation_id: a.conversation_id } }),
+    );
+    if (!first) t.notRun('the messages list did not answer a page of results; see lists.page-fields');
+    failOnStray(t, [first], [a.conversation_id]);
+    t.check(
+      first.has_more === first.data.length < inA.length,
+      `a conversation of ${inA.length} messages: a page of ${first.data.length} said has_more=${first.has_more}`,
+      first.exchange,
+    );
+    const big = asPage(
+      await send('GET', '/v1/messages', { query: { conversation_id: a.conversation_id, limit: 20 } }),
+    );
+    if (big && big.data.every((item) => item.conversation_id === a.conversation_id)) {
+      t.check(
+        big.has_more === big.data.length < inA.length,
+        `a conversation of ${inA.length} messages: a page of ${big.data.length} (limit=20) said has_more=${big.has_more}`,
+        big.exchange,
+      );
+    }
+    const walked = await walk('/v1/messages', { conversation_id: a.conversation_id });
+    failOnStray(t, walked.pages, [a.conversation_id]);
+    let seen = 0;
+    for (const [i, page] of walked.pages.entries()) {
+      seen += page.data.length;
+      t.check(
+        page.has_more === seen < inA.length,
+        `page ${i + 1} of a conversation of ${inA.length} messages ends at message ${seen} and said has_more=${page.has_more}`,
+        page.exchange,
+      );
+    }
+    // Contacts: at least eleven exist (the kit's own), so a page with fewer must say has_more.
+    const contactsPage = asPage(await send('GET', '/v1/contacts'));
+    if (!contactsPage) t.notRun('the contacts list did not answer a page of results; see lists.page-fields');
+    if (!contactsPage.has_more) {
+      const listed = new Set(ids(contactsPage.data));
+      const missing = contacts.filter((c) => !listed.has(c.id));
+      t.check(
+        missing.length === 0,
+        `has_more=false, but ${missing.length} of the kit's contacts are not on the page`,
+        contactsPage.exchange,
+      );
+    }
+    const three = asPage(await send('GET', '/v1/contacts', { query: { limit: 3 } }));
+    if (three && three.data.length < OWN) {
+      t.check(
+        three.has_more,
+        `a page of ${three.data.length} contacts (limit=3) of at least ${OWN} said has_more=false`,
+        three.exchange,
+      );
+    }
+  }),
+);
+
+rule(
+  'lists.limit',
+  'limit reduces the number of items per page',
+  readingLists(async (t: RuleContext, { a }) => {
+    for (const [path, query] of [
+      ['/v1/contacts', { limit: 3 }],
+      ['/v1/messages', { limit: 3 }],
+      ['/v1/messages', { conversation_id: a.conversation_id, limit: 3 }],
+    ] as const) {
+      const listed = await send('GET', path, { query });
+      const page = asPage(listed);
+      t.success(listed, `GET ${path}?limit=3`);
+      if (!page) t.notRun(`GET ${path} did not answer a page of results; see lists.page-fields`);
+      t.check(page.data.length <= 3, `GET ${path}?limit=3 returned ${page.data.length} items`, listed);
+      t.check(
+        page.data.length > 0,
+        `GET ${path}?limit=3 returned no items although at least ${OWN} exist`,
+        listed,
+      );
+    }
+    // The maximum limit is not shown: observe it, for the server profile.
+    const large = await send('GET', '/v1/messages', { query: { limit: 1000 } });
+    const largePage = asPage(large);
+    observe(
+      'limit=1000',
+      largePage ? `answered ${largePage.data.length} items` : `refused (${large.status})`,
+    );
+  }),
+);
+
+rule(
+  'messages.list.conversation-filter',
+  'conversation_id restricts the list to that conversation',
+  readingLists(async (t: RuleContext, { a, b, inA, inB }) => {
+    for (const [contact, own, other] of [
+      [a, inA, inB],
+      [b, inB, inA],
+    ] as const) {
+      const wanted = new Set(ids(own));
+      // In the largest pages the server takes, and in its default pages: the filter must hold on
+      // every page, the second and later ones too (the filter together with the paging parameter).
+      const inDefaultPages = await walk('/v1/messages', { conversation_id: contact.conversation_id });
+      failOnStray(t, inDefaultPages.pages, [contact.conversation_id]);
+      const walked = await walk(
+        '/v1/messages',
+        { conversation_id: contact.conversation_id },
+        {
+          limit: 100,
+          until: (items) => items.some((item) => item.conversation_id !== contact.conversation_id),
+        },
+      );
+      if (walked.pages.length === 0) t.notRun(walked.reason ?? 'the list did not answer');
+      const stray = walked.items.find((item) => item.conversation_id !== contact.conversation_id);
+      t.check(
+        stray === undefined,
+        `the list by conversation_id shows a message of conversation ${JSON.stringify(stray?.conversation_id)}`,
+        walked.pages.find((p) => p.data.includes(stray!))?.exchange,
+      );
+      const listed = new Set(ids(walked.items));
+      t.check(
+        !other.some((m) => listed.has(m.id)),
+        'the list by conversation_id shows a message of another conversation',
+        walked.pages.at(-1)?.exchange,
+      );
+      const missing = [...wanted].filter((id) => !listed.has(id));
+      if (missing.length > 0 && !walked.complete)
+        t.notRun(`could not see the whole conversation: ${walked.reason}`);
+      t.check(
+        missing.length === 0,
+        `the list by conversation_id lacks ${missing.length} of its messages`,
+        walked.pages.at(-1)?.exchange,
+      );
+    }
+  }),
+);
+
+rule(
+  'messages.list.all-conversations',
+  'without conversation_id, messages of all conversations are listed',
+  readingLists(async (t: RuleContext, { inA, inB }) => {
+    const wanted = [inA[inA.length - 1]!.id, inB[inB.length - 1]!.id];
+    const walked = await walk(
+      '/v1/messages',
+      {},
+      {
+        limit: 100,
+        until: (items) => wanted.every((id) => items.some((item) => idOf(item) === id)),
+      },
+    );
+    if (walked.pages.length === 0) t.notRun(walked.reason ?? 'the list did not answer');
+    const listed = new Set(ids(walked.items));
+    const missing = wanted.filter((id) => !listed.has(id));
+    if (missing.length > 0 && !walked.complete)
+      t.notRun(`could not find the kit's messages: ${walked.reason}`);
+    t.check(
+      missing.length === 0,
+      "the list without conversation_id lacks messages of the kit's two conversations",
+      walked.pages.at(-1)?.exchange,
+    );
+    const conversations = new Set(walked.items.map((item) => item.conversation_id));
+    t.check(
+      conversations.size >= 2,
+      'the list without conversation_id shows only one conversation',
+      walked.pages.at(-1)?.exchange,
+    );
+    observeOrder(walked.items, [...inA, ...inB]);
+  }),
+);
+
+/** The list order, for the server profile: where the kit's messages, made one after another, appear. */
+function observeOrder(items: Json[], madeInOrder: Message[]): void {
+  const position = new Map(items.map((item, i) => [idOf(item), i]));
+  const seen = madeInOrder.map((m) => position.get(m.id)).filter((p): p is number => p !== undefined);
+  if (seen.length < 3) return;
+  const ascending = seen.every((p, i) => i === 0 || p > seen[i - 1]!);
+  const descending = seen.every((p, i) => i === 0 || p < seen[i - 1]!);
+  observe(
+    'list order',
+    descending ? 'newest first' : ascending ? 'oldest first' : 'neither newest nor oldest first',
+  );
+}

@@ -1,0 +1,403 @@
+import {
+  attachmentPairs,
+  makeContact,
+  makeMessage,
+  messageText,
+  postMessage,
+  shared,
+  useCleanup,
+  type Json,
+} from '../model/data';
+import { is2xx, is4xx, send, type Exchange } from '../http/http';
+import { idOf, walk } from '../model/paging';
+import { reactionNames } from '../model/samples';
+import { rule, type RuleContext } from '../model/harness';
+import { MESSAGE, SENDER, SENDER_FORBIDDEN, problems } from '../rules/fields';
+import { settled } from '../model/settle';
+
+useCleanup();
+
+const path = (id: unknown) => `/v1/messages/${encodeURIComponent(String(id))}`;
+const UNKNOWN_ID = 'zz0unknown0message0id';
+
+/**
+ * Adds one reaction as the document shows it (`reactions[<name>][]=<username>`). Allowed names are
+ * not shown: a server may refuse one name and take another, so the kit tries a few.
+ */
+async function react(messageId: string, username: string): Promise<{ exchange: Exchange; name: string }> {
+  let last: { exchange: Exchange; name: string } | undefined;
+  for (const name of reactionNames()) {
+    last = {
+      exchange: await send('PUT', path(messageId), { form: [[`reactions[${name}][]`, username]] }),
+      name,
+    };
+    if (!is4xx(last.exchange)) break;
+  }
+  return last!;
+}
+
+const sender = shared(() => makeContact('sender', { display_name: 'Sender Name' }));
+
+rule(
+  'messages.fields',
+  'a retrieved or listed message has the fields of 2.2 with their types',
+  async (t: RuleContext) => {
+    const contact = await sender();
+    const message = await makeMessage(contact.conversation_id, 'fields');
+    const retrieved = await send('GET', path(message.id));
+    const wrong = problems(t.object(retrieved, 'GET /v1/messages/:id'), MESSAGE);
+    t.check(wrong.length === 0, `the retrieved message: ${wrong.join('; ')}`, retrieved);
+    const list = await send('GET', '/v1/messages');
+    const page = t.object(list, 'GET /v1/messages');
+    for (const item of Array.isArray(page.data) ? page.data : []) {
+      const found = problems(item, MESSAGE);
+      t.check(
+        found.length === 0,
+        `a listed message (${String((item as Json)?.id)}): ${found.join('; ')}`,
+        list,
+      );
+    }
+  },
+);
+
+rule(
+  'messages.contact-fields',
+  "a message's contact carries the six fields of 2.2, and not display_name or conversation_id",
+  async (t: RuleContext) => {
+    const contact = await sender();
+    const sent = await postMessage([
+      ['conversation_id', contact.conversation_id],
+      ['message', messageText('senderfields')],
+    ]);
+    const body = t.object(sent, 'POST /v1/messages');
+    const retrieved = await send('GET', path(body.id));
+    const list = await send('GET', '/v1/messages');
+    const listed = ((list.body as Json | undefined)?.data as Json[] | undefined) ?? [];
+    for (const [where, exchange, message] of [
+      ['the sent message', sent, body],
+      ['the retrieved message', retrieved, retrieved.body as Json],
+      ...listed.map((item) => ['a listed message', list, item] as const),
+    ] as const) {
+      const of = (message as Json | undefined)?.contact;
+      const wrong = problems(of, SENDER);
+      t.check(wrong.length === 0, `${where}: its contact: ${wrong.join('; ')}`, exchange);
+      const extra = SENDER_FORBIDDEN.filter((field) => field in (of as Json));
+      t.check(extra.length === 0, `${where}: its contact carries ${extra.join(' and ')}`, exchange);
+    }
+  },
+);
+
+rule(
+  'messages.contact-is-sender',
+  "a message's contact is the contact the conversation belongs to",
+  async (t: RuleContext) => {
+    const contact = await sender();
+    const message = await makeMessage(contact.conversation_id, 'sender');
+    const stored = t.object(
+      await send('GET', `/v1/contacts/${encodeURIComponent(contact.id)}`),
+      'GET /v1/contacts/:id',
+    );
+    const retrieved = await send('GET', path(message.id));
+    const of = (t.object(retrieved, 'GET /v1/messages/:id').contact ?? {}) as Json;
+    // The conversation's contact as it was created, or as retrieve shows it: a fault of retrieve
+    // alone is contacts.retrieve's.
+    for (const field of ['id', 'username', 'phone_number', 'avatar_url', 'created_at']) {
+      t.check(
+        [contact[field], stored[field]].some((value) => JSON.stringify(of[field]) === JSON.stringify(value)),
+        `contact.${field} is ${JSON.stringify(of[field])}, but the conversation's contact has ${JSON.stringify(stored[field])}`,
+        retrieved,
+      );
+    }
+  },
+);
+
+rule(
+  'messages.reactions-shape',
+  'each reaction maps a name to an array of usernames',
+  async (t: RuleContext) => {
+    const contact = await sender();
+    const message = await makeMessage(contact.conversation_id, 'shape');
+    const { exchange: reacted } = await react(message.id, contact.username);
+    if (!is2xx(reacted))
+      t.notRun(`the server did not take a reaction (${reacted.status}); see messages.update.add-reaction`);
+    const retrieved = await send('GET', path(message.id));
+    const list = await send('GET', '/v1/messages');
+    const listed = ((list.body as Json | undefined)?.data as Json[] | undefined) ?? [];
+    for (const [where, exchange, item] of [
+      ['the updated message', reacted, reacted.body as Json],
+      ['the retrieved message', retrieved, retrieved.body as Json],
+      ...listed.map((m) => ['a listed message', list, m] as const),
+    ] as const) {
+      const reactions = (item as Json | undefined)?.reactions;
+      if (!Array.isArray(reactions)) continue; // messages.fields says that reactions must be an array
+      for (const reaction of reactions) {
+        const ok =
+          reaction !== null &&
+          typeof reaction === 'object' &&
+          !Array.isArray(reaction) &&
+          Object.keys(reaction).length > 0 &&
+          Object.values(reaction as Json).every(
+            (names) => Array.isArray(names) && names.every((n) => typeof n === 'string'),
+          );
+        t.check(
+          ok,
+          `${where}: a reaction is not a {name: [usernames]} object: ${JSON.stringify(reaction)}`,
+          exchange,
+        );
+      }
+    }
+  },
+);
+
+rule(
+  'messages.send',
+  'POST /v1/messages returns the created message, in that conversation, with that text',
+  async (t: RuleContext) => {
+    const contact = await sender();
+    const text = messageText('send');
+    const sent = await postMessage([
+      ['conversation_id', contact.conversation_id],
+      ['message', text],
+    ]);
+    const body = t.object(sent, 'POST /v1/messages');
+    const wrong = problems(body, MESSAGE, ['reactions', 'attachments', 'read_at', 'updated_at']);
+    t.check(wrong.length === 0, `the sent message: ${wrong.join('; ')}`, sent);
+    t.check(
+      body.conversation_id === contact.conversation_id,
+      'the sent message is in another conversation',
+      sent,
+    );
+    t.check(
+      body.message === text,
+      `the sent message's text should be ${JSON.stringify(text)}, got ${JSON.stringify(body.message)}`,
+      sent,
+    );
+    const retrieved = await send('GET', path(body.id));
+    t.success(retrieved, 'retrieving the sent message');
+  },
+);
+
+rule(
+  'messages.send.requires-conversation-id-and-message',
+  'a send without conversation_id or without message is refused',
+  async (t: RuleContext) => {
+    // A contact of its own: its conversation is empty, and must stay so.
+    const contact = await makeContact('required');
+    const text = messageText('noconv');
+    t.refusal(await postMessage([['message', text]]), 'POST /v1/messages without conversation_id');
+    t.refusal(
+      await postMessage([['conversation_id', contact.conversation_id]]),
+      'POST /v1/messages without message',
+    );
+    // Refused requests leave no trace: nothing in the conversation, no message of that text.
+    const inConversation = await walk(
+      '/v1/messages',
+      { conversation_id: contact.conversation_id },
+      { limit: 100 },
+    );
+    const stray = inConversation.items.find((item) => item.conversation_id === contact.conversation_id);
+    t.check(
+      stray === undefined,
+      `the refused send left a message (${stray ? idOf(stray) : ''}) in the conversation`,
+      inConversation.pages[0]?.exchange,
+      { check: 'no trace of a refused send' },
+    );
+    const all = await walk(
+      '/v1/messages',
+      {},
+      {
+        limit: 100,
+        maxPages: 50,
+        until: (items) => items.some((item) => item.message === text),
+      },
+    );
+    const trace = all.items.find((item) => item.message === text);
+    t.check(
+      trace === undefined,
+      `the refused send without conversation_id left a message (${trace ? idOf(trace) : ''})`,
+      all.pages.find((p) => trace !== undefined && p.data.includes(trace))?.exchange,
+      { check: 'no trace of a refused send' },
+    );
+  },
+);
+
+rule(
+  'messages.send.new-message-defaults',
+  'a new message has empty reactions and attachments, read_at and updated_at null',
+  async (t: RuleContext) => {
+    const contact = await sender();
+    const sent = await postMessage([
+      ['conversation_id', contact.conversation_id],
+      ['message', messageText('defaults')],
+    ]);
+    if (!is2xx(sent)) t.notRun(`the server did not send the message (${sent.status}); see messages.send`);
+    const body = t.object(sent, 'POST /v1/messages');
+    t.check(
+      Array.isArray(body.reactions) && body.reactions.length === 0,
+      `reactions should be [], got ${JSON.stringify(body.reactions)}`,
+      sent,
+    );
+    t.check(
+      Array.isArray(body.attachments) && body.attachments.length === 0,
+      `attachments should be [], got ${JSON.stringify(body.attachments)}`,
+      sent,
+    );
+    t.check(
+      'read_at' in body && body.read_at === null,
+      `read_at should be null, got ${JSON.stringify(body.read_at)}`,
+      sent,
+    );
+    t.check(
+      'updated_at' in body && body.updated_at === null,
+      `updated_at should be null, got ${JSON.stringify(body.updated_at)}`,
+      sent,
+    );
+  },
+);
+
+rule('messages.send.attachments', 'a message sent with an attachment carries it', async (t: RuleContext) => {
+  const contact = await sender();
+  const sent = await postMessage([
+    ['conversation_id', contact.conversation_id],
+    ['message', messageText('attached')],
+    ...attachmentPairs(0, 'sent.pdf'),
+  ]);
+  if (sent.status >= 400 && sent.status < 500) {
+    t.notRun(
+      `the server refused the kit's attachment (${sent.status}); the document does not show an attachment's fields, the kit sends filename, file_url and file_type`,
+    );
+  }
+  const body = t.object(sent, 'POST /v1/messages with an attachment');
+  t.check(
+    Array.isArray(body.attachments) && body.attachments.length === 1,
+    `attachments should hold the one sent, got ${JSON.stringify(body.attachments)}`,
+    sent,
+  );
+});
+
+rule('messages.retrieve', 'GET /v1/messages/:id returns that message', async (t: RuleContext) => {
+  const contact = await sender();
+  const message = await makeMessage(contact.conversation_id, 'retrieve');
+  const retrieved = await send('GET', path(message.id));
+  const body = t.object(retrieved, 'GET /v1/messages/:id');
+  t.check(
+    String(body.id) === message.id,
+    `expected the message ${message.id}, got ${JSON.stringify(body.id)}`,
+    retrieved,
+  );
+  t.check(body.message === message.message, 'the retrieved message has another text', retrieved);
+  t.check(
+    body.conversation_id === contact.conversation_id,
+    'the retrieved message is in another conversation',
+    retrieved,
+  );
+});
+
+rule('messages.update.edit-text', 'PUT message edits the text', async (t: RuleContext) => {
+  const contact = await sender();
+  const message = await makeMessage(contact.conversation_id, 'edit');
+  const text = messageText('edited');
+  const updated = await send('PUT', path(message.id), { form: { message: text } });
+  const body = t.object(updated, 'PUT /v1/messages/:id message');
+  t.check(
+    body.message === text,
+    `the text should be ${JSON.stringify(text)}, got ${JSON.stringify(body.message)}`,
+    updated,
+  );
+  const retrieved = await send('GET', path(message.id));
+  t.check((retrieved.body as Json | undefined)?.message === text, 'the edited text was not kept', retrieved);
+});
+
+rule(
+  'messages.update.add-reaction',
+  'PUT reactions[<name>][]=<username> adds that reaction',
+  async (t: RuleContext) => {
+    const contact = await sender();
+    const message = await makeMessage(contact.conversation_id, 'react');
+    const { exchange: updated, name } = await react(message.id, contact.username);
+    if (is4xx(updated)) {
+      t.notRun(
+        `the server refused every reaction name the kit tried (${reactionNames().join(', ')}); allowed names are not shown`,
+      );
+    }
+    const body = t.object(updated, `PUT /v1/messages/:id reactions[${name}][]`);
+    const mentions = (reactions: unknown) => {
+      const text = JSON.stringify(reactions ?? null);
+      return (
+        Array.isArray(reactions) &&
+        reactions.length > 0 &&
+        text.includes(JSON.stringify(name)) &&
+        text.includes(JSON.stringify(contact.username))
+      );
+    };
+    t.check(
+      mentions(body.reactions),
+      `the reaction ${name} by ${contact.username} is not in reactions: ${JSON.stringify(body.reactions)}`,
+      updated,
+    );
+    const retrieved = await send('GET', path(message.id));
+    t.check(
+      mentions((retrieved.body as Json | undefined)?.reactions),
+      'the added reaction was not kept',
+      retrieved,
+    );
+  },
+);
+
+rule('messages.update.add-attachment', 'PUT attachments adds an attachment', async (t: RuleContext) => {
+  const contact = await sender();
+  const message = await makeMessage(contact.conversation_id, 'attach');
+  const before = Array.isArray(message.attachments) ? message.attachments.length : 0;
+  const updated = await send('PUT', path(message.id), { form: attachmentPairs(0, 'added.pdf') });
+  if (updated.status >= 400 && updated.status < 500) {
+    t.notRun(
+      `the server refused the kit's attachment (${updated.status}); the document does not show an attachment's fields, the kit sends filename, file_url and file_type`,
+    );
+  }
+  const body = t.object(updated, 'PUT /v1/messages/:id attachments');
+  const count = (m: Json | undefined) => (Array.isArray(m?.attachments) ? m.attachments.length : -1);
+  t.check(
+    count(body) === before + 1,
+    `attachments should have grown from ${before} to ${before + 1}, got ${JSON.stringify(body.attachments)}`,
+    updated,
+  );
+  const retrieved = await send('GET', path(message.id));
+  t.check(count(retrieved.body as Json) === before + 1, 'the added attachment was not kept', retrieved);
+});
+
+rule(
+  'messages.delete.permanent',
+  'a deleted message can no longer be retrieved, updated or listed',
+  async (t: RuleContext) => {
+    const contact = await sender();
+    const message = await makeMessage(contact.conversation_id, 'delete');
+    t.success(await send('DELETE', path(message.id)), 'DELETE /v1/messages/:id');
+    t.refusal(await send('GET', path(message.id)), 'retrieving the deleted message');
+    t.refusal(
+      await send('PUT', path(message.id), { form: { message: 'back again' } }),
+      'updating the deleted message',
+    );
+    await settled(async () => {
+      const walked = await walk('/v1/messages', { conversation_id: contact.conversation_id }, { limit: 100 });
+      const listed = walked.items.some((item) => idOf(item) === message.id);
+      t.check(
+        !listed,
+        'the deleted message is still listed in its conversation',
+        walked.pages.find((p) => p.data.some((i) => idOf(i) === message.id))?.exchange,
+      );
+    });
+  },
+);
+
+rule(
+  'messages.unknown-id',
+  'retrieve, update and delete of an unknown message id are refused',
+  async (t: RuleContext) => {
+    t.refusal(await send('GET', path(UNKNOWN_ID)), 'GET /v1/messages/<unknown>');
+    t.refusal(
+      await send('PUT', path(UNKNOWN_ID), { form: { message: 'nobody' } }),
+      'PUT /v1/messages/<unknown>',
+    );
+    t.refusal(await send('DELETE', path(UNKNOWN_ID)), 'DELETE /v1/messages/<unknown>');
+  },
+);

@@ -1,0 +1,435 @@
+import { useCleanup, type Json } from '../model/data';
+import { is2xx, send } from '../http/http';
+import { mustSucceed, Operations } from '../model/operations';
+import { asPage, failOnEmptyAfterMore, failOnStray, idOf, walk, walkBack } from '../model/paging';
+import { rule, type RuleContext } from '../model/harness';
+import { settled } from '../model/settle';
+import { reactionNames } from '../model/samples';
+import { verify } from '../model/views';
+
+/**
+ * The model's checks: after every step, every view of the records involved is read and compared
+ * with what the kit's model of its own data makes certain (model/model.ts, model/views.ts). A
+ * difference fails the rule that makes the model's value certain, naming the view.
+ */
+useCleanup();
+
+/** A fresh model per test: each test makes its own data, and no test depends on another. */
+const start = () => new Operations();
+
+async function contact(ops: Operations, label: string, displayName?: string): Promise<string> {
+  const done = await ops.createContact(label, displayName);
+  mustSucceed(done, 'contacts.create', 'creating a contact');
+  return done.id!;
+}
+
+async function message(ops: Operations, contactId: string, label: string): Promise<string> {
+  const done = await ops.sendMessage(ops.model.contacts.get(contactId)!.conversationId, label);
+  mustSucceed(done, 'messages.send', 'sending a message');
+  return done.id!;
+}
+
+rule('contacts.list', 'every contact the kit made is listed once, as retrieve shows it', async () => {
+  const ops = start();
+  const ids = [
+    await contact(ops, 'listed0'),
+    await contact(ops, 'listed1', 'Listed One'),
+    await contact(ops, 'listed2', 'Listed Two'),
+  ];
+  await verify(ops.model, { contacts: ids });
+});
+
+rule(
+  'contacts.update.keeps-the-rest',
+  'a display_name update changes nothing else of the contact, in any view',
+  async () => {
+    const ops = start();
+    const id = await contact(ops, 'keeps', 'Before Rename');
+    const other = await contact(ops, 'keepsother', 'Other Contact');
+    await message(ops, id, 'keeps');
+    mustSucceed(await ops.renameContact(id, 'After Rename'), 'contacts.update.display-name', 'renaming');
+    await verify(ops.model, { contacts: [id, other], messages: [...ops.model.messages.keys()] });
+    mustSucceed(
+      await ops.renameContact(id, 'Renamed Twice'),
+      'contacts.update.display-name',
+      'renaming again',
+    );
+    await verify(ops.model, { contacts: [id, other] });
+    // An update with no parameter (display_name is optional) must change nothing either.
+    if ((await ops.renameContact(id, undefined)).ok) await verify(ops.model, { contacts: [id, other] });
+  },
+);
+
+rule(
+  'messages.update.keeps-the-rest',
+  'editing the text, adding a reaction or an attachment changes nothing else, in any view',
+  async (t: RuleContext) => {
+    const ops = start();
+    const owner = await contact(ops, 'msgkeeps');
+    const id = await message(ops, owner, 'keeps');
+    const neighbour = await message(ops, owner, 'neighbour');
+    const focus = { contacts: [owner], messages: [id, neighbour] };
+    const reacted = await ops.reactAny(id, ops.model.contacts.get(owner)!.fields.username!.value as string);
+    if (reacted) mustSucceed(reacted, 'messages.update.add-reaction', 'adding a reaction');
+    const attached = await ops.attach(id, 'kept.pdf');
+    if (!reacted && !attached.ok)
+      t.notRun(
+        'the server took neither a reaction nor an attachment of the kit; see messages.update.add-reaction',
+      );
+    await verify(ops.model, focus);
+    // The text alone: the reactions and attachments must stay.
+    mustSucceed(await ops.editMessage(id, 'edited'), 'messages.update.edit-text', 'editing the text');
+    await verify(ops.model, focus);
+    // A reaction alone: the text must stay.
+    if (reacted) {
+      mustSucceed(
+        await ops.react(id, reacted.name, 'second_reactor'),
+        'messages.update.add-reaction',
+        'adding a reaction',
+      );
+      await verify(ops.model, focus);
+    }
+    // An attachment alone: the text and reactions must stay.
+    if (attached.ok) {
+      mustSucceed(
+        await ops.attach(id, 'kept2.pdf'),
+        'messages.update.add-attachment',
+        'adding an attachment',
+      );
+      await verify(ops.model, focus);
+    }
+  },
+);
+
+rule(
+  'messages.update.add-reaction',
+  'reactions are added to what is there: a second username under a name, a second name',
+  async (t: RuleContext) => {
+    const ops = start();
+    const owner = await contact(ops, 'addreact');
+    const id = await message(ops, owner, 'addreact');
+    const first = await ops.reactAny(id, 'first_reactor');
+    if (!first) {
+      // Refused alone: with a text too? Then it was refused for leaving out the optional message.
+      const name = reactionNames()[0]!;
+      const withText = await ops.updateParts(id, {
+        message: 'with a reaction',
+        reaction: { name, username: 'first_reactor' },
+      });
+      if (withText.ok)
+        t.fail(
+          `a reaction alone was refused, but taken with a message text: the document calls \`message\` optional`,
+          withText.exchange,
+          { check: 'optional message' },
+        );
+      t.notRun('the server refused every reaction name the kit tried; allowed names are not shown');
+    }
+    mustSucceed(first, 'messages.update.add-reaction', 'adding a reaction');
+    await verify(ops.model, { messages: [id] });
+    mustSucceed(
+      await ops.react(id, first.name, 'second_reactor'),
+      'messages.update.add-reaction',
+      'a second username',
+    );
+    await verify(ops.model, { messages: [id] });
+    const names = reactionNames().filter((n) => n !== first.name);
+    const second = await ops.reactAny(id, 'third_reactor', names);
+    if (second) {
+      mustSucceed(second, 'messages.update.add-reaction', 'a second reaction name');
+      await verify(ops.model, { messages: [id] });
+    }
+  },
+);
+
+rule(
+  'messages.update.add-attachment',
+  'a second attachment is added to the first, in every view',
+  async (t: RuleContext) => {
+    const ops = start();
+    const owner = await contact(ops, 'addattach');
+    const id = await message(ops, owner, 'addattach');
+    const first = await ops.attach(id, 'first.pdf');
+    if (!first.ok && first.exchange.status < 500)
+      t.notRun(
+        `the server refused the kit's attachment (${first.exchange.status}); an attachment's fields are not shown`,
+      );
+    mustSucceed(first, 'messages.update.add-attachment', 'adding an attachment');
+    mustSucceed(
+      await ops.attach(id, 'second.pdf'),
+      'messages.update.add-attachment',
+      'adding a second attachment',
+    );
+    await verify(ops.model, { messages: [id] });
+  },
+);
+
+rule(
+  'messages.contact-is-sender',
+  "with several conversations alive, each message's contact is its own conversation's contact, in every view",
+  async () => {
+    const ops = start();
+    const owners = [
+      await contact(ops, 'sendera'),
+      await contact(ops, 'senderb'),
+      await contact(ops, 'senderc'),
+    ];
+    const messages: string[] = [];
+    for (const [i, owner] of owners.entries()) {
+      messages.push(await message(ops, owner, `from${i}a`));
+      messages.push(await message(ops, owner, `from${i}b`));
+    }
+    await verify(ops.model, { contacts: owners, messages });
+  },
+);
+
+rule(
+  'contacts.delete',
+  'a deleted contact is gone from every view: retrieve, the contacts list, with and without active',
+  async () => {
+    const ops = start();
+    const doomed = await contact(ops, 'gone');
+    const kept = await contact(ops, 'stays');
+    // A bystander conversation, the newest: the delete must leave its messages alone.
+    const bystander = await message(ops, kept, 'bystander');
+    mustSucceed(await ops.deleteContact(doomed), 'contacts.delete', 'deleting the contact');
+    await verify(ops.model, { contacts: [doomed, kept], messages: [bystander], full: true, active: true });
+  },
+);
+
+rule(
+  'contacts.delete.cascades-conversation',
+  "a deleted contact's messages are gone from every view, nothing can be sent into it, other conversations stay",
+  async (t: RuleContext) => {
+    const ops = start();
+    const doomed = await contact(ops, 'cascade');
+    const kept = await contact(ops, 'cascadekept');
+    const conversation = ops.model.contacts.get(doomed)!.conversationId;
+    // A conversation longer than two pages of the default size: a cascade that deletes only what
+    // one page, or two, of its own listing shows is seen.
+    const messages: string[] = [];
+    for (let i = 0; i < 21; i++) messages.push(await message(ops, doomed, `cascade${i}`));
+    messages.push(await message(ops, kept, 'cascadekept'));
+    mustSucceed(await ops.deleteContact(doomed), 'contacts.delete', 'deleting the contact');
+    await verify(ops.model, { contacts: [doomed, kept], messages, full: true });
+    const sent = await ops.sendMessage(conversation, 'into the deleted conversation');
+    t.check(!sent.ok, 'a message was sent into the conversation of a deleted contact', sent.exchange, {
+      check: 'send into the deleted conversation',
+    });
+  },
+);
+
+rule(
+  'messages.delete.permanent',
+  'a deleted message is gone from every view; the others of its conversation stay',
+  async (t: RuleContext) => {
+    const ops = start();
+    const owner = await contact(ops, 'msggone');
+    const messages = [
+      await message(ops, owner, 'before'),
+      await message(ops, owner, 'doomed'),
+      await message(ops, owner, 'after'),
+    ];
+    mustSucceed(await ops.deleteMessage(messages[1]!), 'messages.delete.permanent', 'deleting the message');
+    await verify(ops.model, { contacts: [owner], messages, full: true });
+    const again = await send('PUT', `/v1/messages/${encodeURIComponent(messages[1]!)}`, {
+      form: { message: 'back again' },
+    });
+    t.check(!is2xx(again), 'the deleted message could still be updated', again, { check: 'update' });
+  },
+);
+
+/** A conversation of exactly `count` messages of the kit's, for the boundary checks. */
+async function conversationOf(ops: Operations, label: string, count: number): Promise<string> {
+  const owner = await contact(ops, label);
+  for (let i = 0; i < count; i++) await message(ops, owner, `${label}${i}`);
+  return ops.model.contacts.get(owner)!.conversationId;
+}
+
+const page = (conversationId: string, limit?: number) =>
+  send('GET', '/v1/messages', {
+    query:
+      limit === undefined ? { conversation_id: conversationId } : { conversation_id: conversationId, limit },
+  });
+
+rule(
+  'lists.has-more',
+  'has_more at the boundaries: a last page exactly full, limit equal to the count, one more than the default page',
+  async (t: RuleContext) => {
+    const ops = start();
+    const ten = await conversationOf(ops, 'ten', 10);
+    const eleven = await conversationOf(ops, 'eleven', 11);
+    await settled(async () => {
+      const check = (pageOf: ReturnType<typeof asPage>, total: number, seen: number, what: string) => {
+        if (!pageOf) t.notRun(`${what} did not answer a page of results; see lists.page-fields`);
+        failOnStray(t, [pageOf], [total === 10 ? ten : eleven]);
+        t.check(
+          pageOf.has_more === seen < total,
+          `${what}: a conversation of ${total} messages, ${seen} seen up to this page of ${pageOf.data.length}, said has_more=${pageOf.has_more}`,
+          pageOf.exchange,
+          {
+            check:
+              seen === total ? 'has_more on a last page exactly full' : 'has_more with items beyond the page',
+          },
+        );
+      };
+      const first10 = asPage(await page(ten));
+      if (first10 && first10.data.length === 10)
+        check(first10, 10, 10, 'the default page of 10 of 10 messages');
+      const first11 = asPage(await page(eleven));
+      if (first11) check(first11, 11, first11.data.length, 'the default page of a conversation of 11');
+      check(asPage(await page(ten, 10)), 10, 10, 'limit=10 on 10 messages');
+      // A server may cap limit below 11 (the maximum is not shown): has_more then says more.
+      const all11 = asPage(await page(eleven, 11));
+      check(all11, 11, all11?.data.length ?? 0, 'limit=11 on 11 messages');
+      // Pages of five: the second is exactly full and the last.
+      const walked = await walk('/v1/messages', { conversation_id: ten, limit: 5 });
+      let seen = 0;
+      for (const [i, p] of walked.pages.entries()) {
+        seen += p.data.length;
+        check(p, 10, seen, `page ${i + 1} with limit=5`);
+      }
+    });
+  },
+);
+
+rule(
+  'lists.limit',
+  'limit=1 gives one item; limit equal to the count gives them all',
+  async (t: RuleContext) => {
+    const ops = start();
+    const conversation = await conversationOf(ops, 'limitone', 3);
+    await settled(async () => {
+      for (const [query, at] of [
+        [{ conversation_id: conversation, limit: 1 }, 'conversation'],
+        [{ limit: 1 }, 'all messages'],
+      ] as const) {
+        const listed = await send('GET', '/v1/messages', { query });
+        const one = asPage(listed);
+        if (!one) t.notRun('the list did not answer a page of results; see lists.page-fields');
+        t.check(one.data.length === 1, `limit=1 (${at}) returned ${one.data.length} items`, listed, {
+          check: 'limit=1',
+        });
+        t.check(one.has_more, `limit=1 (${at}) of at least 3 messages said has_more=false`, listed, {
+          check: 'limit=1',
+          rule: 'lists.has-more',
+        });
+      }
+      const contacts = asPage(await send('GET', '/v1/contacts', { query: { limit: 1 } }));
+      if (contacts)
+        t.check(
+          contacts.data.length === 1,
+          `limit=1 on contacts returned ${contacts.data.length}`,
+          contacts.exchange,
+          {
+            check: 'limit=1',
+          },
+        );
+      const three = asPage(await page(conversation, 3));
+      if (three) {
+        t.check(
+          three.data.length === 3,
+          `limit=3 on 3 messages returned ${three.data.length}`,
+          three.exchange,
+          {
+            check: 'limit equal to the count',
+          },
+        );
+      }
+    });
+  },
+);
+
+rule(
+  'lists.pages',
+  'walked page by page, forward and back where the server has a way back, a list shows every item once',
+  async (t: RuleContext) => {
+    const ops = start();
+    // Longer than two pages of the default size, so that every walk crosses at least two boundaries.
+    const conversation = await conversationOf(ops, 'pages', 21);
+    const mine = new Set(ops.model.messagesIn(conversation).map((m) => m.id));
+    await settled(async () => {
+      for (const limit of [3, 4, 11, undefined]) {
+        const query =
+          limit === undefined ? { conversation_id: conversation } : { conversation_id: conversation, limit };
+        const at = limit === undefined ? 'the default page' : `limit=${limit}`;
+        const forward = await walk('/v1/messages', query, { maxPages: 20 });
+        if (forward.pages.length === 0) t.notRun('the list did not answer a page of results');
+        // A stray on any page walked is a fault seen, whether or not the walk could go on.
+        failOnStray(t, forward.pages, [conversation]);
+        failOnEmptyAfterMore(t, forward, at);
+        if (!forward.complete) t.notRun(`could not walk the conversation: ${forward.reason}`);
+        const repeated = forward.repeated[0];
+        t.check(
+          !repeated,
+          `${at}: ${repeated ? idOf(repeated) : ''} is on two pages`,
+          forward.pages.at(-1)?.exchange,
+          {
+            check: 'walked forward to its end',
+          },
+        );
+        const listed = new Set(forward.items.map(idOf));
+        const missing = [...mine].filter((id) => !listed.has(id));
+        // One full page that says nothing lies beyond it, while more do: that is has_more's rule.
+        t.check(
+          !(
+            missing.length > 0 &&
+            forward.pages.length === 1 &&
+            forward.pages[0]!.data.length === (limit ?? 10)
+          ),
+          `${at}: the first page of ${limit ?? 10} said has_more=false, though the conversation holds ${mine.size}`,
+          forward.pages[0]!.exchange,
+          { rule: 'lists.has-more', check: 'has_more with items beyond the page' },
+        );
+        t.check(
+          missing.length === 0 && listed.size === mine.size,
+          `${at}: walked to its end, the conversation of ${mine.size} shows ${listed.size}, lacking ${missing.join(', ') || 'none'}`,
+          forward.pages.at(-1)?.exchange,
+          { check: 'walked forward to its end' },
+        );
+        const back = await walkBack('/v1/messages', query, forward);
+        if (!back.mechanism) continue;
+        const again = back.repeated[0];
+        t.check(
+          !again,
+          `${at}: on the way back, ${again ? idOf(again) : ''} is on two pages`,
+          back.pages.at(-1)?.exchange,
+          {
+            check: `walked back (${back.mechanism})`,
+          },
+        );
+        const backSet = new Set(back.items.map(idOf));
+        const lacking = [...mine].filter((id) => !backSet.has(id));
+        t.check(
+          lacking.length === 0,
+          `${at}: walked back to the first page (${back.mechanism}), the conversation lacks ${lacking.join(', ')}`,
+          back.pages.at(-1)?.exchange,
+          { check: `walked back (${back.mechanism})` },
+        );
+      }
+      // The contacts list, on a server that may hold many more: in small pages, the kit's contacts
+      // that the list shows in large pages, each once (whether it shows them all is contacts.list).
+      const owner = [...ops.model.contacts.keys()];
+      const large = await walk('/v1/contacts', {}, { limit: 100, maxPages: 200 });
+      const contacts = await walk('/v1/contacts', { limit: 5 }, { maxPages: 200 });
+      if (contacts.complete && large.complete) {
+        const inLarge = owner.filter((id) => large.items.some((item) => idOf(item) === id));
+        const lost = inLarge.filter((id) => !contacts.items.some((item) => idOf(item) === id));
+        t.check(
+          lost.length === 0,
+          `the contacts list walked with limit=5 lacks ${lost.join(', ')}, which larger pages show`,
+          contacts.pages.at(-1)?.exchange,
+          { check: 'contacts walked forward to its end' },
+        );
+        const twice = contacts.repeated.find((item: Json) => owner.includes(idOf(item)));
+        t.check(
+          !twice,
+          `the contacts list walked with limit=5 shows ${twice ? idOf(twice) : ''} twice`,
+          contacts.pages.at(-1)?.exchange,
+          {
+            check: 'contacts walked forward to its end',
+          },
+        );
+      }
+    });
+  },
+);

@@ -1,0 +1,60 @@
+import { Option, type Command } from 'commander';
+import { RULE_SETS, type RuleSet } from './rules';
+
+/**
+ * `--rule-set` (env CONTRACT_RULE_SET): the set of rules a run checks. Its old name, `--profile`,
+ * still works with a warning: "profile" now means only the server profile (--profile-out), the
+ * server's observed choices, which is data and not a set of rules.
+ */
+const NEW_ENV = 'CONTRACT_RULE_SET';
+
+/** Adds `--rule-set` and its old name `--profile` (hidden; with `oldEnv`, that variable too). */
+export function addRuleSetOptions(command: Command, oldEnv?: string): Command {
+  const old = new Option('--profile <set>', 'the old name of --rule-set').choices(RULE_SETS).hideHelp();
+  return command
+    .addOption(
+      new Option(
+        '--rule-set <set>',
+        "the set of rules to check: documented: only the document's rules; mock: also the mock's conventions C1–C20",
+      )
+        .choices(RULE_SETS)
+        .default('documented')
+        .env(NEW_ENV),
+    )
+    .addOption(oldEnv ? old.env(oldEnv) : old);
+}
+
+/**
+ * An empty CONTRACT_RULE_SET= (or the old variable) means "not set": the parser would read it as
+ * the value "" and refuse it. Call before parsing.
+ */
+export function unsetEmptyRuleSetEnv(oldEnv?: string): void {
+  for (const name of [NEW_ENV, ...(oldEnv ? [oldEnv] : [])])
+    if (process.env[name] === '') delete process.env[name];
+}
+
+/** A usage mistake in the rule set options: the run exits 2. */
+export class RuleSetUsageError extends Error {}
+
+/**
+ * The rule set of a parsed command: `--rule-set`, or its old name with one warning line on stderr
+ * (`who:` first). Both given with different sets: a RuleSetUsageError naming both.
+ */
+export function readRuleSet(command: Command, who: string, oldEnv?: string): RuleSet {
+  const { ruleSet, profile } = command.opts<{ ruleSet: RuleSet; profile?: RuleSet }>();
+  if (profile === undefined) return ruleSet;
+  const fromEnv = (key: string) => command.getOptionValueSource(key) === 'env';
+  const oldName = fromEnv('profile') && oldEnv ? oldEnv : '--profile';
+  const newName = fromEnv('ruleSet') ? NEW_ENV : '--rule-set';
+  const given = (name: string, value: string) =>
+    name.startsWith('--') ? `${name} ${value}` : `${name}=${value}`;
+  const newGiven = command.getOptionValueSource('ruleSet') !== 'default';
+  if (newGiven && ruleSet !== profile)
+    throw new RuleSetUsageError(
+      `${given(newName, ruleSet)} and ${given(oldName, profile)} name different rule sets; give only ${newName} (${oldName} is its old name)`,
+    );
+  console.error(
+    `${who}: ${oldName} is now ${oldName === '--profile' ? '--rule-set' : NEW_ENV} (a set of rules; --profile-out is the server profile); read as --rule-set ${profile}`,
+  );
+  return profile;
+}

@@ -1,9 +1,0 @@
-import { useCleanup } from './lib/data';
-import { declareSequences } from './lib/sequences';
-
-/**
- * Random sequences of the ten operations on the kit's own data, checked against the model after
- * every step (lib/sequences.ts). A failure counts against the rule the failed check stands for.
- */
-useCleanup();
-declareSequences();
