@@ -113,11 +113,23 @@ export function judge(reading: Reading, state: SessionState, ruleSet: RuleSet, s
       break;
     case 'PUT message':
       messageRecord(v, body, 'the message', state, world);
-      updatedMessage(v, reading, body, world?.messages.get(routeId(reading)));
+      updatedMessage(v, reading, body, settledBefore(world?.messages.get(routeId(reading)), reading));
       break;
   }
   if (world) views(v, reading, world, settleMs);
   return v.result();
+}
+
+/**
+ * What the session knows of a message, if it learnt it before the update was sent: an answer that
+ * came while the update was on its way may show another update sent at the same time, applied
+ * after this one (whose answer then rightly lacks what that one added).
+ */
+function settledBefore<T extends { learntAt: number }>(
+  known: T | undefined,
+  reading: Reading,
+): T | undefined {
+  return known && known.learntAt < reading.exchange.startedAt ? known : undefined;
 }
 
 function expectedSuccess(method: string): number {
