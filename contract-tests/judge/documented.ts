@@ -1,4 +1,4 @@
-import type { Reading } from '../http/exchange';
+import type { PendingWrite, Reading } from '../http/exchange';
 import { isObject } from '../http/exchange';
 import { idOf, worldOf, type SessionState } from './session';
 import type { RuleSet } from '../rules/rules';
@@ -32,7 +32,13 @@ const TOKEN = /^Bearer +[A-Za-z0-9\-._~+/]+=* *$/i;
  * `settleMs`: lists may show a write that long after it (--settle-ms); until then a list that
  * lacks a record learnt, or still shows one deleted, is no violation. Retrieve is never waited for.
  */
-export function judge(reading: Reading, state: SessionState, ruleSet: RuleSet, settleMs = 0): Judgement {
+export function judge(
+  reading: Reading,
+  state: SessionState,
+  ruleSet: RuleSet,
+  settleMs = 0,
+  pending: readonly PendingWrite[] = [],
+): Judgement {
   const v = new Verdicts(reading, ruleSet);
   const { exchange, route } = reading;
   if (exchange.method === 'OPTIONS') {
@@ -84,7 +90,7 @@ export function judge(reading: Reading, state: SessionState, ruleSet: RuleSet, s
   switch (operation) {
     case 'GET contacts':
     case 'GET messages':
-      list(v, reading, state, world, settleMs);
+      list(v, reading, state, world, settleMs, pending);
       break;
     case 'GET contact':
       contactRecord(v, state, body, 'the contact');
