@@ -1,0 +1,125 @@
+import {
+  CONTACT_FIELDS,
+  createdWith,
+  fieldsInWords,
+  MESSAGE_FIELDS,
+  notInSender,
+  optionalOf,
+  parametersOf,
+  requiredOf,
+  schemaOf,
+  senderOf,
+  senderStableOf,
+  sentOf,
+  stableOf,
+  updatedWith,
+  type DocField,
+  type DocTable,
+} from '../../contract-tests/rules/resources';
+import { CONTACT, kept, MESSAGE, SENDER, SENDER_FORBIDDEN } from '../../contract-tests/rules/fields';
+import { PARAMETERS } from '../../contract-tests/judge/conventions';
+import { CONTACT_STABLE } from '../../contract-tests/judge/state';
+import { SENDER_FIELDS } from '../../contract-tests/model/model';
+import { findRule } from '../../contract-tests/rules/rules';
+
+/**
+ * The kit's one table of the document's fields (contract-tests/rules/resources.ts) and the lists
+ * the kit and the proxy read from it: what they are today, and that a field added to a copy of
+ * the table reaches each of them.
+ */
+describe("the kit's table of fields", () => {
+  it('gives the lists the judge, the model and the schemas read', () => {
+    expect(PARAMETERS).toEqual({
+      'GET contacts': ['limit', 'starting_after', 'ending_before', 'active'],
+      'GET messages': ['limit', 'starting_after', 'ending_before', 'conversation_id'],
+      'POST contacts': ['username', 'phone_number', 'avatar_url', 'display_name'],
+      'PUT contact': ['display_name'],
+      'POST messages': ['conversation_id', 'message', 'attachments'],
+      'PUT message': ['message', 'reactions', 'attachments'],
+      'GET contact': [],
+      'GET message': [],
+      'DELETE contact': [],
+      'DELETE message': [],
+    });
+    expect(CONTACT_STABLE).toEqual([
+      'username',
+      'phone_number',
+      'avatar_url',
+      'conversation_id',
+      'created_at',
+    ]);
+    expect(SENDER_FIELDS).toEqual(['id', 'username', 'phone_number', 'avatar_url', 'created_at']);
+    expect(Object.keys(SENDER)).toEqual([
+      'id',
+      'username',
+      'phone_number',
+      'avatar_url',
+      'last_active_at',
+      'created_at',
+    ]);
+    expect(SENDER_FORBIDDEN).toEqual(['display_name', 'conversation_id']);
+    expect(CONTACT).toEqual(schemaOf(CONTACT_FIELDS));
+    expect(MESSAGE).toEqual(schemaOf(MESSAGE_FIELDS));
+    expect(requiredOf(CONTACT_FIELDS)).toEqual(['username', 'phone_number']);
+    expect(optionalOf(CONTACT_FIELDS)).toEqual(['avatar_url', 'display_name']);
+    expect(requiredOf(MESSAGE_FIELDS)).toEqual(['conversation_id', 'message']);
+    expect(optionalOf(MESSAGE_FIELDS)).toEqual(['attachments']);
+    expect(sentOf(CONTACT_FIELDS, createdWith(CONTACT_FIELDS))).toEqual([
+      ['username', 'text'],
+      ['phone_number', 'phone'],
+      ['avatar_url', 'text'],
+      ['display_name', 'text'],
+    ]);
+  });
+
+  it("names the table's fields in the rules' sentences", () => {
+    for (const field of Object.keys(CONTACT_FIELDS))
+      expect(findRule('contacts.fields')?.sentence).toContain(field);
+    for (const field of Object.keys(MESSAGE_FIELDS))
+      expect(findRule('messages.fields')?.sentence).toContain(field);
+    expect(findRule('contacts.update.only-display-name')?.sentence).toMatch(
+      /^`display_name` is the only updatable attribute/,
+    );
+    expect(findRule('contacts.update.keeps-the-rest')?.sentence).toContain(
+      'username, phone_number, avatar_url, conversation_id and created_at',
+    );
+  });
+
+  it('carries a new field to every list: an optional boolean muted that an update takes', () => {
+    const muted: DocField = { type: 'boolean', create: 'optional', changes: 'update', sent: 'boolean' };
+    const contact: DocTable = { ...CONTACT_FIELDS, muted };
+    const parameters = parametersOf(contact, MESSAGE_FIELDS);
+    expect(parameters['POST contacts']).toEqual([...PARAMETERS['POST contacts']!, 'muted']);
+    expect(parameters['PUT contact']).toEqual(['display_name', 'muted']);
+    expect(parameters['PUT message']).toEqual(PARAMETERS['PUT message']);
+    expect(schemaOf(contact).muted).toBe('boolean');
+    expect(optionalOf(contact)).toContain('muted');
+    expect(updatedWith(contact)).toEqual(['display_name', 'muted']);
+    expect(sentOf(contact, updatedWith(contact))).toEqual([
+      ['display_name', 'text'],
+      ['muted', 'boolean'],
+    ]);
+    // An update changes it: it is not among the fields no update changes, nor shown by a sender.
+    expect(stableOf(contact)).toEqual(CONTACT_STABLE);
+    expect(senderOf(contact)).toEqual(Object.keys(SENDER));
+    expect(senderStableOf(contact)).toEqual(SENDER_FIELDS);
+    expect(notInSender(contact)).toEqual([...SENDER_FORBIDDEN, 'muted']);
+    expect(fieldsInWords(contact)).toMatch(/; muted \(boolean\)$/);
+    // A field the sender shows and no update changes reaches those lists instead.
+    const kept: DocTable = {
+      ...CONTACT_FIELDS,
+      nickname: { type: 'string', create: 'optional', changes: 'never', sender: true, sent: 'text' },
+    };
+    expect(stableOf(kept)).toEqual([...CONTACT_STABLE, 'nickname']);
+    expect(senderStableOf(kept)).toEqual([...SENDER_FIELDS, 'nickname']);
+    expect(parametersOf(kept, MESSAGE_FIELDS)['PUT contact']).toEqual(['display_name']);
+  });
+
+  it('judges a boolean sent by what it says', () => {
+    expect(kept('true', true, 'boolean')).toBe('same');
+    expect(kept('true', false, 'boolean')).toBe('lost');
+    expect(kept('false', false, 'boolean')).toBe('same');
+    expect(kept('false', 'false', 'boolean')).toBe('lost');
+    expect(kept('yes', true, 'boolean')).toBe('lossless');
+  });
+});
