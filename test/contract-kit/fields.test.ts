@@ -115,7 +115,7 @@ describe("the kit's table of fields", () => {
     };
     expect(stableOf(kept)).toEqual([...CONTACT_STABLE, 'nickname']);
     expect(senderStableOf(kept)).toEqual([...SENDER_FIELDS, 'nickname']);
-    expect(parametersOf(kept, MESSAGE_FIELDS)['PUT contact']).toEqual(['display_name']);
+    expect(parametersOf(kept, MESSAGE_FIELDS)['PUT contact']).toEqual(PARAMETERS['PUT contact']);
   });
 
   it('judges a boolean sent by what it says', () => {
