@@ -19,6 +19,8 @@ export const JUDGE_BLIND: Record<string, string> = {
     'the judge sees messages missing from the lists, and names the filters, not the delete that took them',
   'leaves conversations of more than ten messages out of the list without conversation_id':
     'the judge holds each page against the one before it, never a whole walk against what was alive when it started',
+  'drops active when limit is given too':
+    'the judge does not know which contacts `active` selects: the document leaves its meaning to the server',
   'sets updated_at of a message never updated when it is retrieved the third time':
     'a passive judge cannot know that no client it does not see updated the message',
 };
