@@ -193,7 +193,8 @@ describe('transient answers', () => {
 
   /**
    * The mock, with a cascade that is late for retrieve: for 300 ms after a contact's delete, its
-   * messages are still retrieved by id (as they were made); the contact itself is gone at once.
+   * messages are still retrieved by id (as they were made); the contact itself, and a message
+   * deleted by its own id, are gone at once.
    */
   const lateCascade = () => {
     const conversationOf = new Map<string, string>();
@@ -213,6 +214,10 @@ describe('transient answers', () => {
           if (req.path === '/v1/contacts') conversationOf.set(body.id, body.conversation_id);
           else messages.set(body.id, { conversation: body.conversation_id, body });
         }
+        // A message deleted by its own id is gone at once: only the cascade is late.
+        const message = /^\/v1\/messages\/([^/]+)$/.exec(req.path)?.[1];
+        if (req.method === 'DELETE' && res.status < 300 && message)
+          messages.delete(decodeURIComponent(message));
         const contact = /^\/v1\/contacts\/([^/]+)$/.exec(req.path)?.[1];
         const conversation = contact && conversationOf.get(decodeURIComponent(contact));
         if (req.method === 'DELETE' && res.status < 300 && conversation)
