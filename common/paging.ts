@@ -18,12 +18,20 @@ export interface PageSource {
   get(path: string, query?: Record<string, string>): Promise<Exchange>;
   /** Told what the walk found out (the paging mechanism), for a report. */
   observe?(what: string, value: string): void;
+  /**
+   * Whether the list can have moved from `from` to `to` (ms) by writes the source knows of (its
+   * own): items repeated or skipped at a page boundary then are no flaw of the server's paging.
+   * Without it, a list is taken to have held still.
+   */
+  heldStill?(from: number, to: number): boolean;
 }
 
 export interface Page {
   exchange: Exchange;
   has_more: boolean;
   data: Json[];
+  /** When it was asked for (ms), when fetchPage asked. */
+  askedAt?: number;
 }
 
 export function asPage(exchange: Exchange): Page | undefined {
@@ -209,7 +217,9 @@ export async function fetchPage(
   path: string,
   query?: Record<string, string>,
 ): Promise<Page | undefined> {
-  return asPage(await source.get(path, query));
+  const askedAt = Date.now();
+  const page = asPage(await source.get(path, query));
+  return page && { ...page, askedAt };
 }
 
 /**
@@ -229,14 +239,46 @@ function inOrderOfUse(baseUrl: string, path: string): { mechanism: Mechanism; kn
 
 /** What a discovery found: a mechanism and its next page, an empty next page, or nothing. */
 type Discovered =
-  { mechanism: Mechanism; page: Page } | { mechanism?: undefined; emptyOnly: true } | undefined;
+  | { mechanism: Mechanism; page: Page }
+  | { mechanism?: undefined; emptyOnly: true }
+  | { mechanism?: undefined; moving: true }
+  | undefined;
 
+/** Discovery starts again from a fresh first page this often when the list moved under it. */
+const MOVING_ATTEMPTS = 3;
+
+/** The list moved (by the source's own writes) since `first` was asked for. */
+const moved = (source: PageSource, first: Page) =>
+  source.heldStill !== undefined &&
+  first.askedAt !== undefined &&
+  !source.heldStill(first.askedAt, Date.now());
+
+/**
+ * The mechanism of a list's next page. A next page that repeats items of the first may be the
+ * list moving under the kit's own writes: then the search starts again from the first page as it
+ * is now, and a list that never holds still leaves the question open.
+ */
 async function discover(
   source: PageSource,
   path: string,
   query: Record<string, string>,
   first: Page,
 ): Promise<Discovered> {
+  for (let attempt = 1; ; attempt++) {
+    const found = await tryMechanisms(source, path, query, first);
+    if (found !== 'moved') return found;
+    const fresh = attempt < MOVING_ATTEMPTS ? await fetchPage(source, path, query) : undefined;
+    if (!fresh) return { moving: true };
+    first = fresh;
+  }
+}
+
+async function tryMechanisms(
+  source: PageSource,
+  path: string,
+  query: Record<string, string>,
+  first: Page,
+): Promise<Discovered | 'moved'> {
   const seen = new Set(first.data.map(idOf));
   // A mechanism whose next page moves forward but repeats items of the page before: paging that
   // almost works, used (so that the walk goes on) and reported as flawed, never taken for none.
@@ -254,6 +296,7 @@ async function discover(
     if (!page || page.data.length === 0) continue;
     const again = page.data.filter((item) => seen.has(idOf(item)));
     if (again.length > 0) {
+      if (moved(source, first)) return 'moved';
       if (!almost && again.length < page.data.length) {
         almost = { mechanism, page };
         flaws.set(
@@ -288,6 +331,11 @@ export interface Walk {
    * with: has_more said more items lay beyond, and none did.
    */
   emptyAfterMore?: Page;
+  /**
+   * False when the list may have moved during the walk (PageSource.heldStill): what it shows at
+   * page boundaries (an item twice, one missing) is then not the server's paging.
+   */
+  still?: boolean;
 }
 
 export interface WalkOptions {
@@ -319,6 +367,8 @@ export async function walk(
   });
   const { complete, reason, emptyAfterMore } = end;
   const flaw = flaws.get(foundKey(source.baseUrl, path));
+  const from = pages[0]?.askedAt;
+  const still = source.heldStill && from !== undefined ? source.heldStill(from, Date.now()) : undefined;
   return {
     pages,
     items,
@@ -327,6 +377,7 @@ export async function walk(
     ...(reason === undefined ? {} : { reason }),
     ...(flaw === undefined || pages.length < 2 ? {} : { flaw }),
     ...(emptyAfterMore === undefined ? {} : { emptyAfterMore }),
+    ...(still === undefined ? {} : { still }),
   };
 }
 
@@ -397,6 +448,12 @@ export async function walkPages(
     let page: Page | undefined;
     if (mechanism === undefined) {
       const discovered = await discover(source, path, query, trail.last);
+      if (discovered && 'moving' in discovered)
+        // Not known: a later walk of this list looks again.
+        return end(
+          false,
+          `the list kept changing (the kit's own writes) while the kit looked for its next-page mechanism, ${MOVING_ATTEMPTS} times`,
+        );
       if (discovered && !discovered.mechanism)
         // Every way tried gave an empty page: has_more was wrong, or the way is not among them.
         // Not known either way, so a later walk of this list looks again.

@@ -36,6 +36,25 @@ type Route =
   /** Outside /v1/: the mock's control routes, or anything else the target serves. */
   | { kind: 'outside' };
 
+/**
+ * A write on its way while another exchange was answered (sent before that answer, answered
+ * after it): the server may have applied it before that answer, or not.
+ */
+export interface PendingWrite {
+  method: string;
+  url: string;
+  authorization?: string;
+}
+
+/** The record a pending DELETE names, if it names one. */
+export function deleting(write: PendingWrite): { kind: 'contact' | 'message'; id: string } | undefined {
+  if (write.method !== 'DELETE') return undefined;
+  const at = write.url.indexOf('?');
+  const raw = at === -1 ? write.url : write.url.slice(0, at);
+  const route = routeOf(raw.length > 1 && raw.endsWith('/') ? raw.slice(0, -1) : raw);
+  return route.kind === 'contact' || route.kind === 'message' ? route : undefined;
+}
+
 /** The exchange read: its route, token, parameters and answer, parsed once for every check. */
 export interface Reading {
   exchange: ProxyExchange;

@@ -3,6 +3,7 @@ import { describeExchange, is2xx, parseJson, type Exchange } from '../../common/
 import { config } from './config';
 import { withRetries } from '../../common/transient';
 import { markUnreachable, spendRequests, unreachable, writeRecord } from './records';
+import { writeEnded, writeStarting } from './stillness';
 import { recordWire, type WireRecord } from './wire';
 
 // One shape of an exchange for the kit and the account walker (common/http.ts).
@@ -186,6 +187,11 @@ async function sendOnce(method: string, fullPath: string, options: RequestOption
     requestHeaders['content-type'] = options.raw.type;
     req = req.set('Content-Type', options.raw.type).send(options.raw.data);
   }
+  // A write with the run's token may move the lists other processes walk (http/stillness.ts).
+  const write =
+    !['GET', 'HEAD', 'OPTIONS'].includes(method) && token === config.token
+      ? await writeStarting()
+      : undefined;
   const startedAt = Date.now();
   let res: request.Response;
   try {
@@ -198,6 +204,8 @@ async function sendOnce(method: string, fullPath: string, options: RequestOption
       const why = e.timeout ? `no answer within ${e.timeout} ms` : (e.code ?? e.message ?? String(error));
       throw new NoAnswerError(`${method} ${config.baseUrl}${fullPath}: ${why}`, why);
     }
+  } finally {
+    writeEnded(write);
   }
   const text = typeof res.body === 'string' ? res.body : (res.text ?? '');
   const body = parseJson(text);

@@ -2,6 +2,7 @@ import { ERROR_CODES } from '../rules/errors';
 import { isObject, type Json, type Reading } from '../http/exchange';
 import { idOf, type SessionState, type World } from './session';
 import { SENDER } from '../rules/fields';
+import { CONTACT_FIELDS, MESSAGE_FIELDS, parametersOf, senderStableOf } from '../rules/resources';
 import { show, where, type Problem, type Verdicts } from './verdicts';
 
 /**
@@ -16,19 +17,13 @@ const PHONE = /^[0-9 +\-().]{1,32}$/;
 /** An attachment's fields (C16), sorted as a record's keys are compared. */
 const ATTACHMENT_FIELDS = 'created_at,file_size,file_type,file_url,filename,id,message_id';
 const ERROR_FIELDS = ['type', 'code', 'message', 'param'];
-/** Parameters each operation takes (C13); a POST or PUT reads its query like its body (C12). */
-export const PARAMETERS: Record<string, readonly string[]> = {
-  'GET contacts': ['limit', 'starting_after', 'ending_before', 'active'],
-  'GET messages': ['limit', 'starting_after', 'ending_before', 'conversation_id'],
-  'POST contacts': ['username', 'phone_number', 'avatar_url', 'display_name'],
-  'PUT contact': ['display_name'],
-  'POST messages': ['conversation_id', 'message', 'attachments'],
-  'PUT message': ['message', 'reactions', 'attachments'],
-  'GET contact': [],
-  'GET message': [],
-  'DELETE contact': [],
-  'DELETE message': [],
-};
+/**
+ * Parameters each operation takes (C13), from the document's table (rules/resources.ts); a POST or
+ * PUT reads its query like its body (C12).
+ */
+export const PARAMETERS = parametersOf(CONTACT_FIELDS, MESSAGE_FIELDS);
+/** What a message's contact shows that must be its contact's as the contact is (C11), its id aside. */
+const SENDER_OF_CONTACT = senderStableOf(CONTACT_FIELDS).filter((field) => field !== 'id');
 
 export function badId(id: unknown, at: string): Problem {
   return (
@@ -95,7 +90,7 @@ export function mockMessage(
       'mock.sender-exact',
       extra.length > 0 && where(at, `its contact also carries ${extra.join(', ')}`),
       ...(facts
-        ? (['username', 'phone_number', 'avatar_url', 'created_at'] as const).map(
+        ? SENDER_OF_CONTACT.map(
             (field) =>
               facts.stable[field] !== undefined &&
               sender[field] !== facts.stable[field] &&

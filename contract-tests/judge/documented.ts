@@ -1,4 +1,4 @@
-import type { Reading } from '../http/exchange';
+import type { PendingWrite, Reading } from '../http/exchange';
 import { isObject } from '../http/exchange';
 import { idOf, worldOf, type SessionState } from './session';
 import type { RuleSet } from '../rules/rules';
@@ -32,7 +32,13 @@ const TOKEN = /^Bearer +[A-Za-z0-9\-._~+/]+=* *$/i;
  * `settleMs`: lists may show a write that long after it (--settle-ms); until then a list that
  * lacks a record learnt, or still shows one deleted, is no violation. Retrieve is never waited for.
  */
-export function judge(reading: Reading, state: SessionState, ruleSet: RuleSet, settleMs = 0): Judgement {
+export function judge(
+  reading: Reading,
+  state: SessionState,
+  ruleSet: RuleSet,
+  settleMs = 0,
+  pending: readonly PendingWrite[] = [],
+): Judgement {
   const v = new Verdicts(reading, ruleSet);
   const { exchange, route } = reading;
   if (exchange.method === 'OPTIONS') {
@@ -84,7 +90,7 @@ export function judge(reading: Reading, state: SessionState, ruleSet: RuleSet, s
   switch (operation) {
     case 'GET contacts':
     case 'GET messages':
-      list(v, reading, state, world, settleMs);
+      list(v, reading, state, world, settleMs, pending);
       break;
     case 'GET contact':
       contactRecord(v, state, body, 'the contact');
@@ -113,11 +119,23 @@ export function judge(reading: Reading, state: SessionState, ruleSet: RuleSet, s
       break;
     case 'PUT message':
       messageRecord(v, body, 'the message', state, world);
-      updatedMessage(v, reading, body, world?.messages.get(routeId(reading)));
+      updatedMessage(v, reading, body, settledBefore(world?.messages.get(routeId(reading)), reading));
       break;
   }
   if (world) views(v, reading, world, settleMs);
   return v.result();
+}
+
+/**
+ * What the session knows of a message, if it learnt it before the update was sent: an answer that
+ * came while the update was on its way may show another update sent at the same time, applied
+ * after this one (whose answer then rightly lacks what that one added).
+ */
+function settledBefore<T extends { learntAt: number }>(
+  known: T | undefined,
+  reading: Reading,
+): T | undefined {
+  return known && known.learntAt < reading.exchange.startedAt ? known : undefined;
 }
 
 function expectedSuccess(method: string): number {

@@ -1,7 +1,8 @@
 import { startJudging, type RuleTally } from './judging';
 import type { RuleSet } from '../rules/rules';
 import type { RecordLine } from '../http/records';
-import { asProxyExchange, readWire } from '../http/wire';
+import type { PendingWrite } from '../http/exchange';
+import { asProxyExchange, readWire, type WireRecord } from '../http/wire';
 
 /** The title the judge's findings carry in the verdicts, as a test's would. */
 export const JUDGE_TITLE = 'the judge of every exchange of the run (the proxy’s)';
@@ -16,6 +17,19 @@ export interface RunJudgement {
   errors: string[];
 }
 
+/** The writes on their way when an answer came at `at`: sent before it, answered after it. */
+function pendingAt(writes: WireRecord[], at: number): PendingWrite[] {
+  return writes
+    .filter((w) => w.startedAt < at && w.finishedAt > at)
+    .map((w) => ({
+      method: w.method,
+      url: w.url,
+      ...(w.requestHeaders.authorization !== undefined
+        ? { authorization: w.requestHeaders.authorization }
+        : {}),
+    }));
+}
+
 /**
  * Every exchange the run made (http/wire.ts), from every process, through the one judge the proxy
  * uses, in the order the answers came: a fault in an answer no test looked at twice is still
@@ -26,8 +40,10 @@ export function judgeRun(resultsDir: string, ruleSet: RuleSet, settleMs: number)
   const failures: RunJudgement['failures'] = [];
   const errors: string[] = [];
   const failed = new Set<string>();
-  for (const record of readWire(resultsDir)) {
-    const outcome = judging.judge(asProxyExchange(record, 0));
+  const records = readWire(resultsDir);
+  const writes = records.filter((r) => !['GET', 'HEAD', 'OPTIONS'].includes(r.method));
+  for (const record of records) {
+    const outcome = judging.judge(asProxyExchange(record, 0), pendingAt(writes, record.finishedAt));
     if (outcome.kind === 'error') {
       if (errors.length < 5) errors.push(`${record.method} ${record.url}: ${outcome.message}`);
       continue;

@@ -1,5 +1,5 @@
 import { isTransientStatus } from '../../common/transient';
-import { read, type ProxyExchange } from '../http/exchange';
+import { read, type PendingWrite, type ProxyExchange } from '../http/exchange';
 import { copy, DEFAULT_LIMITS, type Limits } from './memory';
 import { learn, newSession, type SessionState } from './session';
 import { rulesOf, type Rule, type RuleSet } from '../rules/rules';
@@ -31,8 +31,11 @@ type Outcome =
   | { kind: 'error'; message: string };
 
 export interface Judging {
-  /** Judges the exchange, then learns from it. `seq` is its place in the session. */
-  judge(exchange: Omit<ProxyExchange, 'seq'>): Outcome;
+  /**
+   * Judges the exchange, then learns from it. `seq` is its place in the session. `pending`: the
+   * writes on their way as it was answered (sent before its answer, answered after it).
+   */
+  judge(exchange: Omit<ProxyExchange, 'seq'>, pending?: readonly PendingWrite[]): Outcome;
   /** Every rule of the set the judge can judge, in the catalogue's order. */
   tallies(): RuleTally[];
   /** Exchanges judged so far (transient answers aside). */
@@ -75,7 +78,7 @@ export function startJudging(
       return seq;
     },
     tallies: () => [...tallies.values()].map((t) => ({ ...t, first: [...t.first] })),
-    judge(seen) {
+    judge(seen, pending = []) {
       const exchange: ProxyExchange = { ...seen, seq: seq + 1 };
       const reading = read(exchange);
       // A gateway's 502/503/504 (the target's own, or of what stands in front of it) is none of
@@ -85,7 +88,7 @@ export function startJudging(
       seq += 1;
       let judgement;
       try {
-        judgement = judge(reading, state, ruleSet, options.settleMs);
+        judgement = judge(reading, state, ruleSet, options.settleMs, pending);
       } catch (error) {
         return { kind: 'error', message: String(error) };
       } finally {

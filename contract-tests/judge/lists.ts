@@ -1,4 +1,4 @@
-import { isObject, type Json, type Reading } from '../http/exchange';
+import { deleting, isObject, type Json, type PendingWrite, type Reading } from '../http/exchange';
 import { idOf, listKey, pageOf, type SessionState, type World } from './session';
 import { mockPage } from './conventions';
 import { PAGE, problems } from '../rules/fields';
@@ -17,6 +17,7 @@ export function list(
   state: SessionState,
   world: World | undefined,
   settleMs = 0,
+  pending: readonly PendingWrite[] = [],
 ): void {
   const { query } = reading;
   const kind = reading.route.kind === 'contacts' ? 'contacts' : 'messages';
@@ -55,8 +56,25 @@ export function list(
         `listed by conversation_id=${conversation}, the page holds ${stray.length} message(s) of other conversations (e.g. ${show(stray[0]!.conversation_id)})`,
     );
   }
-  if (world) hasMore(v, reading, page, world, settleMs);
+  if (world) hasMore(v, reading, page, world, settleMs, doubtful(pending, reading, world));
   if (v.has('mock.newest-first')) mockPage(v, reading, page);
+}
+
+/**
+ * What deletes of this token, on their way as the page was answered, may have taken before it:
+ * the records they name, and the conversation of a contact among them.
+ */
+function doubtful(pending: readonly PendingWrite[], reading: Reading, world: World): Set<string> {
+  const ids = new Set<string>();
+  for (const write of pending) {
+    const target = write.authorization === reading.authorization ? deleting(write) : undefined;
+    if (!target) continue;
+    ids.add(target.id);
+    const conversation =
+      target.kind === 'contact' ? world.contacts.get(target.id)?.conversationId : undefined;
+    if (conversation !== undefined) ids.add(conversation);
+  }
+  return ids;
 }
 
 function hasMore(
@@ -65,6 +83,7 @@ function hasMore(
   page: { has_more: boolean; data: Json[] },
   world: World,
   settleMs: number,
+  doubtful: Set<string>,
 ): void {
   const started = reading.exchange.startedAt;
   // With --settle-ms, a record learnt less than that before the list was asked for may not show yet.
@@ -78,11 +97,16 @@ function hasMore(
     const listed = new Set(page.data.map(idOf));
     const alive: string[] =
       reading.route.kind === 'contacts'
-        ? [...world.contacts].filter(([, c]) => c.seenAt <= settledBy).map(([id]) => id)
+        ? [...world.contacts]
+            .filter(([id, c]) => c.seenAt <= settledBy && !doubtful.has(id))
+            .map(([id]) => id)
         : [...world.messages]
             .filter(
-              ([, m]) =>
-                m.seenAt <= settledBy && (conversation === null || m.conversationId === conversation),
+              ([id, m]) =>
+                m.seenAt <= settledBy &&
+                !doubtful.has(id) &&
+                !doubtful.has(String(m.conversationId)) &&
+                (conversation === null || m.conversationId === conversation),
             )
             .map(([id]) => id);
     const missing = alive.filter((id) => !listed.has(id));
@@ -116,7 +140,7 @@ function hasMore(
         again.length > 0 &&
           `the page after the one ending with ${value} (${name}=${value}) shows ${again.length} of its items again (e.g. ${again[0]})`,
       );
-    if (lastDelete > open.at) continue;
+    if (lastDelete > open.at || doubtful.size > 0) continue;
     v.check(
       'lists.has-more',
       page.data.length === 0 &&

@@ -12,8 +12,17 @@ import {
   reactionsShape,
   SENDER,
   SENDER_FORBIDDEN,
-  type SentKind,
 } from '../rules/fields';
+import {
+  CONTACT_FIELDS,
+  createdWith,
+  MESSAGE_FIELDS,
+  optionalOf,
+  requiredOf,
+  sentOf,
+  updatedWith,
+  type SentKind,
+} from '../rules/resources';
 import { routeId, show, where, type Problem, type Verdicts } from './verdicts';
 import { newIds } from './identity';
 
@@ -27,14 +36,22 @@ import { newIds } from './identity';
  * A value sent that the answer lost or changed: the kit's own rule of what a server may do to what
  * it took (rules/fields.ts kept(): only NFC, trimmed ends and phone punctuation lose nothing).
  */
-function lost(sent: unknown, shown: unknown, kind: SentKind, what: string): Problem {
+function lost(given: unknown, shown: unknown, kind: SentKind, what: string): Problem {
+  // A JSON body may send a boolean as itself; a form sends its text.
+  const sent = typeof given === 'boolean' && kind === 'boolean' ? String(given) : given;
   return (
     typeof sent === 'string' &&
     sent !== '' &&
     kept(sent, shown, kind) === 'lost' &&
-    `sent ${what} ${show(sent)}, the answer has ${show(shown)}`
+    `sent ${what} ${show(given)}, the answer has ${show(shown)}`
   );
 }
+
+/** What a contact's create and update must show as sent (rules/resources.ts). */
+const CREATE_KEEPS = sentOf(CONTACT_FIELDS, createdWith(CONTACT_FIELDS));
+const UPDATE_KEEPS = sentOf(CONTACT_FIELDS, updatedWith(CONTACT_FIELDS));
+const CONTACT_REQUIRED = requiredOf(CONTACT_FIELDS);
+const CONTACT_UPDATES = updatedWith(CONTACT_FIELDS);
 
 const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
@@ -43,11 +60,11 @@ const OPTIONAL: Record<
   string,
   { params: readonly string[]; rule: (sent: (p: string) => boolean) => string }
 > = {
-  'POST contacts': { params: ['avatar_url', 'display_name'], rule: () => 'contacts.create' },
-  'PUT contact': { params: ['display_name'], rule: () => 'contacts.update.display-name' },
-  'POST messages': { params: ['attachments'], rule: () => 'messages.send' },
+  'POST contacts': { params: optionalOf(CONTACT_FIELDS), rule: () => 'contacts.create' },
+  'PUT contact': { params: CONTACT_UPDATES, rule: () => 'contacts.update.display-name' },
+  'POST messages': { params: optionalOf(MESSAGE_FIELDS), rule: () => 'messages.send' },
   'PUT message': {
-    params: ['message', 'reactions', 'attachments'],
+    params: updatedWith(MESSAGE_FIELDS),
     rule: (sent) =>
       sent('reactions')
         ? 'messages.update.add-reaction'
@@ -165,15 +182,13 @@ export function createdContact(v: Verdicts, reading: Reading, body: Json, state:
   if (params === undefined) return;
   v.check(
     'contacts.create.requires-username-and-phone-number',
-    ...['username', 'phone_number'].map(
+    ...CONTACT_REQUIRED.map(
       (key) => !(key in params) && `a create without ${key} answered ${reading.exchange.status}`,
     ),
   );
   v.check(
     'contacts.create',
-    ...(['username', 'phone_number', 'avatar_url', 'display_name'] as const).map((field) =>
-      lost(params[field], body[field], field === 'phone_number' ? 'phone' : 'text', field),
-    ),
+    ...CREATE_KEEPS.map(([field, kind]) => lost(params[field], body[field], kind, field)),
   );
   if (typeof params.username === 'string') {
     if (!('display_name' in params))
@@ -197,11 +212,10 @@ export function updatedContact(
 ): void {
   const params = reading.params;
   if (params === undefined) return;
-  const name = params.display_name;
   v.check(
     'contacts.update.display-name',
     idOf(body) !== routeId(reading) && `updated ${routeId(reading)}, answered ${show(body.id)}`,
-    lost(name, body.display_name, 'text', 'display_name'),
+    ...UPDATE_KEEPS.map(([field, kind]) => lost(params[field], body[field], kind, field)),
   );
   if (known) {
     const applied: Problem[] = [];
@@ -218,7 +232,7 @@ export function updatedContact(
       else
         moved.push(
           body[field] !== before &&
-            `${field} changed from ${show(before)} to ${show(body[field])}, though only display_name was sent`,
+            `${field} changed from ${show(before)} to ${show(body[field])}, though only ${CONTACT_UPDATES.join(' or ')} was sent`,
         );
     }
     // An update without display_name keeps the name learnt last, if no rename the session saw
@@ -233,7 +247,7 @@ export function updatedContact(
         body.display_name !== known.displayName &&
           `display_name changed from ${show(known.displayName)} to ${show(body.display_name)}, though no display_name was sent`,
       );
-    if (Object.keys(params).some((key) => key !== 'display_name'))
+    if (Object.keys(params).some((key) => !CONTACT_UPDATES.includes(key)))
       v.check('contacts.update.only-display-name', ...applied);
     v.check('contacts.update.keeps-the-rest', ...moved);
   }

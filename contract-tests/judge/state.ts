@@ -1,6 +1,8 @@
+import { CONTACT_FIELDS, stableOf } from '../rules/resources';
+
 /**
  * What the proxy holds of each token's world (./session.ts learns it, ./memory.ts bounds it, the
- * judge reads it): types only, and the fields of a contact no update but display_name changes.
+ * judge reads it): types only, and the fields of a contact no update changes.
  */
 export interface Limits {
   maxTokens: number;
@@ -43,7 +45,7 @@ export interface ContactFacts {
   seenAt: number;
   conversationId?: string;
   /** The fields no operation may change but an update of display_name: the last values seen. */
-  stable: Partial<Record<(typeof CONTACT_STABLE)[number], unknown>>;
+  stable: Partial<Record<string, unknown>>;
   displayName: unknown;
   /** The display names it had before an update the proxy saw, and when the last update ended. */
   formerNames: unknown[];
@@ -94,10 +96,5 @@ export interface SessionState {
   memory: Memory;
 }
 
-export const CONTACT_STABLE = [
-  'username',
-  'phone_number',
-  'avatar_url',
-  'conversation_id',
-  'created_at',
-] as const;
+/** From the document's table (rules/resources.ts): the contact's fields that never change. */
+export const CONTACT_STABLE: readonly string[] = stableOf(CONTACT_FIELDS);

@@ -1,5 +1,5 @@
 import type { Json } from './data';
-import type { SentKind } from '../rules/fields';
+import { CONTACT_FIELDS, senderStableOf, stableOf, type SentKind } from '../rules/resources';
 
 /**
  * The kit's model of what it created: only what the API document makes certain. It never holds
@@ -48,10 +48,10 @@ export interface Gone {
   because: string;
 }
 
-/** The fields of a contact that never change but by an update of display_name. */
-const CONTACT_FIELDS = ['username', 'phone_number', 'avatar_url', 'conversation_id', 'created_at'] as const;
+/** The fields of a contact that never change (rules/resources.ts). */
+const CONTACT_STABLE = stableOf(CONTACT_FIELDS);
 /** What a message's `contact` must show of its conversation's contact (2.2; last_active_at may move). */
-export const SENDER_FIELDS = ['id', 'username', 'phone_number', 'avatar_url', 'created_at'] as const;
+export const SENDER_FIELDS = senderStableOf(CONTACT_FIELDS);
 
 /**
  * Reads `reactions` as name → usernames. Both readings of 2.3 are allowed: one object per name, or
@@ -180,7 +180,7 @@ export class Model {
   renameContact(id: string, displayName: string | undefined): void {
     const contact = this.contacts.get(id);
     if (!contact) return;
-    for (const field of CONTACT_FIELDS)
+    for (const field of CONTACT_STABLE)
       contact.fields[field] = { ...contact.fields[field]!, because: 'contacts.update.keeps-the-rest' };
     contact.fields.display_name =
       displayName === undefined

@@ -48,6 +48,10 @@ function walkedToTheEnd(walked: Walk, view: View): void {
 
 /** No record of the kit's is listed twice in one walk, and the paging repeats nothing (lists.pages). */
 function noRepeats(state: Model, walked: Walk, view: View): void {
+  if (walked.still === false)
+    throw new NotRun(
+      `the ${view} moved under every walk (the writes of the kit's other workers at the same time), so what its page boundaries show is not the server's paging`,
+    );
   if (walked.flaw) fail('lists.pages', `${view}: next page`, walked.flaw, walked.pages[1]?.exchange);
   const mine = walked.repeated.find(
     (item) => state.contacts.has(idOf(item)) || state.messages.has(idOf(item)),

@@ -5,6 +5,7 @@
  */
 import { config } from '../http/config';
 import { API_ERROR_CODES } from '../rules/errors';
+import { SENDER } from '../rules/fields';
 import {
   contactForm,
   deleteResource,
@@ -510,7 +511,7 @@ rule(
     const stored = (await send('GET', contactPath(contact.id))).body as Json;
     const retrieved = await send('GET', messagePath(message.id));
     const sender = (retrieved.body as Json).contact as Json;
-    const fields = ['id', 'username', 'phone_number', 'avatar_url', 'last_active_at', 'created_at'];
+    const fields = Object.keys(SENDER);
     t.check(
       JSON.stringify(Object.keys(sender).sort()) === JSON.stringify([...fields].sort()),
       `the contact has the fields ${Object.keys(sender).join(', ')}`,

@@ -1,6 +1,7 @@
 import { deleteResource, postContact, postMessage } from '../model/data';
 import { describeExchange, is2xx, send, type Exchange, type Pairs } from '../http/http';
 import { observe } from '../profile/choices';
+import { CONTACT_FIELDS, requiredOf } from '../rules/resources';
 import { writeRecord } from '../http/records';
 import { excerpt } from '../model/harness';
 import {
@@ -65,7 +66,7 @@ async function formsRefused(form: Pairs, refused: Exchange | undefined): Promise
  * is open, the values tried, which field the refusal names, and how it was refused.
  */
 function contactsRefused(last: Exchange, styles: UsernameStyle[], phones: string[]): string {
-  const named = ['username', 'phone_number'].filter((field) => last.text.includes(field));
+  const named = requiredOf(CONTACT_FIELDS).filter((field) => last.text.includes(field));
   const styleNames = styles.map((s) => `${s.max} characters with '${s.separator}'`);
   return [
     `refused every username style the kit knows (${styleNames.join('; ')})`,

@@ -13,6 +13,7 @@ import { idOf, walk } from '../model/paging';
 import { reactionNames } from '../model/samples';
 import { rule, type RuleContext } from '../model/harness';
 import { MESSAGE, SENDER, SENDER_FORBIDDEN, problems } from '../rules/fields';
+import { CONTACT_FIELDS, senderStableOf } from '../rules/resources';
 import { settled } from '../model/settle';
 
 useCleanup();
@@ -101,7 +102,7 @@ rule(
     const of = (t.object(retrieved, 'GET /v1/messages/:id').contact ?? {}) as Json;
     // The conversation's contact as it was created, or as retrieve shows it: a fault of retrieve
     // alone is contacts.retrieve's.
-    for (const field of ['id', 'username', 'phone_number', 'avatar_url', 'created_at']) {
+    for (const field of senderStableOf(CONTACT_FIELDS)) {
       t.check(
         [contact[field], stored[field]].some((value) => JSON.stringify(of[field]) === JSON.stringify(value)),
         `contact.${field} is ${JSON.stringify(of[field])}, but the conversation's contact has ${JSON.stringify(stored[field])}`,

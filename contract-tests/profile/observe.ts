@@ -2,6 +2,7 @@ import { pagingOf } from '../../common/paging';
 import { config } from '../http/config';
 import { is2xx, is4xx, onExchange, type Exchange } from '../http/http';
 import { writeRecord } from '../http/records';
+import { CONTACT_FIELDS, MESSAGE_FIELDS, requiredOf } from '../rules/resources';
 import type { Observations, ProfileKey, ProfileRecord } from '../http/observations';
 import {
   avatarDefaultOf,
@@ -41,10 +42,10 @@ export function record<K extends ProfileKey>(key: K, value: Observations[K], see
 const FILTERS = ['active', 'conversation_id'];
 /** Refusals that are about the request as a whole, never about a parameter left out. */
 const NOT_A_PARAMETER = [401, 403, 405, 406, 413, 415, 429];
-/** A create's required parameters: one sent without the other is refused for the other. */
-const REQUIRED: Record<string, [string, string]> = {
-  'contacts.create': ['username', 'phone_number'],
-  'messages.create': ['conversation_id', 'message'],
+/** A create's required parameters (rules/resources.ts): some sent without the rest is refused for the rest. */
+const REQUIRED: Record<string, readonly string[]> = {
+  'contacts.create': requiredOf(CONTACT_FIELDS),
+  'messages.create': requiredOf(MESSAGE_FIELDS),
 };
 
 /** What a request sent: its body's parameters and its query's (a server may read both). */
@@ -107,7 +108,7 @@ function observeRefusal(exchange: Exchange): void {
   const required = operation && REQUIRED[operation];
   if (!required || NOT_A_PARAMETER.includes(exchange.status)) return;
   const sent = sentOf(exchange);
-  if (sent.includes(required[0]) !== sent.includes(required[1]))
+  if (new Set(required.map((field) => sent.includes(field))).size > 1)
     record('missing parameter', exchange.status, seen);
 }
 

@@ -1,6 +1,6 @@
 import http from 'node:http';
 import https from 'node:https';
-import type { ProxyExchange } from '../http/exchange';
+import type { PendingWrite, ProxyExchange } from '../http/exchange';
 
 /**
  * The forwarding half of the proxy, on node:http: every request goes to the target as it came
@@ -17,6 +17,12 @@ export interface ForwardOptions {
   /** The bytes of each body kept for the checks; a larger body passes through unjudged. */
   keepBytes: number;
   onExchange(exchange: Omit<ProxyExchange, 'seq'>): void;
+  /**
+   * A request came in: told before it is forwarded; the function it returns is called once it is
+   * over (just before its exchange is handed over, or when it failed), so that the judge of an
+   * exchange knows the writes still on their way.
+   */
+  onRequest?(request: PendingWrite): () => void;
   /** The target could not be reached, timed out, or dropped an answer half-way. */
   onTargetProblem(problem: TargetProblem): void;
 }
@@ -111,6 +117,17 @@ export function createForwarder(options: ForwardOptions): http.Server {
     const startedAt = Date.now();
     const method = req.method ?? 'GET';
     const url = req.url ?? '/';
+    const authorization = req.headers.authorization;
+    const over = options.onRequest?.({
+      method,
+      url,
+      ...(authorization !== undefined ? { authorization } : {}),
+    });
+    let done = false;
+    const release = () => {
+      if (!done) over?.();
+      done = true;
+    };
     const requestTee = new Tee(options.keepBytes);
     const answerTee = new Tee(options.keepBytes);
     const headers = endToEnd(req.rawHeaders, ['host', 'expect']);
@@ -210,12 +227,16 @@ export function createForwarder(options: ForwardOptions): http.Server {
           finishedAt: Date.now(),
         };
         // The answer is out: the checks run after this turn of the event loop.
-        setImmediate(() => options.onExchange(exchange));
+        setImmediate(() => {
+          release();
+          options.onExchange(exchange);
+        });
       });
     };
     // A client that goes away takes its request to the target with it.
     res.on('close', () => {
       if (res.writableFinished) return;
+      release();
       clientGone = true;
       outgoing.destroy();
     });

@@ -1,6 +1,7 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { RuleSet } from '../rules/rules';
+import type { PendingWrite } from '../http/exchange';
 import { createForwarder, type TargetProblem } from './forward';
 import { KEPT, startJudging, type RuleTally } from '../judge/judging';
 import type { Violation } from '../judge/verdicts';
@@ -99,12 +100,19 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
     );
   };
   const printed = new Map<string, number>();
+  // Writes on their way: an exchange answered meanwhile is judged knowing they may have been applied.
+  const pending = new Set<PendingWrite>();
   const server: Server = createForwarder({
     target,
     timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
     keepBytes: options.keepBytes ?? DEFAULT_KEEP_BYTES,
+    onRequest(request) {
+      if (['GET', 'HEAD', 'OPTIONS'].includes(request.method)) return () => {};
+      pending.add(request);
+      return () => pending.delete(request);
+    },
     onExchange(seen) {
-      const outcome = judging.judge(seen);
+      const outcome = judging.judge(seen, [...pending]);
       if (outcome.kind === 'transient') {
         // A gateway's 502/503/504 is none of the server's verdicts: neither judged nor learnt from.
         targetProblem({

@@ -3,46 +3,32 @@
  * expectations of the resources, written from the API document's tables (2.1, 2.2,
  * 2.4), never from the mock. `timestamp` only asks for a number here: that timestamps are whole
  * numbers is the rule api.integer-timestamps, and which ones are null on a new resource are rules
- * of their own, so that one broken sentence fails one rule.
+ * of their own, so that one broken sentence fails one rule. The fields are the table's
+ * (./resources.ts).
  */
-type FieldType = 'string' | 'string|null' | 'timestamp' | 'timestamp|null' | 'object' | 'array' | 'boolean';
+import {
+  CONTACT_FIELDS,
+  MESSAGE_FIELDS,
+  notInSender,
+  schemaOf,
+  senderOf,
+  type FieldType,
+  type SentKind,
+} from './resources';
+
 export type Schema = Readonly<Record<string, FieldType>>;
 
 /** 2.1 Contact. */
-export const CONTACT: Schema = {
-  id: 'string',
-  username: 'string',
-  phone_number: 'string',
-  avatar_url: 'string',
-  display_name: 'string|null',
-  conversation_id: 'string',
-  last_active_at: 'timestamp|null',
-  created_at: 'timestamp',
-};
+export const CONTACT: Schema = schemaOf(CONTACT_FIELDS);
 
 /** 2.2 Message. */
-export const MESSAGE: Schema = {
-  id: 'string',
-  conversation_id: 'string',
-  contact: 'object',
-  message: 'string',
-  reactions: 'array',
-  attachments: 'array',
-  read_at: 'timestamp|null',
-  created_at: 'timestamp',
-  updated_at: 'timestamp|null',
-};
+export const MESSAGE: Schema = schemaOf(MESSAGE_FIELDS);
 
-/** 2.2 The `contact` inside a message: six fields, and never these two. */
-export const SENDER: Schema = {
-  id: 'string',
-  username: 'string',
-  phone_number: 'string',
-  avatar_url: 'string',
-  last_active_at: 'timestamp|null',
-  created_at: 'timestamp',
-};
-export const SENDER_FORBIDDEN = ['display_name', 'conversation_id'] as const;
+/** 2.2 The `contact` inside a message: the contact's fields it shows, and never the others. */
+export const SENDER: Schema = Object.fromEntries(
+  senderOf(CONTACT_FIELDS).map((name) => [name, CONTACT[name]!]),
+);
+export const SENDER_FORBIDDEN: readonly string[] = notInSender(CONTACT_FIELDS);
 
 /** 2.4 Page of results. */
 export const PAGE: Schema = { has_more: 'boolean', data: 'array' };
@@ -118,14 +104,22 @@ export function nonIntegerTimestamps(
  * whitespace trimmed at both ends of any text, and, in a phone number, spaces, dashes, dots and
  * parentheses removed (every digit and the `+` kept). Those are reported as the server's choice;
  * anything else (a changed case, a cut, escaped or dropped characters, a replaced value) is lost.
+ * A boolean is sent as the form's `true` or `false` (or as JSON's): the answer shows that boolean.
  */
-export type SentKind = 'text' | 'phone';
 export type Kept = 'same' | 'lossless' | 'lost';
 
 const text = (value: string) => value.normalize('NFC').trim();
 const phone = (value: string) => text(value).replace(/[\s().-]/g, '');
 
 export function kept(sent: string, shown: unknown, kind: SentKind): Kept {
+  if (kind === 'boolean')
+    return sent === 'true' || sent === 'false'
+      ? shown === (sent === 'true')
+        ? 'same'
+        : 'lost'
+      : typeof shown === 'boolean'
+        ? 'lossless'
+        : 'lost';
   if (shown === sent) return 'same';
   if (typeof shown !== 'string') return 'lost';
   const canonical = kind === 'phone' ? phone : text;
@@ -133,7 +127,8 @@ export function kept(sent: string, shown: unknown, kind: SentKind): Kept {
 }
 
 /** How a lossless change looks, for the server profile. */
-export function describeChange(sent: string, shown: string, kind: SentKind): string {
+export function describeChange(sent: string, shown: unknown, kind: SentKind): string {
+  if (typeof shown !== 'string') return `${JSON.stringify(sent)} read as ${String(shown)}`;
   if (kind === 'phone' && shown === phone(sent)) return 'phone numbers kept as + and digits only';
   if (shown === text(sent))
     return sent.normalize('NFC') === sent ? 'whitespace trimmed at both ends' : 'Unicode NFC and trimmed';

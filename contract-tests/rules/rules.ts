@@ -7,6 +7,20 @@
  * (test/contract-kit/catalogue.test.ts checks both).
  */
 
+import {
+  CONTACT_FIELDS,
+  fieldsInWords,
+  inWords,
+  MESSAGE_FIELDS,
+  notInSender,
+  optionalOf,
+  quoted,
+  requiredOf,
+  senderOf,
+  stableOf,
+  updatedWith,
+} from './resources';
+
 /** A set of rules to check (--rule-set): not a server profile (--profile-out), which is data. */
 export type RuleSet = 'documented' | 'mock';
 
@@ -35,6 +49,9 @@ const convention = (id: string, section: string, sentence: string): Rule => ({
   ruleSet: 'mock',
 });
 
+/** What an update of a contact takes (rules/resources.ts), which several sentences name. */
+const CONTACT_UPDATES = updatedWith(CONTACT_FIELDS);
+
 export const RULES: readonly Rule[] = [
   // ---- the API document ----
   documented('api.v1-prefix', '9', 'The version is carried in the path prefix /v1 on every endpoint.'),
@@ -59,15 +76,11 @@ export const RULES: readonly Rule[] = [
     '2.1, 2.2',
     '`id` is the unique identifier of a contact (of a message): no two contacts, and no two messages, ever share one, and the id of a deleted record never names a record created after it.',
   ),
-  documented(
-    'contacts.fields',
-    '2.1',
-    'A contact has id, username, phone_number, avatar_url, conversation_id (strings), display_name (string, can be null), last_active_at and created_at (timestamps).',
-  ),
+  documented('contacts.fields', '2.1', `A contact has ${fieldsInWords(CONTACT_FIELDS)}.`),
   documented(
     'contacts.create',
     '4.1',
-    'POST /v1/contacts with username and phone_number (and optional avatar_url, display_name) returns the created contact object, which can then be retrieved.',
+    `POST /v1/contacts with ${inWords(requiredOf(CONTACT_FIELDS))} (and optional ${optionalOf(CONTACT_FIELDS).join(', ')}) returns the created contact object, which can then be retrieved.`,
   ),
   documented(
     'contacts.create.requires-username-and-phone-number',
@@ -98,17 +111,17 @@ export const RULES: readonly Rule[] = [
   documented(
     'contacts.update.display-name',
     '4.1',
-    'PUT /v1/contacts/:id with `display_name` returns the updated contact object, and the new name is kept.',
+    `PUT /v1/contacts/:id with ${inWords(quoted(CONTACT_UPDATES), 'or')} returns the updated contact object, and the new ${CONTACT_UPDATES.length === 1 && CONTACT_UPDATES[0] === 'display_name' ? 'name is' : 'values are'} kept.`,
   ),
   documented(
     'contacts.update.only-display-name',
     '1, 4.1',
-    '`display_name` is the only updatable attribute: an update of any other attribute is refused or ignored, never applied.',
+    `${inWords(quoted(CONTACT_UPDATES))} ${CONTACT_UPDATES.length === 1 ? 'is the only updatable attribute' : 'are the only updatable attributes'}: an update of any other attribute is refused or ignored, never applied.`,
   ),
   documented(
     'contacts.update.keeps-the-rest',
     '1, 4.1',
-    'Updating display_name changes nothing else: username, phone_number, avatar_url, conversation_id and created_at stay as they were, in every view.',
+    `Updating ${inWords(CONTACT_UPDATES, 'or')} changes nothing else: ${inWords(stableOf(CONTACT_FIELDS))} stay as they were, in every view.`,
   ),
   documented(
     'contacts.delete',
@@ -155,15 +168,11 @@ export const RULES: readonly Rule[] = [
     '2.4, 4.1 rule 1, 4.2 rule 1',
     'A paginated list, walked page by page with the server’s own way to the next page (and back, where it has one), shows every item once: no item twice, none left out.',
   ),
-  documented(
-    'messages.fields',
-    '2.2',
-    'A message has id, conversation_id, message (strings), contact (object), reactions and attachments (arrays), read_at, created_at and updated_at (timestamps).',
-  ),
+  documented('messages.fields', '2.2', `A message has ${fieldsInWords(MESSAGE_FIELDS)}.`),
   documented(
     'messages.contact-fields',
     '2.2',
-    'The `contact` of a message carries id, username, phone_number, avatar_url, last_active_at and created_at; it does not carry display_name or conversation_id.',
+    `The \`contact\` of a message carries ${inWords(senderOf(CONTACT_FIELDS))}; it does not carry ${inWords(notInSender(CONTACT_FIELDS), 'or')}.`,
   ),
   documented(
     'messages.contact-is-sender',

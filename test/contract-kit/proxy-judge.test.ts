@@ -416,6 +416,31 @@ describe('the proxy judge', () => {
     expect(broken([update('Unnamed')], 'documented', state)).toEqual(['contacts.update.keeps-the-rest']);
   });
 
+  it('takes a delete still on its way as the page was answered for one that may have been applied (the kit with several workers, a proxy with several clients)', () => {
+    const [a, b] = [contact(1), contact(2)];
+    const seen = () => {
+      const state = newSession();
+      broken([exchange('GET', '/v1/contacts', 200, page([a, b]))], 'documented', state);
+      return state;
+    };
+    const rules = (pending: { method: string; url: string; authorization?: string }[]) => {
+      const state = seen();
+      const lacksB = read(exchange('GET', '/v1/contacts', 200, page([a])));
+      return judge(lacksB, state, 'documented', 0, pending).violations.map((v) => v.rule);
+    };
+    expect(rules([])).toEqual(['contacts.list']);
+    expect(rules([{ method: 'DELETE', url: `/v1/contacts/${String(b.id)}`, authorization: AUTH }])).toEqual(
+      [],
+    );
+    // Another token's delete, or a write that deletes nothing, changes nothing of this list.
+    expect(
+      rules([{ method: 'DELETE', url: `/v1/contacts/${String(b.id)}`, authorization: 'Bearer other' }]),
+    ).toEqual(['contacts.list']);
+    expect(rules([{ method: 'PUT', url: `/v1/contacts/${String(b.id)}`, authorization: AUTH }])).toEqual([
+      'contacts.list',
+    ]);
+  });
+
   it('counts as gone only what a request that started after the delete shows', () => {
     const state = newSession();
     const m = message(1);

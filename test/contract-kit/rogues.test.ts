@@ -4,6 +4,8 @@ import { SPACE_ROGUES } from './space-rogues';
 import { WITHOUT_ROGUE } from './without-rogue';
 import { RULES } from '../../contract-tests/rules/rules';
 import { JUDGE_TITLE } from '../../contract-tests/judge/judge-run';
+import { JUDGED } from '../../contract-tests/judge/verdicts';
+import { JUDGE_BLIND } from './judge-blind';
 
 /**
  * The proof that the kit can fail: against the real mock with exactly one documented rule broken,
@@ -119,6 +121,15 @@ describe('the contract kit against rogue servers', () => {
       ]),
     );
   });
+  it('the judge of every exchange, alone, sees the fault of every rogue whose rule it judges, but those it is known blind to (JUDGE_BLIND, with why)', () => {
+    const unseen = all
+      .map((rogue, i) => ({ rogue, run: runs.get(i)! }))
+      .filter(({ rogue }) => JUDGED.includes(rogue.rule))
+      .filter(({ rogue, run }) => !run.json?.verdicts.find((v) => v.rule === rogue.rule)?.judge?.violations)
+      .map(({ rogue }) => rogue.how);
+    expect(unseen.sort()).toEqual(Object.keys(JUDGE_BLIND).sort());
+  });
+
   it('breaks every documented rule with one rogue at least, but those that no single fault breaks alone (WITHOUT_ROGUE, with why)', () => {
     const broken = new Set(all.map((r) => r.rule));
     const unbroken = RULES.filter((r) => r.ruleSet === 'documented' && !broken.has(r.id)).map((r) => r.id);

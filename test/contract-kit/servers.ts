@@ -1,3 +1,4 @@
+import { SENDER } from '../../contract-tests/rules/fields';
 import { eachResource, isMessage, type ProxyRequest, type ProxyResponse, type Wrapper } from './harness';
 
 /**
@@ -567,8 +568,8 @@ export const MODEL_ROGUES: Rogue[] = [
       return {
         response(req, res) {
           if (isCreate(req, 'contacts') && ok(res) && !first) {
-            const { display_name: _d, conversation_id: _c, ...sender } = body(res);
-            first = sender;
+            const contact = body(res);
+            first = Object.fromEntries(Object.keys(SENDER).map((field) => [field, contact[field]]));
           }
           eachResource(res.body, (item) => {
             if (isMessage(item) && first) item.contact = { ...first };

@@ -19,7 +19,7 @@ import type { Running } from './harness';
  * contact's delete; permanent message deletes; `{has_more, data}` pages of at most ten by default.
  */
 
-type Order = 'hash' | 'oldest' | 'alpha';
+type Order = 'hash' | 'oldest' | 'alpha' | 'recent';
 type Paging = 'page' | 'offset' | 'token' | 'link-body' | 'link-header';
 
 export interface StagingOptions {
@@ -1395,17 +1395,21 @@ export async function startStaging(options: Partial<StagingOptions> = {}): Promi
   };
 
   const contactKey = (c: ContactRecord): Key =>
-    o.order === 'hash'
-      ? [fnv1a(c.id), c.id]
-      : o.order === 'oldest'
-        ? [c.created_at, c.seq]
-        : [c.username, c.seq];
+    o.order === 'recent'
+      ? [-(c.last_active_at ?? 0), -c.seq]
+      : o.order === 'hash'
+        ? [fnv1a(c.id), c.id]
+        : o.order === 'oldest'
+          ? [c.created_at, c.seq]
+          : [c.username, c.seq];
   const messageKey = (m: MessageRecord): Key =>
-    o.order === 'hash'
-      ? [fnv1a(m.id), m.id]
-      : o.order === 'oldest'
-        ? [m.created_at, m.seq]
-        : [m.message, m.seq];
+    o.order === 'recent'
+      ? [-m.created_at, -m.seq]
+      : o.order === 'hash'
+        ? [fnv1a(m.id), m.id]
+        : o.order === 'oldest'
+          ? [m.created_at, m.seq]
+          : [m.message, m.seq];
 
   function sorted<T>(items: T[], keyOf: (item: T) => Key): { items: T[]; keys: Key[] } {
     const keyed = items.map((item) => ({ item, key: keyOf(item) }));

@@ -1,0 +1,107 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { config } from './config';
+import { readJsonLines } from './records';
+
+/**
+ * The kit's own writes, from every process of the run, and the walks that must not move under
+ * them. A list walked while one of the kit's writes was on its way may move under the walk: on a
+ * server that pages by position (`page=N`, `offset=N`), a record created ahead of the cursor
+ * shows again on the next page, one deleted behind it lets another slip past; on one that orders
+ * by activity, a contact with a new message jumps to the top. Neither is a fault of the server.
+ * With several workers, every test's writes reach the lists that other tests walk (the contacts
+ * list, the messages of all conversations): so a walk of such a list asks for a quiet window,
+ * and writes wait for it to end; a conversation's own list is written by its test alone.
+ *
+ * Each process notes its writes in `writes-<pid>.jsonl` of the run's results folder: a line when
+ * one starts, a line when it ends. A walk notes itself in a `quiet-<pid>-<n>` file: a write that
+ * finds one waits (announcing itself first, so that one of the two always sees the other).
+ */
+
+type WriteLine = { id: string; s?: number; f?: number };
+
+const POLL_MS = 10;
+/** How long a write waits for quiet windows to end, and a walk for writes on their way. */
+const MAX_WAIT_MS = 30_000;
+
+let counter = 0;
+const dir = () => (config.resultsDir && fs.existsSync(config.resultsDir) ? config.resultsDir : undefined);
+const note = (folder: string, line: WriteLine) =>
+  fs.appendFileSync(path.join(folder, `writes-${process.pid}.jsonl`), `${JSON.stringify(line)}\n`);
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** A quiet window of another process that is still alive. */
+function othersQuiet(folder: string): boolean {
+  for (const name of fs.readdirSync(folder)) {
+    const pid = /^quiet-(\d+)-/.exec(name)?.[1];
+    if (pid === undefined || Number(pid) === process.pid) continue;
+    try {
+      process.kill(Number(pid), 0);
+      return true;
+    } catch {
+      // Its process is gone: the window closed with it.
+    }
+  }
+  return false;
+}
+
+/**
+ * Called before one of the kit's writes with the run's token is sent: waits while another
+ * process walks a list in a quiet window. Returns the write's id, for `writeEnded`.
+ */
+export async function writeStarting(): Promise<string | undefined> {
+  const folder = dir();
+  if (!folder) return undefined;
+  const id = `${process.pid}:${++counter}`;
+  const until = Date.now() + MAX_WAIT_MS;
+  for (;;) {
+    note(folder, { id, s: Date.now() });
+    if (!othersQuiet(folder) || Date.now() > until) return id;
+    note(folder, { id, f: Date.now() });
+    while (othersQuiet(folder) && Date.now() <= until) await sleep(POLL_MS);
+  }
+}
+
+export function writeEnded(id: string | undefined): void {
+  const folder = dir();
+  if (id !== undefined && folder) note(folder, { id, f: Date.now() });
+}
+
+/** The kit's writes (every process), each with when it started and ended (undefined: on its way). */
+function writes(folder: string): { s: number; f: number | undefined }[] {
+  const byId = new Map<string, { s: number; f: number | undefined }>();
+  for (const line of readJsonLines<WriteLine>(folder, 'writes-')) {
+    if (line.s !== undefined) byId.set(line.id, { s: line.s, f: undefined });
+    else if (line.f !== undefined && byId.has(line.id)) byId.get(line.id)!.f = line.f;
+  }
+  return [...byId.values()];
+}
+
+/**
+ * Whether the lists held still from `from` to `to` as far as the kit's own writes go: none was on
+ * its way then, nor ended within the settle window (--settle-ms) before. Without a results
+ * folder (the kit's files run by a team's own jest config), nothing is known against it.
+ */
+export function heldStill(from: number, to: number): boolean {
+  const folder = dir();
+  if (!folder) return true;
+  return !writes(folder).some((w) => w.s <= to && (w.f === undefined || w.f >= from - config.settleMs));
+}
+
+/**
+ * Runs `walk` in a quiet window: the other processes' writes wait until it ends, and it starts
+ * once their writes on their way have ended. Its own writes it never makes while walking.
+ */
+export async function inQuiet<T>(walk: () => Promise<T>): Promise<T> {
+  const folder = dir();
+  if (!folder) return walk();
+  const file = path.join(folder, `quiet-${process.pid}-${++counter}`);
+  fs.writeFileSync(file, '');
+  try {
+    const until = Date.now() + MAX_WAIT_MS;
+    while (writes(folder).some((w) => w.f === undefined) && Date.now() <= until) await sleep(POLL_MS);
+    return await walk();
+  } finally {
+    fs.rmSync(file, { force: true });
+  }
+}

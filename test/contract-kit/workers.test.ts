@@ -1,0 +1,132 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { failures, failedRules, inBatches, runBin, startWrapped, type KitRun } from './harness';
+import { MODEL_ROGUES } from './servers';
+import { startStaging, STAGING_VARIANTS } from './staging';
+
+/**
+ * The kit with four workers, as it runs against a server that is not on this machine: every
+ * test's writes reach the lists that other tests walk. On a server that pages by position, or
+ * orders its contacts by activity, a list walked while another worker writes moves under the
+ * walk; that is no fault of the server's, and the kit must not call it one.
+ */
+const variant = (name: string) => STAGING_VARIANTS.find((v) => v.name === name)!.options;
+
+describe('the contract kit with four workers at once', () => {
+  const runs = new Map<string, KitRun>();
+  const honest = {
+    'pages by page=N, contacts ordered by their last activity': {
+      ...variant('numeric ids, hash order, page=N'),
+      order: 'recent' as const,
+    },
+    'pages by offset=N': variant('uuids, alphabetical, offset=N'),
+  };
+  const repeats = MODEL_ROGUES.find(
+    (r) => r.how === "repeats the previous page's last item at the top of the last page",
+  )!;
+
+  beforeAll(async () => {
+    await inBatches(
+      [
+        ...Object.entries(honest).map(([name, options]) => async () => {
+          const server = await startStaging(options);
+          try {
+            runs.set(name, await runBin(['--base-url', server.url, '--token', 'four', '--workers', '4']));
+          } finally {
+            await server.close();
+          }
+        }),
+        async () => {
+          const server = await startWrapped(repeats.make());
+          try {
+            runs.set('rogue', await runBin(['--base-url', server.url, '--token', 'four', '--workers', '4']));
+          } finally {
+            await server.close();
+          }
+        },
+      ],
+      2,
+    );
+  }, 600_000);
+
+  it.each(Object.keys(honest))(
+    'passes an honest server that %s, whose lists move under the walks',
+    (name) => {
+      const run = runs.get(name)!;
+      expect({ code: run.code, failed: failures(run), problems: run.json?.problems }).toEqual({
+        code: 0,
+        failed: [],
+        problems: [],
+      });
+    },
+  );
+
+  it('still fails a server whose pages repeat an item, with lists.pages alone', () => {
+    const run = runs.get('rogue')!;
+    expect({ code: run.code, failed: failedRules(run) }).toEqual({ code: 1, failed: ['lists.pages'] });
+  });
+});
+
+describe('the kit’s own writes and its walks (http/stillness.ts)', () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'stillness-'));
+  let stillness: typeof import('../../contract-tests/http/stillness');
+  beforeAll(async () => {
+    process.env.CONTRACT_RESULTS_DIR = dir;
+    jest.resetModules();
+    stillness = await import('../../contract-tests/http/stillness');
+  });
+  afterAll(() => {
+    delete process.env.CONTRACT_RESULTS_DIR;
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('tells a list that held still from one that another process wrote to during the walk', async () => {
+    const before = Date.now();
+    expect(stillness.heldStill(before, Date.now())).toBe(true);
+    // Another process's write on its way (its start noted, no end).
+    const other = path.join(dir, 'writes-1.jsonl');
+    fs.writeFileSync(other, `${JSON.stringify({ id: '1:1', s: Date.now() })}\n`);
+    expect(stillness.heldStill(before, Date.now())).toBe(false);
+    // Ended before the walk began: the list held still since.
+    fs.appendFileSync(other, `${JSON.stringify({ id: '1:1', f: Date.now() })}\n`);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    const after = Date.now();
+    expect(stillness.heldStill(after, Date.now())).toBe(true);
+    // This process's own write, while it lasts.
+    const id = await stillness.writeStarting();
+    expect(stillness.heldStill(after, Date.now())).toBe(false);
+    stillness.writeEnded(id);
+  });
+
+  it('holds a write back while another live process walks in a quiet window', async () => {
+    // The parent process (jest's) is alive: its quiet window counts.
+    const quiet = path.join(dir, `quiet-${process.ppid}-1`);
+    fs.writeFileSync(quiet, '');
+    let started = false;
+    const write = stillness.writeStarting().then((id) => {
+      started = true;
+      return id;
+    });
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(started).toBe(false);
+    fs.rmSync(quiet);
+    stillness.writeEnded(await write);
+    expect(started).toBe(true);
+  });
+
+  it('opens a quiet window only once the writes on their way have ended', async () => {
+    const other = path.join(dir, 'writes-2.jsonl');
+    fs.writeFileSync(other, `${JSON.stringify({ id: '2:1', s: Date.now() })}\n`);
+    let walked = false;
+    const walk = stillness.inQuiet(async () => {
+      walked = true;
+    });
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(walked).toBe(false);
+    fs.appendFileSync(other, `${JSON.stringify({ id: '2:1', f: Date.now() })}\n`);
+    await walk;
+    expect(walked).toBe(true);
+    expect(fs.readdirSync(dir).filter((name) => name.startsWith('quiet-'))).toEqual([]);
+  });
+});
