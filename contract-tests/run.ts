@@ -10,6 +10,7 @@ import { SETTLED } from './model/settle';
 import { transientsOf, type TransientSummary } from './http/transients';
 import { describeExchange, InfraError, requestsSinceLastCount, send } from './http/http';
 import { readRecords, stopFile, type RecordLine, type SequenceSummary } from './http/records';
+import { readWire } from './http/wire';
 import type { UserSamples } from './model/samples';
 import { budgetFor, SEQUENCE_TITLE } from './probes/sequences';
 import { buildProfile, countObserved } from './profile/build';
@@ -109,6 +110,18 @@ function isLoopback(baseUrl: string): boolean {
   } catch {
     return false;
   }
+}
+
+/**
+ * A server whose quickest answer so far (the check before the run, the search for samples) took
+ * this long is far away, wherever it listens: its test files run four at a time, since the run
+ * then waits on round trips, not on the processor the server shares with the kit.
+ */
+const FAR_MS = 20;
+
+function isFar(resultsDir: string): boolean {
+  const times = readWire(resultsDir).map((r) => r.finishedAt - r.startedAt);
+  return times.length > 0 && Math.min(...times) >= FAR_MS;
 }
 
 /** A run that cannot start: exit 2 with the reason, no rule judged. */
@@ -273,7 +286,7 @@ export async function runKit(options: KitOptions): Promise<KitResult> {
       return { ...cannotJudge(options, `could not judge: ${error.message}`, started), runId, leftovers };
     }
 
-    const workers = options.workers ?? (isLoopback(baseUrl) ? 1 : 4);
+    const workers = options.workers ?? (isLoopback(baseUrl) && !isFar(resultsDir) ? 1 : 4);
     const pattern = options.rules?.length
       ? `\\[(${[...options.rules.map(escapeRegExp), ...(options.sequences ? ['sequences'] : [])].join('|')})\\]`
       : undefined;

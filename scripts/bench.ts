@@ -10,11 +10,15 @@
  *   5. what `messaging-contract proxy` adds to each request, in front of the mock;
  *   6. how long `messaging-fixtures --from` takes to record an account, and that it records it whole;
  *   7. what `messaging-api-mock/msw` adds to a browser bundle with MSW's setupWorker (bench/bundle.ts);
- *   8. what installing each package costs: packages and bytes in an empty project (bench/install.ts).
+ *   8. what installing each package costs: packages and bytes in an empty project (bench/install.ts);
+ *   9. the kit run again and again against honest servers, a new seed each run: every run must
+ *      exit 0 (bench/honest-runs.ts).
  *
  * Options: --seconds N (per throughput run, default 5), --rounds N (of the side-by-side
- * comparison, default 5), --skip-large, --skip-contract, --skip-proxy, --skip-record,
- * --only proxy|record|bundle|install (that section alone), --proxy-requests N (default 2000),
+ * comparison, default 5), --skip-large, --skip-contract, --skip-proxy, --skip-record, --skip-honest,
+ * --only proxy|record|bundle|install|honest (that section alone), --proxy-requests N (default 2000),
+ * --honest-runs N (runs against the mock, default 50), --honest-staging-runs N (against each
+ * staging server, default 10),
  * --profile (CPU-profile the mock under the GET /v1/contacts load and print where time goes).
  * Only loopback addresses are used; every load is bounded in time.
  */
@@ -29,6 +33,7 @@ import v8 from 'node:v8';
 import vm from 'node:vm';
 import { generateWorld } from '../src/seed';
 import { bundleCost, holding, total } from './bench/bundle';
+import { honestRuns } from './bench/honest-runs';
 import { installInto, mb, packBoth, scratch } from './bench/install';
 import { World } from '../src/store/world';
 
@@ -41,6 +46,9 @@ const { values: args } = parseArgs({
     'skip-contract': { type: 'boolean', default: false },
     'skip-proxy': { type: 'boolean', default: false },
     'skip-record': { type: 'boolean', default: false },
+    'skip-honest': { type: 'boolean', default: false },
+    'honest-runs': { type: 'string', default: '50' },
+    'honest-staging-runs': { type: 'string', default: '10' },
     'proxy-requests': { type: 'string', default: '2000' },
     only: { type: 'string' },
     profile: { type: 'boolean', default: false },
@@ -524,28 +532,18 @@ function contractKit(): void {
   const times = result.stdout.split('\n').filter((l) => /median/.test(l));
   for (const line of times) say(`- ${line.trim()}`);
   if (result.status !== 0) say(`(the kit did not pass: exit ${result.status})`);
-  // A server 50 ms away: every answer of the mock delayed, the kit's files four at a time.
+  // A server 50 ms away: every answer of the mock delayed. The kit's default workers: it measures
+  // the round trip and runs its files four at a time, as it would against a remote server.
   const far = spawnSync(
     process.execPath,
     tsx(
       'contract-against-mock.ts',
-      ...[
-        '--runs',
-        '3',
-        '--quiet',
-        '--no-build',
-        '--rule-set',
-        'documented',
-        '--latency',
-        '50',
-        '--workers',
-        '4',
-      ],
+      ...['--runs', '3', '--quiet', '--no-build', '--rule-set', 'documented', '--latency', '50'],
     ),
     { cwd: root, encoding: 'utf8' },
   );
   for (const line of far.stdout.split('\n').filter((l) => /median/.test(l)))
-    say(`- 50 ms away, --workers 4: ${line.trim()}`);
+    say(`- 50 ms away, default workers: ${line.trim()}`);
   if (far.status !== 0) say(`(the kit did not pass 50 ms away: exit ${far.status})`);
   say();
 }
@@ -729,6 +727,16 @@ async function installSection(): Promise<void> {
   }
 }
 
+/** The kit against honest servers, run after run, each with a new seed: no run may fail. */
+async function honestSection(): Promise<void> {
+  const runs = Math.max(1, Math.round(Number(args['honest-runs'])) || 50);
+  const stagingRuns = Math.max(0, Math.round(Number(args['honest-staging-runs'])) || 0);
+  say(`## The contract kit run after run against honest servers (a new seed each run; exit 0 expected)`);
+  say();
+  await honestRuns({ runs, stagingRuns }, say);
+  say();
+}
+
 async function main(): Promise<void> {
   const build = spawnSync('npm', ['run', '--silent', 'build'], { cwd: root, stdio: 'inherit' });
   if (build.status !== 0) process.exit(build.status ?? 1);
@@ -740,8 +748,13 @@ async function main(): Promise<void> {
       .join(' ')}`,
   );
   say();
-  if (args.only !== undefined && !['proxy', 'record', 'bundle', 'install'].includes(args.only))
-    throw new Error('--only takes one section: proxy, record, bundle or install');
+  if (args.only !== undefined && !['proxy', 'record', 'bundle', 'install', 'honest'].includes(args.only))
+    throw new Error('--only takes one section: proxy, record, bundle, install or honest');
+  if (args.only === 'honest') {
+    await honestSection();
+    agent.destroy();
+    return;
+  }
   if (args.only === 'bundle' || args.only === 'install') {
     await (args.only === 'bundle' ? bundleSection() : installSection());
     agent.destroy();
@@ -757,6 +770,7 @@ async function main(): Promise<void> {
   if (args.only === undefined) {
     await bundleSection();
     await installSection();
+    if (!args['skip-honest']) await honestSection();
   }
   agent.destroy();
 }

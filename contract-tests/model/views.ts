@@ -4,6 +4,7 @@ import { Model } from './model';
 import { asPage, idOf, walk, type Walk } from './paging';
 import { NotRun, RuleFailure } from './harness';
 import { settled } from './settle';
+import { mapAtOnce } from '../http/at-once';
 import { compareContact, compareMessage, fail, show, type View } from './compare';
 
 /**
@@ -344,34 +345,42 @@ export async function verify(state: Model, focus: Focus): Promise<void> {
   const full = focus.full === true || /delete/.test(state.last?.rule ?? '');
   // A value that only retrieve shows wrong, while every list shows it as the model says, is
   // retrieve's fault: the lists are read first, and only then is it failed, under the retrieve rule.
-  let onlyRetrieve: RuleFailure | undefined;
-  const retrieving = async (kind: 'contact' | 'message', read: () => Promise<void>) => {
+  // Reads change nothing and none waits on another's answer: a few are in flight at once, and the
+  // failure told is the one the first read in this order would have found.
+  const retrieves: (() => Promise<void>)[] = [
+    ...[...contacts].map((id) => () => retrieveContact(state, id)),
+    ...[...messages].map((id) => () => retrieveMessage(state, id)),
+  ];
+  const kinds = [...[...contacts].map(() => 'contact'), ...[...messages].map(() => 'message')];
+  // With several records in focus, the first such difference stands for them all.
+  const differences = await mapAtOnce(retrieves, async (read, i) => {
     try {
       await read();
+      return undefined;
     } catch (error) {
       if (!(error instanceof RuleFailure) || !isModelDisagreement(error)) throw error;
-      // With several records in focus, the first such difference stands for them all.
-      onlyRetrieve ??= new RuleFailure(error.message.split('\n')[0]!, error.exchange, {
-        rule: `${kind}s.retrieve`,
+      return new RuleFailure(error.message.split('\n')[0]!, error.exchange, {
+        rule: `${kinds[i]}s.retrieve`,
         check: error.of.check,
       });
     }
-  };
-  for (const id of contacts) await retrieving('contact', () => retrieveContact(state, id));
-  for (const id of messages) await retrieving('message', () => retrieveMessage(state, id));
-  await lists();
+  });
+  await mapAtOnce(lists(), (read) => settled(read));
+  const onlyRetrieve = differences.find((d) => d !== undefined);
   if (onlyRetrieve) throw onlyRetrieve;
 
-  async function lists(): Promise<void> {
+  function lists(): (() => Promise<void>)[] {
+    const reads: (() => Promise<void>)[] = [];
     if (contacts.size > 0 || full || state.contacts.size > 0)
-      await settled(() => contactsList(state, contacts, full));
+      reads.push(() => contactsList(state, contacts, full));
     if (focus.active) {
-      await settled(() => contactsList(state, contacts, true, 'true'));
-      await settled(() => contactsList(state, contacts, true, 'false'));
+      reads.push(() => contactsList(state, contacts, true, 'true'));
+      reads.push(() => contactsList(state, contacts, true, 'false'));
     }
-    for (const conversation of conversations) await settled(() => conversationList(state, conversation));
+    for (const conversation of conversations) reads.push(() => conversationList(state, conversation));
     if (messages.size > 0 || full || conversations.size > 0 || state.messages.size > 0)
-      await settled(() => allMessagesList(state, messages, full));
+      reads.push(() => allMessagesList(state, messages, full));
+    return reads;
   }
 }
 

@@ -7,6 +7,7 @@ import { LONGEST, longValue, probeUpward, VALUE_CLASSES } from './values';
 import { observe } from '../profile/choices';
 import { config } from '../http/config';
 import { verify } from '../model/views';
+import { mapAtOnce } from '../http/at-once';
 
 /**
  * The document's input space. Every combination of the optional parameters of create and update
@@ -189,30 +190,39 @@ function refusedOrFailed(done: Done, refused: Exchange[]): boolean {
   return true;
 }
 
+/** Requests of one probe that wait on no other's answer: a few at a time (http/at-once.ts). */
+const atOnce = (tasks: (() => Promise<void>)[]) => mapAtOnce(tasks, (task) => task());
+
 /**
- * Sends every class of value (probes/values.ts), then long values probed upward, through `apply`.
- * Returns how many values the server took.
+ * Every class of value (probes/values.ts), and long values probed upward, sent through `apply`:
+ * the long ones a chain (each waits for the answer to the one before), each class on its own.
+ * Returns those tasks, to be run a few at a time, and how many values the server took.
  */
-async function everyClass(
+function everyClass(
   what: string,
   apply: (value: string, label: string) => Promise<Done>,
   long: { start: number; make: (length: number) => string },
   extra: string[] = [],
-): Promise<number> {
+): { tasks: (() => Promise<void>)[]; taken: () => number } {
   const refused: Exchange[] = [];
   let taken = 0;
-  for (const [i, value] of [...VALUE_CLASSES.map((c) => c.value), ...extra].entries())
+  const probe = async () => {
+    const probed = await probeUpward(long.start, (length) => apply(long.make(length), `long${length}`));
+    observe(
+      `longest ${what} taken`,
+      probed.refused === undefined
+        ? `${LONGEST} characters or more`
+        : probed.taken.length > 0
+          ? `${probed.taken.at(-1)!} characters (${probed.refused} refused)`
+          : `under ${probed.refused} characters`,
+    );
+    taken += probed.taken.length;
+  };
+  const classes = [...VALUE_CLASSES.map((c) => c.value), ...extra].map((value, i) => async () => {
     if (!refusedOrFailed(await apply(value, `class${i}`), refused)) taken += 1;
-  const probed = await probeUpward(long.start, (length) => apply(long.make(length), `long${length}`));
-  observe(
-    `longest ${what} taken`,
-    probed.refused === undefined
-      ? `${LONGEST} characters or more`
-      : probed.taken.length > 0
-        ? `${probed.taken.at(-1)!} characters (${probed.refused} refused)`
-        : `under ${probed.refused} characters`,
-  );
-  return taken + probed.taken.length;
+  });
+  // The chain first: it is the longest wait.
+  return { tasks: [probe, ...classes], taken: () => taken };
 }
 
 const noneTaken = (t: RuleContext, taken: number, what: string) => {
@@ -226,7 +236,7 @@ rule(
     const ops = start();
     const { id, conversation } = await owner(ops, 'texts');
     const made: string[] = [];
-    const taken = await everyClass(
+    const texts = everyClass(
       'message text',
       async (text, label) => {
         const done = await ops.sendMessage(conversation, label, undefined, `${config.runId} ${text}`);
@@ -235,7 +245,8 @@ rule(
       },
       { start: 125, make: (length) => longValue(`${config.runId} `, length) },
     );
-    noneTaken(t, taken, 'text');
+    await atOnce(texts.tasks);
+    noneTaken(t, texts.taken(), 'text');
     await verify(ops.model, { contacts: [id], messages: made });
   },
 );
@@ -247,7 +258,7 @@ rule(
     const ops = start();
     const { id: contactId, conversation } = await owner(ops, 'edits');
     const edited: string[] = [];
-    const taken = await everyClass(
+    const edits = everyClass(
       'edited text',
       async (text, label) => {
         // A fresh message each: the probe of the edit is the edit's own, not the send's.
@@ -259,7 +270,8 @@ rule(
       },
       { start: 125, make: (length) => longValue(`${config.runId} `, length) },
     );
-    noneTaken(t, taken, 'edited text');
+    await atOnce(edits.tasks);
+    noneTaken(t, edits.taken(), 'edited text');
     await verify(ops.model, { contacts: [contactId], messages: edited });
   },
 );
@@ -284,7 +296,7 @@ rule(
       return done;
     };
     const separator = usernameStyle();
-    await everyClass(
+    const usernames = everyClass(
       'username',
       (value, label) => create(label, { username: `${config.runId}${separator}${value}` }, true),
       {
@@ -293,12 +305,14 @@ rule(
       },
     );
     // An empty display_name where it is optional: empty, null or the username (model.ts).
-    await everyClass(
+    const names = everyClass(
       'display_name',
       (display_name, label) => create(label, { display_name }, false),
       { start: 16, make: (length) => longValue('Name ', length) },
       [''],
     );
+    const refused: Exchange[] = [];
+    const avatars: (() => Promise<void>)[] = [];
     const avatar = avatarSample();
     if (avatar) {
       const forms = [
@@ -308,26 +322,35 @@ rule(
         `${avatar}?name=Zo%C3%AB%20%F0%9F%8E%89`,
         '',
       ];
-      const refused: Exchange[] = [];
+      avatars.push(async () => {
+        await probeUpward(64, (length) =>
+          create(
+            `avatarlong${length}`,
+            { avatar_url: longValue(`${avatar}?q=`, length, 'abcdefghij0123456789') },
+            true,
+          ),
+        );
+      });
       for (const [i, avatar_url] of forms.entries())
-        refusedOrFailed(await create(`avatar${i}`, { avatar_url }, true), refused);
-      await probeUpward(64, (length) =>
-        create(
-          `avatarlong${length}`,
-          { avatar_url: longValue(`${avatar}?q=`, length, 'abcdefghij0123456789') },
-          true,
-        ),
-      );
+        avatars.push(async () => {
+          refusedOrFailed(await create(`avatar${i}`, { avatar_url }, true), refused);
+        });
     }
     // Phone numbers in several forms: a lossless normalization (digits and the + kept) is taken.
-    const refused: Exchange[] = [];
-    for (const [i, phone] of [
-      '+1 555 010 2783',
-      '+1 (555) 010-2783',
-      '+1.555.010.2783',
-      '+44 20 7946 0958',
-    ].entries())
-      refusedOrFailed(await create(`phone${i}`, { phone_number: phoneFor(40 + i, phone) }, false), refused);
+    const phones = ['+1 555 010 2783', '+1 (555) 010-2783', '+1.555.010.2783', '+44 20 7946 0958'].map(
+      (phone, i) => async () => {
+        refusedOrFailed(await create(`phone${i}`, { phone_number: phoneFor(40 + i, phone) }, false), refused);
+      },
+    );
+    // Every value stands alone: the three chains first, then each single value.
+    const chains = [usernames.tasks[0]!, names.tasks[0]!, ...avatars.slice(0, 1)];
+    await atOnce([
+      ...chains,
+      ...usernames.tasks.slice(1),
+      ...names.tasks.slice(1),
+      ...avatars.slice(1),
+      ...phones,
+    ]);
     noneTaken(t, made.length, 'value');
     await verify(ops.model, { contacts: made, messages });
   },
@@ -337,9 +360,11 @@ rule(
   'contacts.update.display-name',
   'every class of display_name, empty, and long ones probed upward are taken by an update as sent, in every view',
   async (t) => {
+    // Each rename is read back in every view before the next: one after another, since a write
+    // of the kit's while it walks a list would move the walk (http/stillness.ts).
     const ops = start();
     const { id } = await owner(ops, 'renames');
-    const taken = await everyClass(
+    const renames = everyClass(
       'new display_name',
       async (name) => {
         const done = await ops.renameContact(id, name);
@@ -349,6 +374,7 @@ rule(
       { start: 16, make: (length) => longValue('Renamed ', length) },
       ['', "O'Brien & Sons <Ltd>"],
     );
-    noneTaken(t, taken, 'display_name');
+    for (const task of renames.tasks) await task();
+    noneTaken(t, renames.taken(), 'display_name');
   },
 );

@@ -1,4 +1,5 @@
 import { is2xx, send, type Exchange } from '../http/http';
+import { mapAtOnce } from '../http/at-once';
 import { walk, idOf } from '../model/paging';
 import type { Json } from '../model/data';
 import { fingerprint, writeRecord, type RecordLine } from '../http/records';
@@ -66,8 +67,9 @@ export async function lastSweep(records: RecordLine[]): Promise<void> {
       ...(exchange ? { exchange: excerpt(exchange) } : {}),
     });
   };
-  for (const { resource, id, rule } of deleted.values()) {
-    if (failed.has(rule)) continue;
+  // Each retrieve stands alone: a few in flight at once.
+  await mapAtOnce([...deleted.values()], async ({ resource, id, rule }) => {
+    if (failed.has(rule)) return;
     const retrieved = async () => {
       const answer = await send('GET', `/v1/${resource}s/${encodeURIComponent(id)}`);
       const shown =
@@ -83,7 +85,7 @@ export async function lastSweep(records: RecordLine[]): Promise<void> {
       if (!(error instanceof RuleFailure)) throw error;
       fail(rule, 'last sweep: retrieve', error.message, error.exchange);
     });
-  }
+  });
   for (const [resource, path] of [
     ['contact', '/v1/contacts'],
     ['message', '/v1/messages'],

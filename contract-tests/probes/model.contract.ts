@@ -6,6 +6,7 @@ import { rule, type RuleContext } from '../model/harness';
 import { settled } from '../model/settle';
 import { reactionNames } from '../model/samples';
 import { verify } from '../model/views';
+import { mapAtOnce } from '../http/at-once';
 
 /**
  * The model's checks: after every step, every view of the records involved is read and compared
@@ -28,6 +29,14 @@ async function message(ops: Operations, contactId: string, label: string): Promi
   mustSucceed(done, 'messages.send', 'sending a message');
   return done.id!;
 }
+
+/**
+ * Messages the test needs before it looks, a few sent at once (none waits on another's answer);
+ * their ids in the order of the labels.
+ */
+const messagesOf = (ops: Operations, contactId: string, labels: string[]): Promise<string[]> =>
+  mapAtOnce(labels, (label) => message(ops, contactId, label));
+const labels = (label: string, count: number) => Array.from({ length: count }, (_, i) => `${label}${i}`);
 
 rule('contacts.list', 'every contact the kit made is listed once, as retrieve shows it', async () => {
   const ops = start();
@@ -168,17 +177,9 @@ rule(
   "with several conversations alive, each message's contact is its own conversation's contact, in every view",
   async () => {
     const ops = start();
-    const owners = [
-      await contact(ops, 'sendera'),
-      await contact(ops, 'senderb'),
-      await contact(ops, 'senderc'),
-    ];
-    const messages: string[] = [];
-    for (const [i, owner] of owners.entries()) {
-      messages.push(await message(ops, owner, `from${i}a`));
-      messages.push(await message(ops, owner, `from${i}b`));
-    }
-    await verify(ops.model, { contacts: owners, messages });
+    const owners = await mapAtOnce(['sendera', 'senderb', 'senderc'], (label) => contact(ops, label));
+    const sent = await mapAtOnce(owners, (owner, i) => messagesOf(ops, owner, [`from${i}a`, `from${i}b`]));
+    await verify(ops.model, { contacts: owners, messages: sent.flat() });
   },
 );
 
@@ -206,11 +207,12 @@ rule(
     const conversation = ops.model.contacts.get(doomed)!.conversationId;
     // A conversation longer than two pages of the default size: a cascade that deletes only what
     // one page, or two, of its own listing shows is seen.
-    const messages: string[] = [];
-    for (let i = 0; i < 21; i++) messages.push(await message(ops, doomed, `cascade${i}`));
-    messages.push(await message(ops, kept, 'cascadekept'));
+    const all = [
+      ...(await messagesOf(ops, doomed, labels('cascade', 21))),
+      await message(ops, kept, 'cascadekept'),
+    ];
     mustSucceed(await ops.deleteContact(doomed), 'contacts.delete', 'deleting the contact');
-    await verify(ops.model, { contacts: [doomed, kept], messages, full: true });
+    await verify(ops.model, { contacts: [doomed, kept], messages: all, full: true });
     const sent = await ops.sendMessage(conversation, 'into the deleted conversation');
     t.check(!sent.ok, 'a message was sent into the conversation of a deleted contact', sent.exchange, {
       check: 'send into the deleted conversation',
@@ -241,7 +243,7 @@ rule(
 /** A conversation of exactly `count` messages of the kit's, for the boundary checks. */
 async function conversationOf(ops: Operations, label: string, count: number): Promise<string> {
   const owner = await contact(ops, label);
-  for (let i = 0; i < count; i++) await message(ops, owner, `${label}${i}`);
+  await messagesOf(ops, owner, labels(label, count));
   return ops.model.contacts.get(owner)!.conversationId;
 }
 

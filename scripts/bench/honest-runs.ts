@@ -1,0 +1,186 @@
+/**
+ * "The same honest server never fails one run in fifty": the contract kit run again and again,
+ * each run with a seed of its own, against servers that honour every documented rule. Any run
+ * that does not exit 0 is the kit's fault, and is told with its seed, the rule and the reason,
+ * so that it can be run again (`messaging-contract --seed N`).
+ *
+ * The servers: the mock as `npm start` runs it (the built `dist/cli/bin.js`), and the staging
+ * servers of the kit's tests (test/contract-kit/staging.ts): every STAGING_VARIANTS entry and the
+ * one behind a flaky edge (FLAKY_EDGE), which the test suite expects to pass (exit 0) as well.
+ *
+ * `npm run bench -- --only honest [--honest-runs N] [--honest-staging-runs M]`, or alone:
+ * `npx tsx scripts/bench/honest-runs.ts [--runs N] [--staging-runs M] [--servers mock,staging,edge]`.
+ * One run at a time (the kit's own default workers), a new token each run.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { runBin, type KitRun } from '../../test/contract-kit/harness';
+import { STAGING_HARD_VARIANTS, STAGING_VARIANTS, startStaging } from '../../test/contract-kit/staging';
+
+const root = path.resolve(__dirname, '..', '..');
+
+interface HonestServer {
+  name: string;
+  /** Starts it; resolves with its base URL and how to stop it. */
+  start(): Promise<{ url: string; close(): Promise<void> }>;
+  /** Options the kit needs for it, as the test suite gives them. */
+  args: string[];
+}
+
+/** The mock as a process, on an ephemeral port. */
+function startMock(): Promise<{ url: string; close(): Promise<void> }> {
+  const child: ChildProcess = spawn(
+    process.execPath,
+    [path.join(root, 'dist', 'cli', 'bin.js'), '--port', '0', '--quiet'],
+    { cwd: root, stdio: ['ignore', 'pipe', 'inherit'] },
+  );
+  return new Promise((resolve, reject) => {
+    let seen = '';
+    const timer = setTimeout(() => reject(new Error(`the mock did not start within 20 s: ${seen}`)), 20_000);
+    child.stdout!.setEncoding('utf8');
+    child.stdout!.on('data', (chunk: string) => {
+      seen += chunk;
+      const match = /listening on (http:\/\/\S+)/.exec(seen);
+      if (match) {
+        clearTimeout(timer);
+        resolve({
+          url: match[1]!,
+          close: () =>
+            new Promise<void>((done) => {
+              child.once('exit', () => done());
+              child.kill('SIGTERM');
+            }),
+        });
+      }
+    });
+    child.once('exit', (code) => reject(new Error(`the mock exited (${code}) before listening: ${seen}`)));
+  });
+}
+
+function servers(which: Set<string>): HonestServer[] {
+  const list: HonestServer[] = [];
+  if (which.has('mock')) list.push({ name: 'the mock (dist/cli/bin.js)', start: startMock, args: [] });
+  if (which.has('staging'))
+    for (const variant of STAGING_VARIANTS)
+      list.push({ name: `staging: ${variant.name}`, start: () => startStaging(variant.options), args: [] });
+  if (which.has('edge')) {
+    const edge = STAGING_HARD_VARIANTS.find((v) => v.options.flakyEdge);
+    if (edge) list.push({ name: `staging: ${edge.name}`, start: () => startStaging(edge.options), args: [] });
+  }
+  return list;
+}
+
+interface Failure {
+  run: number;
+  seed: number;
+  code: number;
+  what: string;
+}
+
+export interface HonestResult {
+  server: string;
+  runs: number;
+  codes: Record<number, number>;
+  failures: Failure[];
+  medianMs: number;
+}
+
+/** What made a run other than exit 0: the rules it failed (reason, check, who found it), or its problems. */
+function whyNotZero(run: KitRun): string {
+  const failed = (run.json?.verdicts ?? []).filter((v) => v.verdict === 'fail');
+  if (failed.length > 0)
+    return failed
+      .map(
+        (v) =>
+          `${v.rule}${v.check ? ` (${v.check})` : ''}: ${v.reason ?? ''}${v.foundBy ? ` — found by ${v.foundBy}` : ''}`,
+      )
+      .join('; ');
+  if (run.json?.problems.length) return run.json.problems.join('; ');
+  return run.output.trim().split('\n').slice(-3).join(' / ');
+}
+
+/** Runs the kit `runs` times against `server`, each run with a new seed and token. */
+async function runsAgainst(
+  server: HonestServer,
+  runs: number,
+  say: (line: string) => void,
+): Promise<HonestResult> {
+  const running = await server.start();
+  const codes: Record<number, number> = {};
+  const failures: Failure[] = [];
+  const times: number[] = [];
+  try {
+    for (let i = 1; i <= runs; i++) {
+      const seed = Math.floor(Math.random() * 2 ** 31);
+      const started = Date.now();
+      const run = await runBin([
+        '--base-url',
+        running.url,
+        '--token',
+        `honest-${i}-${started.toString(36)}`,
+        '--seed',
+        String(seed),
+        ...server.args,
+      ]);
+      times.push(Date.now() - started);
+      codes[run.code] = (codes[run.code] ?? 0) + 1;
+      if (run.code !== 0) {
+        const failure = { run: i, seed, code: run.code, what: whyNotZero(run) };
+        failures.push(failure);
+        say(`  run ${i}: exit ${run.code}, seed ${seed}: ${failure.what}`);
+      }
+    }
+  } finally {
+    await running.close();
+  }
+  const sorted = [...times].sort((a, b) => a - b);
+  return { server: server.name, runs, codes, failures, medianMs: sorted[Math.floor(sorted.length / 2)] ?? 0 };
+}
+
+/**
+ * The runs against each server, one line each, and a line for every run that did not exit 0.
+ * `stagingRuns` applies to the staging servers (they take longer); the mock takes `runs`.
+ */
+export async function honestRuns(
+  options: { runs: number; stagingRuns?: number; servers?: string[] },
+  say: (line: string) => void = console.log,
+): Promise<HonestResult[]> {
+  const which = new Set(options.servers ?? ['mock', 'staging', 'edge']);
+  const results: HonestResult[] = [];
+  for (const server of servers(which)) {
+    const runs = server.name.startsWith('staging') ? (options.stagingRuns ?? options.runs) : options.runs;
+    if (runs <= 0) continue;
+    const result = await runsAgainst(server, runs, say);
+    results.push(result);
+    const codes = Object.entries(result.codes)
+      .map(([code, n]) => `exit ${code} × ${n}`)
+      .join(', ');
+    say(
+      `- ${result.server}: ${result.runs} runs, ${codes}; median ${(result.medianMs / 1000).toFixed(1)} s a run${result.failures.length === 0 ? '' : `; ${result.failures.length} not 0 (seeds ${result.failures.map((f) => f.seed).join(', ')})`}`,
+    );
+  }
+  return results;
+}
+
+if (require.main === module) {
+  const { values } = parseArgs({
+    options: {
+      runs: { type: 'string', default: '50' },
+      'staging-runs': { type: 'string' },
+      servers: { type: 'string', default: 'mock,staging,edge' },
+    },
+  });
+  const runs = Math.max(0, Math.round(Number(values.runs)));
+  const stagingRuns =
+    values['staging-runs'] === undefined
+      ? undefined
+      : Math.max(0, Math.round(Number(values['staging-runs'])));
+  honestRuns({ runs, stagingRuns, servers: values.servers.split(',') }).then(
+    (results) => process.exit(results.some((r) => r.failures.length > 0) ? 1 : 0),
+    (error: Error) => {
+      console.error(error.stack);
+      process.exit(2);
+    },
+  );
+}
