@@ -67,30 +67,40 @@ export function writeEnded(id: string | undefined): void {
   if (id !== undefined && folder) note(folder, { id, f: Date.now() });
 }
 
-/** The kit's writes (every process), each with when it started and ended (undefined: on its way). */
-function writes(folder: string): { s: number; f: number | undefined }[] {
-  const byId = new Map<string, { s: number; f: number | undefined }>();
+/**
+ * The kit's writes (every process), each with when it started and ended (undefined: on its way),
+ * and when it may have stopped moving the lists: the settle window (--settle-ms) after it ended for
+ * another process's write. This process's own writes its tests wait out themselves (model/settle.ts).
+ */
+function writes(folder: string): { s: number; f: number | undefined; settled: number }[] {
+  const byId = new Map<string, { s: number; f: number | undefined; settled: number }>();
+  const own = `${process.pid}:`;
   for (const line of readJsonLines<WriteLine>(folder, 'writes-')) {
-    if (line.s !== undefined) byId.set(line.id, { s: line.s, f: undefined });
-    else if (line.f !== undefined && byId.has(line.id)) byId.get(line.id)!.f = line.f;
+    if (line.s !== undefined) byId.set(line.id, { s: line.s, f: undefined, settled: Infinity });
+    else if (line.f !== undefined && byId.has(line.id))
+      Object.assign(byId.get(line.id)!, {
+        f: line.f,
+        settled: line.f + (line.id.startsWith(own) ? 0 : config.settleMs),
+      });
   }
   return [...byId.values()];
 }
 
 /**
  * Whether the lists held still from `from` to `to` as far as the kit's own writes go: none was on
- * its way then, nor ended within the settle window (--settle-ms) before. Without a results
+ * its way then, nor (another process's) ended within the settle window (--settle-ms) before. Without a results
  * folder (the kit's files run by a team's own jest config), nothing is known against it.
  */
 export function heldStill(from: number, to: number): boolean {
   const folder = dir();
   if (!folder) return true;
-  return !writes(folder).some((w) => w.s <= to && (w.f === undefined || w.f >= from - config.settleMs));
+  return !writes(folder).some((w) => w.s <= to && w.settled >= from);
 }
 
 /**
  * Runs `walk` in a quiet window: the other processes' writes wait until it ends, and it starts
- * once their writes on their way have ended. Its own writes it never makes while walking.
+ * once the writes on their way have ended, and the settle window (--settle-ms) after the other
+ * processes' last write has passed. Its own process makes no write while walking.
  */
 export async function inQuiet<T>(walk: () => Promise<T>): Promise<T> {
   const folder = dir();
@@ -99,7 +109,12 @@ export async function inQuiet<T>(walk: () => Promise<T>): Promise<T> {
   fs.writeFileSync(file, '');
   try {
     const until = Date.now() + MAX_WAIT_MS;
-    while (writes(folder).some((w) => w.f === undefined) && Date.now() <= until) await sleep(POLL_MS);
+    // Writes on their way, and others' that ended within the settle window: lists may still move.
+    const busy = () => {
+      const now = Date.now();
+      return writes(folder).some((w) => w.settled >= now);
+    };
+    while (busy() && Date.now() <= until) await sleep(POLL_MS);
     return await walk();
   } finally {
     fs.rmSync(file, { force: true });
