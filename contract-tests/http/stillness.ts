@@ -18,7 +18,8 @@ import { readJsonLines } from './records';
  * finds one waits (announcing itself first, so that one of the two always sees the other).
  */
 
-type WriteLine = { id: string; s?: number; f?: number };
+/** A write started (s), ended (f), or held back before it was sent (held): then it never was. */
+type WriteLine = { id: string; s?: number; f?: number; held?: true };
 
 const POLL_MS = 10;
 /** How long a write waits for quiet windows to end, and a walk for writes on their way. */
@@ -57,7 +58,7 @@ export async function writeStarting(): Promise<string | undefined> {
   for (;;) {
     note(folder, { id, s: Date.now() });
     if (!othersQuiet(folder) || Date.now() > until) return id;
-    note(folder, { id, f: Date.now() });
+    note(folder, { id, held: true });
     while (othersQuiet(folder) && Date.now() <= until) await sleep(POLL_MS);
   }
 }
@@ -77,6 +78,7 @@ function writes(folder: string): { s: number; f: number | undefined; settled: nu
   const own = `${process.pid}:`;
   for (const line of readJsonLines<WriteLine>(folder, 'writes-')) {
     if (line.s !== undefined) byId.set(line.id, { s: line.s, f: undefined, settled: Infinity });
+    else if (line.held) byId.delete(line.id);
     else if (line.f !== undefined && byId.has(line.id))
       Object.assign(byId.get(line.id)!, {
         f: line.f,
