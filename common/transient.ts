@@ -54,6 +54,12 @@ export function retryAfterMs(value: string | undefined, now = Date.now()): numbe
   return Number.isNaN(date) ? undefined : Math.min(MAX_WAIT_MS, Math.max(0, date - now));
 }
 
+/**
+ * A wait with a little added at random (up to a fifth, and 25 ms): requests that met the same
+ * limit or failing hop at once do not all come back at the same moment to meet it again.
+ */
+const jittered = (ms: number): number => ms + Math.floor(Math.random() * (ms / 5 + 25));
+
 /** The wait before the `retry`th send again (1-based): Retry-After when given, else the backoff. */
 export function waitBefore(retry: number, retryAfter: string | undefined, now = Date.now()): number {
   return retryAfterMs(retryAfter, now) ?? Math.min(MAX_WAIT_MS, FIRST_BACKOFF_MS * 2 ** (retry - 1));
@@ -91,7 +97,8 @@ export async function withRetries<T extends Answered>(
   target: string,
   hooks: RetryHooks<T>,
 ): Promise<T> {
-  const sleep = hooks.sleep ?? pause;
+  // The policy's wait; the clock's own adds a little at random (jittered).
+  const sleep = hooks.sleep ?? ((ms: number) => pause(jittered(ms)));
   let transient = 0;
   let rateLimited = 0;
   for (;;) {

@@ -7,6 +7,16 @@
 const AT_ONCE = 6;
 
 /**
+ * Once the server answered this process a 429 or a transient answer, it gets one request at a
+ * time from here on: a burst sent again at once meets the same limit (or the same failing hop).
+ */
+let oneAtATime = false;
+
+export function slowDown(): void {
+  oneAtATime = true;
+}
+
+/**
  * `task` of each item, at most `limit` in flight at once, the results in the items' order. When a
  * task fails, no further one is started; once those in flight have settled, the failure of the
  * earliest item is thrown, as a loop over the items would have.
@@ -19,8 +29,8 @@ export async function mapAtOnce<T, R>(
   const results: R[] = new Array<R>(items.length);
   const failures: { index: number; error: unknown }[] = [];
   let next = 0;
-  const lane = async (): Promise<void> => {
-    while (next < items.length && failures.length === 0) {
+  const lane = async (lane: number): Promise<void> => {
+    while (next < items.length && failures.length === 0 && (lane === 0 || !oneAtATime)) {
       const index = next++;
       try {
         results[index] = await task(items[index]!, index);
@@ -29,7 +39,7 @@ export async function mapAtOnce<T, R>(
       }
     }
   };
-  await Promise.all(Array.from({ length: Math.max(1, Math.min(limit, items.length)) }, lane));
+  await Promise.all(Array.from({ length: Math.max(1, Math.min(limit, items.length)) }, (_, i) => lane(i)));
   if (failures.length > 0) throw failures.reduce((a, b) => (b.index < a.index ? b : a)).error;
   return results;
 }

@@ -1,7 +1,8 @@
 import request from 'supertest';
 import { describeExchange, is2xx, parseJson, type Exchange } from '../../common/http';
 import { config } from './config';
-import { withRetries } from '../../common/transient';
+import { isTransientStatus, withRetries } from '../../common/transient';
+import { slowDown } from './at-once';
 import { markUnreachable, spendRequests, unreachable, writeRecord } from './records';
 import { writeEnded, writeStarting } from './stillness';
 import { recordWire, type WireRecord } from './wire';
@@ -201,12 +202,14 @@ async function sendOnce(method: string, fullPath: string, options: RequestOption
     if (e.response) {
       res = e.response;
     } else {
+      slowDown();
       const why = e.timeout ? `no answer within ${e.timeout} ms` : (e.code ?? e.message ?? String(error));
       throw new NoAnswerError(`${method} ${config.baseUrl}${fullPath}: ${why}`, why);
     }
   } finally {
     writeEnded(write);
   }
+  if (res.status === 429 || isTransientStatus(res.status)) slowDown();
   const text = typeof res.body === 'string' ? res.body : (res.text ?? '');
   const body = parseJson(text);
   const headers: Record<string, string> = {};
