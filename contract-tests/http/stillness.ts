@@ -1,7 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { config } from './config';
-import { readJsonLines } from './records';
 
 /**
  * The kit's own writes, from every process of the run, and the walks that must not move under
@@ -68,24 +67,75 @@ export function writeEnded(id: string | undefined): void {
   if (id !== undefined && folder) note(folder, { id, f: Date.now() });
 }
 
+type Write = { s: number; f: number | undefined; settled: number };
+
+/**
+ * What this process has read of one results folder's write ledgers (every process's), read on
+ * from where it stopped at each call: a walk asks many times a second while it waits.
+ */
+interface Ledger {
+  /** Bytes read so far of each ledger file, up to its last whole line. */
+  read: Map<string, number>;
+  byId: Map<string, Write>;
+}
+const ledgers = new Map<string, Ledger>();
+
 /**
  * The kit's writes (every process), each with when it started and ended (undefined: on its way),
  * and when it may have stopped moving the lists: the settle window (--settle-ms) after it ended for
  * another process's write. This process's own writes its tests wait out themselves (model/settle.ts).
  */
-function writes(folder: string): { s: number; f: number | undefined; settled: number }[] {
-  const byId = new Map<string, { s: number; f: number | undefined; settled: number }>();
+function writes(folder: string): Iterable<Write> {
+  let ledger = ledgers.get(folder);
+  if (!ledger) ledgers.set(folder, (ledger = { read: new Map(), byId: new Map() }));
   const own = `${process.pid}:`;
-  for (const line of readJsonLines<WriteLine>(folder, 'writes-')) {
-    if (line.s !== undefined) byId.set(line.id, { s: line.s, f: undefined, settled: Infinity });
-    else if (line.held) byId.delete(line.id);
-    else if (line.f !== undefined && byId.has(line.id))
-      Object.assign(byId.get(line.id)!, {
-        f: line.f,
-        settled: line.f + (line.id.startsWith(own) ? 0 : config.settleMs),
-      });
+  for (const name of fs.readdirSync(folder)) {
+    if (!name.startsWith('writes-')) continue;
+    for (const line of linesAfter(path.join(folder, name), ledger.read)) {
+      if (line.s !== undefined) ledger.byId.set(line.id, { s: line.s, f: undefined, settled: Infinity });
+      else if (line.held) ledger.byId.delete(line.id);
+      else if (line.f !== undefined && ledger.byId.has(line.id))
+        Object.assign(ledger.byId.get(line.id)!, {
+          f: line.f,
+          settled: line.f + (line.id.startsWith(own) ? 0 : config.settleMs),
+        });
+    }
   }
-  return [...byId.values()];
+  return ledger.byId.values();
+}
+
+/**
+ * The whole lines a ledger file gained since the last call (a write's lines are all in its own
+ * process's file, in order). A line still being appended waits for the next call.
+ */
+function linesAfter(file: string, read: Map<string, number>): WriteLine[] {
+  const from = read.get(file) ?? 0;
+  let size: number;
+  try {
+    size = fs.statSync(file).size;
+  } catch {
+    return [];
+  }
+  if (size <= from) return [];
+  const bytes = Buffer.alloc(size - from);
+  const fd = fs.openSync(file, 'r');
+  try {
+    fs.readSync(fd, bytes, 0, bytes.length, from);
+  } finally {
+    fs.closeSync(fd);
+  }
+  const whole = bytes.lastIndexOf(0x0a) + 1;
+  read.set(file, from + whole);
+  const lines: WriteLine[] = [];
+  for (const text of bytes.subarray(0, whole).toString('utf8').split('\n')) {
+    if (text.trim() === '') continue;
+    try {
+      lines.push(JSON.parse(text) as WriteLine);
+    } catch {
+      // A line cut short by an interrupted worker: nothing in it can be trusted.
+    }
+  }
+  return lines;
 }
 
 /**
@@ -96,7 +146,8 @@ function writes(folder: string): { s: number; f: number | undefined; settled: nu
 export function heldStill(from: number, to: number): boolean {
   const folder = dir();
   if (!folder) return true;
-  return !writes(folder).some((w) => w.s <= to && w.settled >= from);
+  for (const w of writes(folder)) if (w.s <= to && w.settled >= from) return false;
+  return true;
 }
 
 /**
@@ -114,7 +165,8 @@ export async function inQuiet<T>(walk: () => Promise<T>): Promise<T> {
     // Writes on their way, and others' that ended within the settle window: lists may still move.
     const busy = () => {
       const now = Date.now();
-      return writes(folder).some((w) => w.settled >= now);
+      for (const w of writes(folder)) if (w.settled >= now) return true;
+      return false;
     };
     while (busy() && Date.now() <= until) await sleep(POLL_MS);
     return await walk();

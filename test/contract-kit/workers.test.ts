@@ -99,6 +99,19 @@ describe('the kit’s own writes and its walks (http/stillness.ts)', () => {
     stillness.writeEnded(id);
   });
 
+  it('reads a line another process is still appending once it is whole, and reads every line once', () => {
+    const before = Date.now();
+    const other = path.join(dir, 'writes-3.jsonl');
+    const line = JSON.stringify({ id: '3:1', s: Date.now() });
+    fs.writeFileSync(other, line.slice(0, 9));
+    expect(stillness.heldStill(before, Date.now())).toBe(true);
+    fs.appendFileSync(other, `${line.slice(9)}\n`);
+    expect(stillness.heldStill(before, Date.now())).toBe(false);
+    expect(stillness.heldStill(before, Date.now())).toBe(false);
+    fs.appendFileSync(other, `${JSON.stringify({ id: '3:1', f: before - 1_000 })}\n`);
+    expect(stillness.heldStill(before, Date.now())).toBe(true);
+  });
+
   it('holds a write back while another live process walks in a quiet window', async () => {
     // The parent process (jest's) is alive: its quiet window counts.
     const quiet = path.join(dir, `quiet-${process.ppid}-1`);
