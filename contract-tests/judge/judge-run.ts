@@ -17,17 +17,29 @@ export interface RunJudgement {
   errors: string[];
 }
 
-/** The writes on their way when an answer came at `at`: sent before it, answered after it. */
-function pendingAt(writes: WireRecord[], at: number): PendingWrite[] {
-  return writes
-    .filter((w) => w.startedAt < at && w.finishedAt > at)
-    .map((w) => ({
+/**
+ * The writes on their way when each answer came, asked in the order the answers came (`at` never
+ * goes back): sent before it, answered after it. One sweep over the writes in the order they were
+ * sent, rather than all of them for every answer.
+ */
+function pendingWrites(records: WireRecord[]): (at: number) => PendingWrite[] {
+  const writes = records
+    .filter((r) => !['GET', 'HEAD', 'OPTIONS'].includes(r.method))
+    .sort((a, b) => a.startedAt - b.startedAt);
+  let next = 0;
+  let onTheirWay: WireRecord[] = [];
+  return (at) => {
+    while (next < writes.length && writes[next]!.startedAt < at) onTheirWay.push(writes[next++]!);
+    // A write answered by now stays answered for every later answer.
+    onTheirWay = onTheirWay.filter((w) => w.finishedAt > at);
+    return onTheirWay.map((w) => ({
       method: w.method,
       url: w.url,
       ...(w.requestHeaders.authorization !== undefined
         ? { authorization: w.requestHeaders.authorization }
         : {}),
     }));
+  };
 }
 
 /**
@@ -41,9 +53,9 @@ export function judgeRun(resultsDir: string, ruleSet: RuleSet, settleMs: number)
   const errors: string[] = [];
   const failed = new Set<string>();
   const records = readWire(resultsDir);
-  const writes = records.filter((r) => !['GET', 'HEAD', 'OPTIONS'].includes(r.method));
+  const pendingAt = pendingWrites(records);
   for (const record of records) {
-    const outcome = judging.judge(asProxyExchange(record, 0), pendingAt(writes, record.finishedAt));
+    const outcome = judging.judge(asProxyExchange(record, 0), pendingAt(record.finishedAt));
     if (outcome.kind === 'error') {
       if (errors.length < 5) errors.push(`${record.method} ${record.url}: ${outcome.message}`);
       continue;
