@@ -1,6 +1,7 @@
 import { ERROR_CODES } from '../rules/errors';
 import { isObject, type Json, type Reading } from '../http/exchange';
-import { idOf, type SessionState, type World } from './session';
+import type { SessionState, World } from './session';
+import { idOf } from './pages';
 import { SENDER } from '../rules/fields';
 import { CONTACT_FIELDS, MESSAGE_FIELDS, parametersOf, senderStableOf } from '../rules/resources';
 import { show, where, type Problem, type Verdicts } from './verdicts';

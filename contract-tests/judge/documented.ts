@@ -1,12 +1,12 @@
 import type { PendingWrite, Reading } from '../http/exchange';
 import { isObject } from '../http/exchange';
-import { idOf, worldOf, type SessionState } from './session';
+import { worldOf, type SessionState } from './session';
+import { idOf } from './pages';
 import type { RuleSet } from '../rules/rules';
 import { conventionsOfAnyAnswer, PARAMETERS, preflight, requestConventions } from './conventions';
 import { list } from './lists';
 import {
   contactRecord,
-  refusedForOptional,
   createdContact,
   messageRecord,
   sentMessage,
@@ -15,6 +15,7 @@ import {
   views,
 } from './records';
 import { routeId, show, Verdicts, type Judgement } from './verdicts';
+import { refusedForOptional, refusedUpdate } from './refusals';
 
 /**
  * The judgment of one exchange: which rules it shows broken, given what the session learnt before
@@ -69,6 +70,7 @@ export function judge(
   const world = worldOf(state, reading.authorization);
   requestConventions(v, reading, operation, state, world);
   refusedForOptional(v, reading, operation, world);
+  refusedUpdate(v, reading, operation);
   if (!reading.ok) return v.result();
   v.check(
     'mock.success-codes',

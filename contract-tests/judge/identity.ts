@@ -1,5 +1,6 @@
 import type { Json, Reading } from '../http/exchange';
-import { idOf, type World } from './session';
+import type { World } from './session';
+import { idOf } from './pages';
 import type { Verdicts } from './verdicts';
 
 /**

@@ -92,7 +92,7 @@ export function startJudging(
       } catch (error) {
         return { kind: 'error', message: String(error) };
       } finally {
-        learn(state, reading);
+        learn(state, reading, pending);
       }
       for (const id of judgement.checked) tallies.get(id)!.checks += 1;
       for (const violation of judgement.violations) {

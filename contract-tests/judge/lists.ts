@@ -1,15 +1,15 @@
 import { deleting, isObject, type Json, type PendingWrite, type Reading } from '../http/exchange';
-import { idOf, listKey, pageOf, type SessionState, type World } from './session';
+import type { SessionState, World } from './session';
+import { idOf, listKey, pageOf } from './pages';
 import { mockPage } from './conventions';
 import { PAGE, problems } from '../rules/fields';
 import { contactRecord, messageRecord } from './records';
 import { show, type Verdicts } from './verdicts';
+import { FIRST_PAGE_PARAMS, isFirstPage, judgeWalk } from './walks';
 
 /** A page of a list: its fields and records, its size, its filter, and has_more against the list. */
 
 const DEFAULT_PAGE = 10;
-/** A list's first page: no parameter but these (a page further on is asked for with another). */
-const FIRST_PAGE_PARAMS = new Set(['limit', 'conversation_id', 'active']);
 
 export function list(
   v: Verdicts,
@@ -56,7 +56,19 @@ export function list(
         `listed by conversation_id=${conversation}, the page holds ${stray.length} message(s) of other conversations (e.g. ${show(stray[0]!.conversation_id)})`,
     );
   }
-  if (world) hasMore(v, reading, page, world, settleMs, doubtful(pending, reading, world));
+  if (world) {
+    const unsure = doubtful(pending, reading, world);
+    hasMore(v, reading, page, world, settleMs, unsure);
+    judgeWalk(
+      v,
+      reading,
+      world,
+      settleMs,
+      pending,
+      (by) => aliveIn(reading, world, by, unsure),
+      listRule(reading),
+    );
+  }
   if (v.has('mock.newest-first')) mockPage(v, reading, page);
 }
 
@@ -86,41 +98,17 @@ function hasMore(
   doubtful: Set<string>,
 ): void {
   const started = reading.exchange.startedAt;
-  // With --settle-ms, a record learnt less than that before the list was asked for may not show yet.
-  const settledBy = started - settleMs;
-  const names = [...reading.query.keys()];
-  const conversation = reading.query.get('conversation_id');
   const limit = reading.query.get('limit');
   // A first page that says it holds the whole list must show every record seen alive before it:
   // a full page that leaves some out has has_more wrong; a shorter one leaves them out of the list.
-  if (!page.has_more && names.every((n) => FIRST_PAGE_PARAMS.has(n)) && !reading.query.has('active')) {
+  if (!page.has_more && isFirstPage(reading) && !reading.query.has('active')) {
     const listed = new Set(page.data.map(idOf));
-    const alive: string[] =
-      reading.route.kind === 'contacts'
-        ? [...world.contacts]
-            .filter(([id, c]) => c.seenAt <= settledBy && !doubtful.has(id))
-            .map(([id]) => id)
-        : [...world.messages]
-            .filter(
-              ([id, m]) =>
-                m.seenAt <= settledBy &&
-                !doubtful.has(id) &&
-                !doubtful.has(String(m.conversationId)) &&
-                (conversation === null || m.conversationId === conversation),
-            )
-            .map(([id]) => id);
-    const missing = alive.filter((id) => !listed.has(id));
+    // With --settle-ms, a record learnt less than that before the list was asked for may not show yet.
+    const missing = aliveIn(reading, world, started - settleMs, doubtful).filter((id) => !listed.has(id));
     const full =
       page.data.length >= (limit !== null && /^[0-9]+$/.test(limit) ? Number(limit) : DEFAULT_PAGE);
-    const rule = full
-      ? 'lists.has-more'
-      : reading.route.kind === 'contacts'
-        ? 'contacts.list'
-        : conversation === null
-          ? 'messages.list.all-conversations'
-          : 'messages.list.conversation-filter';
     v.check(
-      rule,
+      full ? 'lists.has-more' : listRule(reading),
       missing.length > 0 &&
         `has_more is false on the first page${full ? '' : ` of ${page.data.length} items`}, but ${missing.length} ${reading.route.kind} seen earlier in this session are not on it (e.g. ${missing[0]})`,
     );
@@ -147,4 +135,32 @@ function hasMore(
         `the page ending with ${value} said has_more=true, but the page after it (${name}=${value}) is empty`,
     );
   }
+}
+
+/** The rule of a list that leaves out a record it holds. */
+function listRule(reading: Reading): string {
+  return reading.route.kind === 'contacts'
+    ? 'contacts.list'
+    : reading.query.get('conversation_id') === null
+      ? 'messages.list.all-conversations'
+      : 'messages.list.conversation-filter';
+}
+
+/**
+ * The records of the page's list the session saw alive by `settledBy`, but those a delete on its
+ * way may have taken (`doubtful`). Not for `active`, whose meaning the document leaves open.
+ */
+function aliveIn(reading: Reading, world: World, settledBy: number, doubtful: Set<string>): string[] {
+  const conversation = reading.query.get('conversation_id');
+  return reading.route.kind === 'contacts'
+    ? [...world.contacts].filter(([id, c]) => c.seenAt <= settledBy && !doubtful.has(id)).map(([id]) => id)
+    : [...world.messages]
+        .filter(
+          ([id, m]) =>
+            m.seenAt <= settledBy &&
+            !doubtful.has(id) &&
+            !doubtful.has(String(m.conversationId)) &&
+            (conversation === null || m.conversationId === conversation),
+        )
+        .map(([id]) => id);
 }

@@ -1,4 +1,14 @@
-import type { ContactFacts, Kind, Ledger, Limits, Memory, MessageFacts, SessionState, World } from './state';
+import type {
+  ContactFacts,
+  Kind,
+  Ledger,
+  Limits,
+  Memory,
+  MessageFacts,
+  OpenWalk,
+  SessionState,
+  World,
+} from './state';
 
 export type { Limits } from './state';
 
@@ -23,6 +33,11 @@ export const DEFAULT_LIMITS: Limits = { maxTokens: 1000, maxRecords: 10_000, max
 const OPEN_PAGES = 100;
 /** A longer page is not kept: its next page is not checked. */
 const OPEN_PAGE_ITEMS = 1000;
+/** The walks a token follows at once, and the lists it keeps a whole page of (judge/walks.ts). */
+const WALKS = 16;
+const WHOLE_PAGES = 20;
+/** A longer walk is no longer followed: its end is not judged. */
+const WALK_ITEMS = 2000;
 
 export function newMemory(limits: Limits): Memory {
   return {
@@ -176,6 +191,46 @@ function dropPage(state: SessionState, world: World, key: string): void {
   count(state, -pageBytes(key, page.ids), world);
 }
 
+const idsBytes = (key: string, ids: Iterable<string>): number => {
+  let bytes = PAGE + stringBytes(key);
+  for (const id of ids) bytes += ENTRY + stringBytes(id);
+  return bytes;
+};
+
+/** A walk followed on (judge/walks.ts): counted, and the oldest let go past WALKS. */
+export function keepWalk(state: SessionState, world: World, walk: OpenWalk): void {
+  if (walk.ids.size > WALK_ITEMS) return;
+  const bytes = idsBytes(walk.list, walk.ids) + walk.urls.reduce((n, url) => n + stringBytes(url), 0);
+  world.walks.push({ ...walk, bytes });
+  count(state, bytes, world);
+  while (world.walks.length > WALKS) dropWalk(state, world, world.walks[0]!);
+}
+
+export function dropWalk(state: SessionState, world: World, walk: OpenWalk): void {
+  const at = world.walks.indexOf(walk);
+  if (at === -1) return;
+  world.walks.splice(at, 1);
+  count(state, -(walk.bytes ?? 0), world);
+}
+
+/** The ids of a list's first page that showed it whole, kept for the walks of that list. */
+export function keepWholePage(state: SessionState, world: World, key: string, ids: string[]): void {
+  dropWholePage(state, world, key);
+  if (ids.length > OPEN_PAGE_ITEMS) return;
+  const bytes = idsBytes(key, ids);
+  world.wholePages.set(key, { writes: world.writes, ids: new Set(ids), bytes });
+  count(state, bytes, world);
+  while (world.wholePages.size > WHOLE_PAGES)
+    dropWholePage(state, world, world.wholePages.keys().next().value as string);
+}
+
+function dropWholePage(state: SessionState, world: World, key: string): void {
+  const page = world.wholePages.get(key);
+  if (page === undefined) return;
+  world.wholePages.delete(key);
+  count(state, -page.bytes, world);
+}
+
 /** An id an answer showed, and its kind: in the world's list and in the index of all tokens. */
 export function noteKind(state: SessionState, world: World, id: string, kind: Kind): void {
   const kinds = world.ledger.kinds;
@@ -233,6 +288,7 @@ function dropGone(state: SessionState, world: World): void {
   count(state, -(GONE + stringBytes(id)), world);
   world.ledger.forgotAt = Math.max(world.ledger.forgotAt, at);
   for (const [key, page] of world.openPages) if (page.at < at) dropPage(state, world, key);
+  for (const walk of world.walks.filter((w) => w.start < at)) dropWalk(state, world, walk);
 }
 
 /** What the world forgets: the records no answer asked for this long first. */
@@ -282,6 +338,9 @@ export function enforce(state: SessionState, authorization: string): void {
     if (first !== authorization || !world) forgetWorld(first);
     // Alone and still too large: the token sheds what it knows, open pages first.
     else if (world.openPages.size > 0) dropPage(state, world, world.openPages.keys().next().value as string);
+    else if (world.walks.length > 0) dropWalk(state, world, world.walks[0]!);
+    else if (world.wholePages.size > 0)
+      dropWholePage(state, world, world.wholePages.keys().next().value as string);
     else if (world.ledger.records.size > 0) forgetRecord(state, world);
     else if (world.ledger.kinds.size > 0)
       dropKind(state, world, world.ledger.kinds.keys().next().value as string);

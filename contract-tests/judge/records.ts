@@ -1,6 +1,7 @@
 import { reactionsOf } from '../model/model';
 import { isObject, type Json, type Reading } from '../http/exchange';
-import { idOf, itemsOf, sentAttachments, sentReactions } from './session';
+import { itemsOf, sentAttachments, sentReactions } from './session';
+import { idOf } from './pages';
 import { CONTACT_STABLE, type ContactFacts, type MessageFacts, type SessionState, type World } from './state';
 import { contactFieldRules, mockMessage, badId, otherKind, notSeconds, notNow } from './conventions';
 import {
@@ -16,8 +17,6 @@ import {
 import {
   CONTACT_FIELDS,
   createdWith,
-  MESSAGE_FIELDS,
-  optionalOf,
   requiredOf,
   sentOf,
   updatedWith,
@@ -25,6 +24,7 @@ import {
 } from '../rules/resources';
 import { routeId, show, where, type Problem, type Verdicts } from './verdicts';
 import { newIds } from './identity';
+import { CONTACT_UPDATES } from './refusals';
 
 /**
  * The records in one answer: their fields, what the request sent against what the answer shows,
@@ -51,61 +51,6 @@ function lost(given: unknown, shown: unknown, kind: SentKind, what: string): Pro
 const CREATE_KEEPS = sentOf(CONTACT_FIELDS, createdWith(CONTACT_FIELDS));
 const UPDATE_KEEPS = sentOf(CONTACT_FIELDS, updatedWith(CONTACT_FIELDS));
 const CONTACT_REQUIRED = requiredOf(CONTACT_FIELDS);
-const CONTACT_UPDATES = updatedWith(CONTACT_FIELDS);
-
-const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-
-/** The documented optional parameters of each operation, and the rule a refusal for leaving one out breaks. */
-const OPTIONAL: Record<
-  string,
-  { params: readonly string[]; rule: (sent: (p: string) => boolean) => string }
-> = {
-  'POST contacts': { params: optionalOf(CONTACT_FIELDS), rule: () => 'contacts.create' },
-  'PUT contact': { params: CONTACT_UPDATES, rule: () => 'contacts.update.display-name' },
-  'POST messages': { params: optionalOf(MESSAGE_FIELDS), rule: () => 'messages.send' },
-  'PUT message': {
-    params: updatedWith(MESSAGE_FIELDS),
-    rule: (sent) =>
-      sent('reactions')
-        ? 'messages.update.add-reaction'
-        : sent('attachments')
-          ? 'messages.update.add-attachment'
-          : 'messages.update.edit-text',
-  },
-};
-
-/**
- * A request refused for leaving out what the document calls optional: the refusal names a
- * parameter that was not sent, and the record it is about is alive. (A refusal that names a
- * parameter that was sent is about its value, which a server may refuse.)
- */
-export function refusedForOptional(
-  v: Verdicts,
-  reading: Reading,
-  operation: string,
-  world: World | undefined,
-): void {
-  const optional = OPTIONAL[operation];
-  const status = reading.exchange.status;
-  if (!optional || status < 400 || status >= 500 || [401, 403, 404, 405, 413, 429].includes(status)) return;
-  // What was sent must be known: a body the proxy could not read may have held the parameter.
-  if (reading.params === undefined) return;
-  const keys = Object.keys(reading.params);
-  const sent = (param: string) => keys.some((key) => key === param || key.startsWith(`${param}[`));
-  const id = routeId(reading);
-  if (id !== '' && !(operation === 'PUT contact' ? world?.contacts.has(id) : world?.messages.has(id))) return;
-  const text = reading.text ?? '';
-  const named = optional.params.filter((p) => !sent(p) && new RegExp(`\\b${p}\\b`).test(text));
-  // Any parameter sent, documented or not, that the refusal names: the refusal is about it.
-  const namedSent = keys
-    .map((key) => key.replace(/\[.*$/, ''))
-    .filter((key) => key !== '' && new RegExp(`\\b${escape(key)}\\b`).test(text));
-  if (named.length === 0 || namedSent.length > 0) return;
-  v.check(
-    optional.rule(sent),
-    `refused (${status}) for leaving out ${named.map((p) => `\`${p}\``).join(' and ')}, which the document calls optional`,
-  );
-}
 
 export function contactRecord(
   v: Verdicts,

@@ -130,11 +130,24 @@ export function besideTheTests(verdicts: RuleVerdict[]): RuleVerdict[] {
   );
 }
 
-/** Each verdict with what the judge measured for its rule (see `RuleVerdict.judge`). */
+/**
+ * Each verdict with what the judge measured for its rule (see `RuleVerdict.judge`). Coverage is
+ * measured, not declared: a rule the judge judges, whose tests passed, but that no exchange of the
+ * run could have broken, is not run.
+ */
 export function withTheJudge(verdicts: RuleVerdict[], tallies: RuleTally[] | undefined): RuleVerdict[] {
   const byRule = new Map((tallies ?? []).map((t) => [t.rule.id, t]));
   return verdicts.map((v) => {
     const tally = byRule.get(v.rule.id);
-    return tally ? { ...v, judge: { exchanges: tally.checks, violations: tally.violations } } : v;
+    if (!tally) return v;
+    const judge = { exchanges: tally.checks, violations: tally.violations };
+    if (v.verdict === 'pass' && tally.checks === 0)
+      return {
+        ...v,
+        verdict: 'not-run',
+        reason: `no exchange of the run could have broken it, so its passing tests prove nothing: the judge of every exchange held none against it${v.reason ? ` (${v.reason})` : ''}`,
+        judge,
+      };
+    return { ...v, judge };
   });
 }

@@ -1,5 +1,7 @@
 import { reactionsOf } from '../model/model';
-import { isObject, type Json, type Reading } from '../http/exchange';
+import { isObject, type Json, type PendingWrite, type Reading } from '../http/exchange';
+import { learnWalk } from './walks';
+import { idOf, listKey, pageOf } from './pages';
 import {
   copy,
   DEFAULT_LIMITS,
@@ -51,25 +53,13 @@ function ensureWorld(state: SessionState, authorization: string): World {
       goneConversations: new Map(),
       owners: new Map(),
       openPages: new Map(),
+      walks: [],
+      wholePages: new Map(),
+      writes: 0,
       ledger: newLedger(state, authorization),
     };
   state.worlds.set(authorization, world);
   return world;
-}
-
-/** The list a page belongs to: its path and the filters that choose its items. */
-export function listKey(reading: Reading): string {
-  const filter = (name: string) => reading.query.get(name) ?? '';
-  return `${reading.path}?conversation_id=${filter('conversation_id')}&active=${filter('active')}`;
-}
-
-export const idOf = (item: Json): string => String(item.id);
-
-/** The data of a page of results, when the answer is one. */
-export function pageOf(reading: Reading): { has_more: boolean; data: Json[] } | undefined {
-  const body = reading.body;
-  if (!isObject(body) || !Array.isArray(body.data) || typeof body.has_more !== 'boolean') return undefined;
-  return { has_more: body.has_more, data: body.data.filter(isObject) };
 }
 
 /** The contacts and messages an answer shows, whichever kind of answer it is. */
@@ -185,20 +175,24 @@ function noteKinds(state: SessionState, world: World, contacts: Json[], messages
 }
 
 /** Adds what one exchange shows to the session. Call it after the exchange was judged. */
-export function learn(state: SessionState, reading: Reading): void {
+export function learn(state: SessionState, reading: Reading, pending: readonly PendingWrite[] = []): void {
   const { exchange, route, authorization } = reading;
-  if (authorization === undefined || reading.forced || !reading.ok) return;
+  if (authorization === undefined || reading.forced) return;
   const at = exchange.finishedAt;
   const method = exchange.method;
+  // Refused or not, a write may have moved the token's lists (judge/walks.ts).
+  const writing = !['GET', 'HEAD', 'OPTIONS'].includes(method);
+  if (writing && state.worlds.has(authorization)) state.worlds.get(authorization)!.writes += 1;
+  if (!reading.ok) return;
   if (route.kind === 'outside' || route.kind === 'unknown-api') {
     // A write the proxy cannot read (the mock's reset, a fixture loaded): the world may be
     // anything now, so what was learnt of it no longer holds.
-    if (!['GET', 'HEAD', 'OPTIONS'].includes(method)) dropWorld(state, authorization, at);
+    if (writing) dropWorld(state, authorization, at);
     return;
   }
   const world = ensureWorld(state, authorization);
   if (method === 'DELETE') forget(state, world, reading);
-  else learnAnswer(state, world, reading);
+  else learnAnswer(state, world, reading, pending);
   enforce(state, authorization);
 }
 
@@ -230,7 +224,12 @@ function forget(state: SessionState, world: World, reading: Reading): void {
 }
 
 /** What an answer (a page, a record) shows, and what a write did. */
-function learnAnswer(state: SessionState, world: World, reading: Reading): void {
+function learnAnswer(
+  state: SessionState,
+  world: World,
+  reading: Reading,
+  pending: readonly PendingWrite[],
+): void {
   const { exchange, route, authorization } = reading;
   const at = exchange.finishedAt;
   const method = exchange.method;
@@ -273,4 +272,5 @@ function learnAnswer(state: SessionState, world: World, reading: Reading): void 
       exchange.startedAt,
       page.data.map(idOf),
     );
+  if (method === 'GET') learnWalk(state, world, reading, pending);
 }

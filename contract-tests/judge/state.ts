@@ -83,7 +83,35 @@ export interface World {
    * ended after it may have changed the list), and its items.
    */
   openPages: Map<string, { at: number; ids: string[] }>;
+  /** The walks of lists under way (judge/walks.ts), the oldest first. */
+  walks: OpenWalk[];
+  /** The last first page of each list that showed it whole (has_more=false), by `listKey`. */
+  wholePages: Map<string, { writes: number; ids: Set<string>; bytes: number }>;
+  /** The writes of this token seen so far, answered or refused: what may have moved its lists. */
+  writes: number;
   ledger: Ledger;
+}
+
+/** A list walked page by page, as far as it went (judge/walks.ts). */
+export interface OpenWalk {
+  /** Its `listKey`, and its limit (null: none). */
+  list: string;
+  limit: string | null;
+  /** When its first page was asked for, and the world's writes then. */
+  start: number;
+  writes: number;
+  /** A write of its token was on its way while one of its pages was. */
+  moved: boolean;
+  /** Pages so far, and their items (repeated ones counted again), and their ids. */
+  pages: number;
+  listed: number;
+  ids: Set<string>;
+  /** What the page after the last one may be asked for with: its last id, a token, URLs. */
+  lastId: string | undefined;
+  token: string | undefined;
+  urls: string[];
+  /** What memory.ts counts for it. */
+  bytes?: number;
 }
 
 export interface SessionState {

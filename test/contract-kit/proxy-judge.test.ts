@@ -1,5 +1,4 @@
-import { CONTACT, MESSAGE } from '../../contract-tests/rules/fields';
-import { documented, senderOf } from './records';
+import { AUTH, contact, exchange, message, now, page } from './exchanges';
 import { read, redact, type ProxyExchange } from '../../contract-tests/http/exchange';
 import { judge, JUDGED } from '../../contract-tests/judge/documented';
 import { learn, newSession, type SessionState } from '../../contract-tests/judge/session';
@@ -9,40 +8,6 @@ import { findRule, type RuleSet } from '../../contract-tests/rules/rules';
  * The proxy's judge on exchanges made by hand: a pure function of the exchange and what the
  * session learnt before it, so each check can be shown to fail, and to stay silent, directly.
  */
-const AUTH = 'Bearer secret-token-123';
-let seq = 0;
-let clock = 1_795_000_000_000;
-
-function exchange(
-  method: string,
-  url: string,
-  status: number,
-  answer?: unknown,
-  options: {
-    sent?: Record<string, string>;
-    headers?: Record<string, string>;
-    answerHeaders?: Record<string, string>;
-  } = {},
-): ProxyExchange {
-  const startedAt = (clock += 1000);
-  return {
-    seq: ++seq,
-    method,
-    url,
-    requestHeaders: {
-      authorization: AUTH,
-      ...(options.sent ? { 'content-type': 'application/x-www-form-urlencoded' } : {}),
-      ...options.headers,
-    },
-    requestBody: Buffer.from(options.sent ? new URLSearchParams(options.sent).toString() : ''),
-    status,
-    responseHeaders: { 'content-type': 'application/json', ...options.answerHeaders },
-    responseBody: Buffer.from(answer === undefined ? '' : JSON.stringify(answer)),
-    startedAt,
-    finishedAt: startedAt + 5,
-  };
-}
-
 /** Judges each exchange in turn, learning from it as the proxy does; the rules broken by the last. */
 function broken(
   exchanges: ProxyExchange[],
@@ -59,34 +24,6 @@ function broken(
   return last;
 }
 
-const now = () => Math.floor(clock / 1000);
-const contact = (n: number, extra: Record<string, unknown> = {}) =>
-  documented(CONTACT, {
-    id: `C${String(n).padStart(15, '0')}`,
-    username: `user${n}`,
-    phone_number: '+1 555 0100',
-    avatar_url: `https://example.com/${n}.png`,
-    display_name: `User ${n}`,
-    conversation_id: `V${String(n).padStart(15, '0')}`,
-    last_active_at: null,
-    created_at: now() - n,
-    ...extra,
-  });
-const message = (n: number, conversation = 1, extra: Record<string, unknown> = {}) => {
-  return documented(MESSAGE, {
-    id: `M${String(n).padStart(15, '0')}`,
-    conversation_id: contact(conversation).conversation_id,
-    contact: senderOf(contact(conversation)),
-    message: `text ${n}`,
-    reactions: [],
-    attachments: [],
-    read_at: null,
-    created_at: now() - n,
-    updated_at: null,
-    ...extra,
-  });
-};
-const page = (data: unknown[], has_more = false) => ({ has_more, data });
 /** A session that has seen the contact answered. */
 function newSessionWith(c: Record<string, unknown>): SessionState {
   const state = newSession();

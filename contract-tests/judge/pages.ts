@@ -1,0 +1,18 @@
+import { isObject, type Json, type Reading } from '../http/exchange';
+
+/** Pages of lists as the judge reads them: which list a page is of, its records and their ids. */
+
+/** The list a page belongs to: its path and the filters that choose its items. */
+export function listKey(reading: Reading): string {
+  const filter = (name: string) => reading.query.get(name) ?? '';
+  return `${reading.path}?conversation_id=${filter('conversation_id')}&active=${filter('active')}`;
+}
+
+export const idOf = (item: Json): string => String(item.id);
+
+/** The data of a page of results, when the answer is one. */
+export function pageOf(reading: Reading): { has_more: boolean; data: Json[] } | undefined {
+  const body = reading.body;
+  if (!isObject(body) || !Array.isArray(body.data) || typeof body.has_more !== 'boolean') return undefined;
+  return { has_more: body.has_more, data: body.data.filter(isObject) };
+}

@@ -1,0 +1,76 @@
+import type { Reading } from '../http/exchange';
+import type { World } from './state';
+import { CONTACT_FIELDS, MESSAGE_FIELDS, optionalOf, updatedWith } from '../rules/resources';
+import { routeId, type Verdicts } from './verdicts';
+
+/** Requests the server refused, and what a refusal of each kind keeps or breaks. */
+
+/** What a contact update may change (rules/resources.ts). */
+export const CONTACT_UPDATES = updatedWith(CONTACT_FIELDS);
+
+const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+/** The documented optional parameters of each operation, and the rule a refusal for leaving one out breaks. */
+const OPTIONAL: Record<
+  string,
+  { params: readonly string[]; rule: (sent: (p: string) => boolean) => string }
+> = {
+  'POST contacts': { params: optionalOf(CONTACT_FIELDS), rule: () => 'contacts.create' },
+  'PUT contact': { params: CONTACT_UPDATES, rule: () => 'contacts.update.display-name' },
+  'POST messages': { params: optionalOf(MESSAGE_FIELDS), rule: () => 'messages.send' },
+  'PUT message': {
+    params: updatedWith(MESSAGE_FIELDS),
+    rule: (sent) =>
+      sent('reactions')
+        ? 'messages.update.add-reaction'
+        : sent('attachments')
+          ? 'messages.update.add-attachment'
+          : 'messages.update.edit-text',
+  },
+};
+
+/**
+ * A request refused for leaving out what the document calls optional: the refusal names a
+ * parameter that was not sent, and the record it is about is alive. (A refusal that names a
+ * parameter that was sent is about its value, which a server may refuse.)
+ */
+export function refusedForOptional(
+  v: Verdicts,
+  reading: Reading,
+  operation: string,
+  world: World | undefined,
+): void {
+  const optional = OPTIONAL[operation];
+  const status = reading.exchange.status;
+  if (!optional || status < 400 || status >= 500 || [401, 403, 404, 405, 413, 429].includes(status)) return;
+  // What was sent must be known: a body the proxy could not read may have held the parameter.
+  if (reading.params === undefined) return;
+  const keys = Object.keys(reading.params);
+  const sent = (param: string) => keys.some((key) => key === param || key.startsWith(`${param}[`));
+  const id = routeId(reading);
+  if (id !== '' && !(operation === 'PUT contact' ? world?.contacts.has(id) : world?.messages.has(id))) return;
+  const text = reading.text ?? '';
+  const named = optional.params.filter((p) => !sent(p) && new RegExp(`\\b${p}\\b`).test(text));
+  // Any parameter sent, documented or not, that the refusal names: the refusal is about it.
+  const namedSent = keys
+    .map((key) => key.replace(/\[.*$/, ''))
+    .filter((key) => key !== '' && new RegExp(`\\b${escape(key)}\\b`).test(text));
+  if (named.length === 0 || namedSent.length > 0) return;
+  v.check(
+    optional.rule(sent),
+    `refused (${status}) for leaving out ${named.map((p) => `\`${p}\``).join(' and ')}, which the document calls optional`,
+  );
+}
+
+/**
+ * A contact update of an attribute no update may change, refused (a 4xx but 401, 403, 404, 429):
+ * the refusal keeps contacts.update.only-display-name, so the exchange counts among those judged
+ * against it (an accepted one is judged by `updatedContact`).
+ */
+export function refusedUpdate(v: Verdicts, reading: Reading, operation: string): void {
+  const status = reading.exchange.status;
+  if (operation !== 'PUT contact' || status < 400 || status >= 500 || [401, 403, 404, 429].includes(status))
+    return;
+  if (Object.keys(reading.params ?? {}).some((key) => !CONTACT_UPDATES.includes(key)))
+    v.check('contacts.update.only-display-name');
+}

@@ -1,0 +1,171 @@
+import type { Json, PendingWrite, Reading } from '../http/exchange';
+import { idOf, listKey, pageOf } from './pages';
+import { dropWalk, keepWalk, keepWholePage } from './memory';
+import type { OpenWalk, SessionState, World } from './state';
+import type { Verdicts } from './verdicts';
+
+/**
+ * Whole walks of a list: a first page, then each next page asked for the way the page before
+ * gave it (its last id, a token or a URL in its body, a `Link` header, `page=N+1`, `offset=` the
+ * items so far), up to the page that says has_more=false. A walk in which the token wrote nothing
+ * (no write of it answered, none on its way) shows every record of its list that the session saw
+ * alive before the walk began (with --settle-ms, that long before). One it leaves out breaks the
+ * list's rule; or the paging's (lists.pages), when the same list shown whole on one page, with no
+ * write between, held it.
+ */
+
+/** A list's first page: no parameter but these (a page further on is asked for with another). */
+export const FIRST_PAGE_PARAMS = new Set(['limit', 'conversation_id', 'active']);
+
+export const isFirstPage = (reading: Reading): boolean =>
+  [...reading.query.keys()].every((name) => FIRST_PAGE_PARAMS.has(name));
+
+/** A path and query from `/v1` on, its parameters sorted: how a next-page URL is told from a request. */
+function signature(target: string): string | undefined {
+  const at = target.indexOf('/v1/');
+  if (at === -1) return undefined;
+  const rest = target.slice(at);
+  const q = rest.indexOf('?');
+  const path = (q === -1 ? rest : rest.slice(0, q)).replace(/\/$/, '');
+  const query = new URLSearchParams(q === -1 ? '' : rest.slice(q + 1));
+  query.sort();
+  return `${path}?${query.toString()}`;
+}
+
+/** The ways to the page after this one that the answer itself gives: a token, next-page URLs. */
+function pointers(reading: Reading): { token: string | undefined; urls: string[] } {
+  const body = reading.body as Json;
+  const urls: string[] = [];
+  let token: string | undefined;
+  const links = body.links as Json | undefined;
+  for (const value of [
+    body.next_cursor,
+    body.next_page_token,
+    body.nextCursor,
+    body.next_page,
+    body.next,
+    body.cursor,
+    links && typeof links === 'object' ? links.next : undefined,
+  ]) {
+    if (typeof value !== 'string' && typeof value !== 'number') continue;
+    const url = typeof value === 'string' ? signature(value) : undefined;
+    if (url) urls.push(url);
+    else token ??= String(value);
+  }
+  const header = reading.exchange.responseHeaders.link;
+  for (const part of (typeof header === 'string' ? header : '').split(/,(?=\s*<)/)) {
+    const match = /<([^>]*)>\s*;(.*)/.exec(part.trim());
+    if (match && /rel\s*=\s*"?[^";]*\bnext\b/i.test(match[2]!)) {
+      const url = signature(match[1]!);
+      if (url) urls.push(url);
+    }
+  }
+  return { token, urls };
+}
+
+/** The open walk whose next page this request asks for, if it is one. */
+function walkOf(world: World, reading: Reading): OpenWalk | undefined {
+  if (isFirstPage(reading)) return undefined;
+  const key = listKey(reading);
+  const limit = reading.query.get('limit');
+  const asked = signature(reading.exchange.url);
+  return world.walks.find((walk) => {
+    if (walk.urls.includes(asked ?? '')) return true;
+    if (walk.list !== key || walk.limit !== limit) return false;
+    for (const [name, value] of reading.query) {
+      if (FIRST_PAGE_PARAMS.has(name)) continue;
+      if (value === walk.lastId || (walk.token !== undefined && value === walk.token)) return true;
+      if (name === 'page' && value === String(walk.pages + 1)) return true;
+      if (name === 'offset' && value === String(walk.listed)) return true;
+    }
+    return false;
+  });
+}
+
+/** Whether nothing of the token's own moved the list since the walk began: no write answered, none on its way. */
+const heldStill = (walk: OpenWalk, world: World, pending: readonly PendingWrite[], reading: Reading) =>
+  !walk.moved &&
+  walk.writes === world.writes &&
+  !pending.some((write) => write.authorization === reading.authorization);
+
+/**
+ * Judges the last page of a walk that held still: the records the session saw alive in the list
+ * before the walk began are all on its pages. `alive` gives those records of the page's list,
+ * settled by a time (lists.ts, which the first page shown whole is judged by too).
+ */
+export function judgeWalk(
+  v: Verdicts,
+  reading: Reading,
+  world: World,
+  settleMs: number,
+  pending: readonly PendingWrite[],
+  alive: (settledBy: number) => string[],
+  listRule: string,
+): void {
+  const page = pageOf(reading);
+  if (!page || page.has_more || reading.query.has('active')) return;
+  const walk = walkOf(world, reading);
+  if (!walk || !heldStill(walk, world, pending, reading)) return;
+  const listed = new Set([...walk.ids, ...page.data.map(idOf)]);
+  const missing = alive(walk.start - settleMs).filter((id) => !listed.has(id));
+  const whole = world.wholePages.get(walk.list);
+  const paging = whole && whole.writes === walk.writes ? missing.filter((id) => whole.ids.has(id)) : [];
+  const pages = walk.pages + 1;
+  if (paging.length > 0)
+    v.check(
+      'lists.pages',
+      `walked page by page to its end (${pages} pages), the list leaves out ${paging.length} record(s) that the same list shown on one page held, with no write between (e.g. ${paging[0]})`,
+    );
+  else
+    v.check(
+      listRule,
+      missing.length > 0 &&
+        `walked page by page to its end (${pages} pages, no write between), the list lacks ${missing.length} ${reading.route.kind} seen alive before the walk began (e.g. ${missing[0]})`,
+    );
+}
+
+/** After a page is judged: a first page opens a walk, a next page moves one on or ends it. */
+export function learnWalk(
+  state: SessionState,
+  world: World,
+  reading: Reading,
+  pending: readonly PendingWrite[],
+): void {
+  const page = pageOf(reading);
+  if (!page) return;
+  const ids = page.data.map(idOf);
+  if (isFirstPage(reading)) {
+    if (page.has_more) keepWalk(state, world, { ...opened(reading, world, pending), ...pointers(reading) });
+    else keepWholePage(state, world, listKey(reading), ids);
+    return;
+  }
+  const walk = walkOf(world, reading);
+  if (!walk) return;
+  dropWalk(state, world, walk);
+  if (page.has_more)
+    keepWalk(state, world, {
+      ...walk,
+      moved: walk.moved || pending.some((write) => write.authorization === reading.authorization),
+      pages: walk.pages + 1,
+      listed: walk.listed + ids.length,
+      ids: new Set([...walk.ids, ...ids]),
+      lastId: ids.at(-1),
+      ...pointers(reading),
+    });
+}
+
+/** The walk a first page with has_more=true opens. */
+function opened(reading: Reading, world: World, pending: readonly PendingWrite[]) {
+  const ids = pageOf(reading)!.data.map(idOf);
+  return {
+    list: listKey(reading),
+    limit: reading.query.get('limit'),
+    start: reading.exchange.startedAt,
+    writes: world.writes,
+    moved: pending.some((write) => write.authorization === reading.authorization),
+    pages: 1,
+    listed: ids.length,
+    ids: new Set(ids),
+    lastId: ids.at(-1),
+  };
+}

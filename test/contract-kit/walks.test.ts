@@ -1,0 +1,129 @@
+import { startJudging } from '../../contract-tests/judge/judging';
+import { withTheJudge, type RuleVerdict } from '../../contract-tests/judge/rule-verdict';
+import { findRule } from '../../contract-tests/rules/rules';
+import type { ProxyExchange } from '../../contract-tests/http/exchange';
+import { contact, exchange, page } from './exchanges';
+
+/**
+ * The judge follows a list walked page by page to its end (judge/walks.ts): what the session saw
+ * alive before the walk began must be on its pages, unless the token wrote while it walked.
+ */
+const contacts = [1, 2, 3, 4, 5].map((n) => contact(n));
+const ids = contacts.map((c) => String(c.id));
+
+/** The rules the judge found broken over these exchanges, and how many it judged against a rule. */
+function judged(exchanges: ProxyExchange[], rule = 'contacts.list') {
+  const judging = startJudging('documented');
+  const broken = new Set<string>();
+  for (const e of exchanges) {
+    const outcome = judging.judge(e);
+    if (outcome.kind === 'judged') for (const v of outcome.violations) broken.add(v.rule);
+  }
+  return { broken: [...broken], checks: judging.tallies().find((t) => t.rule.id === rule)!.checks };
+}
+
+const created = () =>
+  contacts.map((c) =>
+    exchange('POST', '/v1/contacts', 201, c, {
+      sent: {
+        username: String(c.username),
+        phone_number: '+1 555 0100',
+        display_name: String(c.display_name),
+      },
+    }),
+  );
+
+describe('the judge of whole walks', () => {
+  it('finds a walk by the last id that leaves a contact out, and names the list (contacts.list)', () => {
+    const before = created();
+    const walk = [
+      exchange('GET', '/v1/contacts?limit=2', 200, page(contacts.slice(0, 2), true)),
+      exchange('GET', `/v1/contacts?limit=2&starting_after=${ids[1]}`, 200, page([contacts[2]], true)),
+      exchange('GET', `/v1/contacts?limit=2&starting_after=${ids[2]}`, 200, page([contacts[4]])),
+    ];
+    expect(judged([...before, ...walk])).toEqual({ broken: ['contacts.list'], checks: 1 });
+  });
+
+  it('keeps silent on the same walk when it shows them all, and counts it judged', () => {
+    const before = created();
+    const walk = [
+      exchange('GET', '/v1/contacts?limit=2', 200, page(contacts.slice(0, 2), true)),
+      exchange('GET', `/v1/contacts?limit=2&starting_after=${ids[1]}`, 200, page(contacts.slice(2, 4), true)),
+      exchange('GET', `/v1/contacts?limit=2&starting_after=${ids[3]}`, 200, page([contacts[4]])),
+    ];
+    expect(judged([...before, ...walk])).toEqual({ broken: [], checks: 1 });
+  });
+
+  it('does not judge a walk during which the token wrote: the list may have moved under it', () => {
+    const before = created();
+    const walk = [
+      exchange('GET', '/v1/contacts?limit=2', 200, page(contacts.slice(0, 2), true)),
+      exchange(
+        'PUT',
+        `/v1/contacts/${ids[0]}`,
+        200,
+        { ...contacts[0], display_name: 'Moved' },
+        { sent: { display_name: 'Moved' } },
+      ),
+      exchange('GET', `/v1/contacts?limit=2&starting_after=${ids[1]}`, 200, page([contacts[2]], true)),
+      exchange('GET', `/v1/contacts?limit=2&starting_after=${ids[2]}`, 200, page([contacts[4]])),
+    ];
+    expect(judged([...before, ...walk])).toEqual({ broken: [], checks: 0 });
+  });
+
+  it('follows page=N and a Link header as well as the last id', () => {
+    const before = created();
+    const byNumber = [
+      exchange('GET', '/v1/contacts?limit=3', 200, page(contacts.slice(0, 3), true)),
+      exchange('GET', '/v1/contacts?limit=3&page=2', 200, page([contacts[3]])),
+    ];
+    expect(judged([...before, ...byNumber]).broken).toEqual(['contacts.list']);
+    const again = created();
+    const byLink = [
+      exchange('GET', '/v1/contacts?limit=3', 200, page(contacts.slice(0, 3), true), {
+        answerHeaders: { link: '<https://api.example.com/v1/contacts?cursor=abc&limit=3>; rel="next"' },
+      }),
+      exchange('GET', '/v1/contacts?limit=3&cursor=abc', 200, page(contacts.slice(3, 5))),
+    ];
+    expect(judged([...again, ...byLink])).toEqual({ broken: [], checks: 1 });
+  });
+
+  it('names the paging (lists.pages) when the list shown whole on one page, with no write since, held what the walk left out', () => {
+    const before = created();
+    const walk = [
+      exchange('GET', '/v1/contacts?limit=100', 200, page(contacts)),
+      exchange('GET', '/v1/contacts?limit=2', 200, page(contacts.slice(0, 2), true)),
+      exchange('GET', `/v1/contacts?limit=2&starting_after=${ids[1]}`, 200, page([contacts[3], contacts[4]])),
+    ];
+    expect(judged([...before, ...walk], 'lists.pages').broken).toEqual(['lists.pages']);
+  });
+});
+
+describe('a rule the judge judges, that no exchange of the run could have broken', () => {
+  const verdict = (rule: string, outcome: RuleVerdict['verdict']): RuleVerdict => ({
+    rule: findRule(rule)!,
+    verdict: outcome,
+    tests: [],
+  });
+  const tally = (rule: string, checks: number) => ({
+    rule: findRule(rule)!,
+    checks,
+    violations: 0,
+    first: [],
+  });
+
+  it('is not run, though its tests passed; judged once, it passes', () => {
+    const [unreached, reached, failed] = withTheJudge(
+      [
+        verdict('messages.list.all-conversations', 'pass'),
+        verdict('contacts.list', 'pass'),
+        verdict('lists.pages', 'fail'),
+      ],
+      [tally('messages.list.all-conversations', 0), tally('contacts.list', 3), tally('lists.pages', 0)],
+    );
+    expect(unreached).toMatchObject({ verdict: 'not-run', judge: { exchanges: 0 } });
+    expect(unreached!.reason).toMatch(/no exchange of the run could have broken it/);
+    expect(reached).toMatchObject({ verdict: 'pass', judge: { exchanges: 3 } });
+    expect(failed).toMatchObject({ verdict: 'fail' });
+  });
+});
