@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import { CONVENTION_ROGUES } from './convention-rogues';
-import { failedRules, inBatches, runBin, startWrapped, type KitRun } from './harness';
+import { failedRules, runRogues, type KitRun } from './harness';
 import { INPUT_ROGUES, MODEL_ROGUES, ROGUES, VIEW_ROGUES } from './servers';
 import { SPACE_ROGUES } from './space-rogues';
 import { PAGE, WITHOUT_ROGUE, withoutRogueInPage } from './without-rogue';
@@ -12,31 +12,18 @@ import { RULES } from '../../contract-tests/rules/rules';
  * convention's rule, and only that rule.
  */
 describe('the contract kit (mock rule set) against rogue servers of the conventions', () => {
-  const runs = new Map<number, KitRun>();
+  let runs = new Map<number, KitRun>();
 
   beforeAll(async () => {
-    await inBatches(
-      CONVENTION_ROGUES.map((rogue, i) => async () => {
-        const server = await startWrapped(rogue.make());
-        try {
-          runs.set(
-            i,
-            await runBin([
-              '--base-url',
-              server.url,
-              '--token',
-              `convention-rogue-${i}`,
-              '--rule-set',
-              'mock',
-              ...(rogue.args ?? []),
-            ]),
-          );
-        } finally {
-          await server.close();
-        }
-      }),
-      2,
-    );
+    runs = await runRogues(CONVENTION_ROGUES, (rogue, i, url) => [
+      '--base-url',
+      url,
+      '--token',
+      `convention-rogue-${i}`,
+      '--rule-set',
+      'mock',
+      ...(rogue.args ?? []),
+    ]);
   }, 1_800_000);
 
   it.each(CONVENTION_ROGUES.map((rogue, i) => [rogue.rule, rogue.how, i] as const))(

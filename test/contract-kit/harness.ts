@@ -268,3 +268,27 @@ export async function inBatches<T>(jobs: (() => Promise<T>)[], limit: number): P
   );
   return results;
 }
+
+/**
+ * Runs the kit against each rogue, two at a time, each behind its own wrapped mock: `argsOf`
+ * gives the bin's arguments for the rogue at `i` on the server at `url`. The runs are keyed by
+ * the rogue's index.
+ */
+export async function runRogues<R extends { make(): Wrapper }>(
+  rogues: readonly R[],
+  argsOf: (rogue: R, i: number, url: string) => string[],
+): Promise<Map<number, KitRun>> {
+  const runs = new Map<number, KitRun>();
+  await inBatches(
+    rogues.map((rogue, i) => async () => {
+      const server = await startWrapped(rogue.make());
+      try {
+        runs.set(i, await runBin(argsOf(rogue, i, server.url)));
+      } finally {
+        await server.close();
+      }
+    }),
+    2,
+  );
+  return runs;
+}

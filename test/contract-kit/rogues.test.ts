@@ -1,4 +1,4 @@
-import { failedRules, inBatches, runBin, startWrapped, type KitRun } from './harness';
+import { failedRules, runRogues, type KitRun } from './harness';
 import { INPUT_ROGUES, MODEL_ROGUES, ROGUES, VIEW_ROGUES } from './servers';
 import { SPACE_ROGUES } from './space-rogues';
 import { WITHOUT_ROGUE } from './without-rogue';
@@ -12,21 +12,11 @@ import { JUDGE_BLIND } from './judge-blind';
  * the documented rule set exits 1 and names that rule, and only that rule.
  */
 describe('the contract kit against rogue servers', () => {
-  const runs = new Map<number, KitRun>();
+  let runs = new Map<number, KitRun>();
   const all = [...ROGUES, ...MODEL_ROGUES, ...INPUT_ROGUES, ...VIEW_ROGUES, ...SPACE_ROGUES];
 
   beforeAll(async () => {
-    await inBatches(
-      all.map((rogue, i) => async () => {
-        const server = await startWrapped(rogue.make());
-        try {
-          runs.set(i, await runBin(['--base-url', server.url, '--token', `rogue-${i}`]));
-        } finally {
-          await server.close();
-        }
-      }),
-      2,
-    );
+    runs = await runRogues(all, (_rogue, i, url) => ['--base-url', url, '--token', `rogue-${i}`]);
   }, 1_800_000);
 
   it.each(all.map((rogue, i) => [rogue.rule, rogue.how, i] as const))(
