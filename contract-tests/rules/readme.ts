@@ -1,16 +1,69 @@
 /**
  * Writes the rule catalogue into docs/contract-kit.md, between its markers, from rules.ts:
  * `npx tsx contract-tests/rules/readme.ts`. test/contract-kit/catalogue.test.ts checks that it is current.
+ *
+ * The catalogue is one generated block of a page (the text between a start and an end marker, HTML
+ * comments); the tests keep others of their own and read and write them with the same functions.
+ * A tool of the clone, not of the kit: it loads prettier, and scripts/pack.js leaves it out.
  */
 import fs from 'node:fs';
 import path from 'node:path';
 import { RULES, type Rule } from './rules';
 
+export interface PageBlock {
+  /** The page's file. */
+  page: string;
+  start: string;
+  end: string;
+}
+
+const ROOT = path.join(__dirname, '..', '..');
+
 /** The page that lists the catalogue: the contract kit's page of the docs. */
-export const PAGE = path.join(__dirname, '..', '..', 'docs', 'contract-kit.md');
-const START =
-  '<!-- rules:start (generated from contract-tests/rules/rules.ts by contract-tests/rules/readme.ts) -->';
-const END = '<!-- rules:end -->';
+export const PAGE = path.join(ROOT, 'docs', 'contract-kit.md');
+const CATALOGUE: PageBlock = {
+  page: PAGE,
+  start:
+    '<!-- rules:start (generated from contract-tests/rules/rules.ts by contract-tests/rules/readme.ts) -->',
+  end: '<!-- rules:end -->',
+};
+
+function bounds(text: string, block: PageBlock): { from: number; to: number } {
+  const from = text.indexOf(block.start);
+  const to = text.indexOf(block.end);
+  if (from === -1 || to === -1)
+    throw new Error(`${path.relative(ROOT, block.page)} lacks the markers ${block.start} … ${block.end}`);
+  return { from: from + block.start.length, to };
+}
+
+/** The text between the block's markers in `text` (the page's contents). */
+export function blockText(text: string, block: PageBlock): string {
+  const { from, to } = bounds(text, block);
+  return text.slice(from, to);
+}
+
+/** The rows of a Markdown table whose first cell is code (`| \`id\` | … |`), cell by cell, unescaped. */
+export function tableRows(text: string): string[][] {
+  return text
+    .split('\n')
+    .filter((line) => line.startsWith('| `'))
+    .map((line) =>
+      line
+        .slice(1, -1)
+        .split(/(?<!\\)\|/)
+        .map((cell) => cell.trim().replace(/\\\|/g, '|')),
+    );
+}
+
+/** Writes `content` between the block's markers in its page, and formats the page as Prettier would. */
+export async function writeBlock(block: PageBlock, content: string): Promise<void> {
+  const prettier = await import('prettier');
+  const text = fs.readFileSync(block.page, 'utf8');
+  const { from, to } = bounds(text, block);
+  const written = `${text.slice(0, from)}\n\n${content}\n\n${text.slice(to)}`;
+  const options = (await prettier.resolveConfig(block.page)) ?? {};
+  fs.writeFileSync(block.page, await prettier.format(written, { ...options, filepath: block.page }));
+}
 
 export function catalogueTable(): string {
   const rows = RULES.map(
@@ -19,43 +72,14 @@ export function catalogueTable(): string {
   return ['| Rule | Rule set | Section | Sentence |', '|---|---|---|---|', ...rows].join('\n');
 }
 
-export function withCatalogue(page: string): string {
-  const from = page.indexOf(START);
-  const to = page.indexOf(END);
-  if (from === -1 || to === -1) throw new Error(`docs/contract-kit.md lacks the markers ${START} … ${END}`);
-  return `${page.slice(0, from + START.length)}\n\n${catalogueTable()}\n\n${page.slice(to)}`;
-}
-
 /** The rules as the page lists them (whatever the table's formatting). */
 export function rulesInPage(page: string): Omit<Rule, never>[] {
-  const from = page.indexOf(START);
-  const to = page.indexOf(END);
-  return page
-    .slice(from + START.length, to)
-    .split('\n')
-    .filter((line) => line.startsWith('| `'))
-    .map((line) => {
-      const cells = line
-        .slice(1, -1)
-        .split(/(?<!\\)\|/)
-        .map((cell) => cell.trim().replace(/\\\|/g, '|'));
-      return {
-        id: cells[0]!.replace(/`/g, ''),
-        ruleSet: cells[1] as Rule['ruleSet'],
-        section: cells[2]!,
-        sentence: cells[3]!,
-      };
-    });
+  return tableRows(blockText(page, CATALOGUE)).map((cells) => ({
+    id: cells[0]!.replace(/`/g, ''),
+    ruleSet: cells[1] as Rule['ruleSet'],
+    section: cells[2]!,
+    sentence: cells[3]!,
+  }));
 }
 
-if (require.main === module) {
-  void (async () => {
-    const prettier = await import('prettier');
-    const options = (await prettier.resolveConfig(PAGE)) ?? {};
-    const text = await prettier.format(withCatalogue(fs.readFileSync(PAGE, 'utf8')), {
-      ...options,
-      filepath: PAGE,
-    });
-    fs.writeFileSync(PAGE, text);
-  })();
-}
+if (require.main === module) void writeBlock(CATALOGUE, catalogueTable());

@@ -4,8 +4,8 @@
  * lists them between its markers, written from here: `npx tsx test/contract-kit/without-rogue.ts`;
  * convention-rogues.test.ts checks that the page lists exactly these.
  */
-import fs from 'node:fs';
 import path from 'node:path';
+import { blockText, tableRows, writeBlock, type PageBlock } from '../../contract-tests/rules/readme';
 
 export interface WithoutRogue {
   rule: string;
@@ -24,8 +24,11 @@ export const WITHOUT_ROGUE: readonly WithoutRogue[] = [
 ];
 
 export const PAGE = path.join(__dirname, '..', '..', 'docs', 'contract-kit.md');
-const START = '<!-- without-rogue:start (generated from test/contract-kit/without-rogue.ts) -->';
-const END = '<!-- without-rogue:end -->';
+const LISTED: PageBlock = {
+  page: PAGE,
+  start: '<!-- without-rogue:start (generated from test/contract-kit/without-rogue.ts) -->',
+  end: '<!-- without-rogue:end -->',
+};
 
 function table(): string {
   const rows = WITHOUT_ROGUE.map((r) => `| \`${r.rule}\` | ${r.why.replace(/\|/g, '\\|')} |`);
@@ -34,31 +37,10 @@ function table(): string {
 
 /** The rules and reasons as the page lists them (whatever the table's formatting). */
 export function withoutRogueInPage(page: string): WithoutRogue[] {
-  const from = page.indexOf(START);
-  const to = page.indexOf(END);
-  if (from === -1 || to === -1) throw new Error(`docs/contract-kit.md lacks the markers ${START} … ${END}`);
-  return page
-    .slice(from + START.length, to)
-    .split('\n')
-    .filter((line) => line.startsWith('| `'))
-    .map((line) => {
-      const cells = line
-        .slice(1, -1)
-        .split(/(?<!\\)\|/)
-        .map((cell) => cell.trim().replace(/\\\|/g, '|'));
-      return { rule: cells[0]!.replace(/`/g, ''), why: cells[1]! };
-    });
+  return tableRows(blockText(page, LISTED)).map((cells) => ({
+    rule: cells[0]!.replace(/`/g, ''),
+    why: cells[1]!,
+  }));
 }
 
-if (require.main === module) {
-  void (async () => {
-    const prettier = await import('prettier');
-    const page = fs.readFileSync(PAGE, 'utf8');
-    const from = page.indexOf(START);
-    const to = page.indexOf(END);
-    if (from === -1 || to === -1) throw new Error(`docs/contract-kit.md lacks the markers ${START} … ${END}`);
-    const written = `${page.slice(0, from + START.length)}\n\n${table()}\n\n${page.slice(to)}`;
-    const options = (await prettier.resolveConfig(PAGE)) ?? {};
-    fs.writeFileSync(PAGE, await prettier.format(written, { ...options, filepath: PAGE }));
-  })();
-}
+if (require.main === module) void writeBlock(LISTED, table());
