@@ -5,9 +5,10 @@
  * benchmark. `--latency MS` starts the mock with that delay on every answer (a server that far
  * away), `--workers N` runs the kit's test files N at a time.
  */
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
+import { startMock } from './mock-process';
 
 const root = path.resolve(__dirname, '..');
 const bin = path.join(root, 'contract-tests', 'bin', 'messaging-contract.js');
@@ -24,37 +25,6 @@ const { values } = parseArgs({
 });
 const runs = Math.max(1, Number(values.runs) || 1);
 const ruleSets = values['rule-set']?.length ? values['rule-set'] : ['documented', 'mock'];
-
-function startMock(): Promise<{ url: string; child: ChildProcess }> {
-  const child = spawn(
-    process.execPath,
-    [
-      path.join(root, 'dist', 'cli', 'bin.js'),
-      '--port',
-      '0',
-      '--quiet',
-      ...(values.latency ? ['--latency', values.latency] : []),
-    ],
-    {
-      cwd: root,
-      stdio: ['ignore', 'pipe', 'inherit'],
-    },
-  );
-  return new Promise((resolve, reject) => {
-    let seen = '';
-    const timer = setTimeout(() => reject(new Error(`the mock did not start within 20 s: ${seen}`)), 20_000);
-    child.stdout!.setEncoding('utf8');
-    child.stdout!.on('data', (chunk: string) => {
-      seen += chunk;
-      const match = /listening on (http:\/\/\S+)/.exec(seen);
-      if (match) {
-        clearTimeout(timer);
-        resolve({ url: match[1]!, child });
-      }
-    });
-    child.once('exit', (code) => reject(new Error(`the mock exited (${code}) before listening: ${seen}`)));
-  });
-}
 
 function runKit(url: string, ruleSet: string): Promise<{ code: number; ms: number; output: string }> {
   const started = Date.now();
@@ -88,7 +58,7 @@ async function main(): Promise<number> {
     const build = spawnSync('npm', ['run', '--silent', 'build'], { cwd: root, stdio: 'inherit' });
     if (build.status !== 0) return build.status ?? 1;
   }
-  const { url, child } = await startMock();
+  const { url, child } = await startMock({ latency: values.latency });
   let worst = 0;
   try {
     const times: Record<string, number[]> = {};

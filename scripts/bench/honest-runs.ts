@@ -12,13 +12,10 @@
  * `npx tsx scripts/bench/honest-runs.ts [--runs N] [--staging-runs M] [--servers mock,staging,edge]`.
  * One run at a time (the kit's own default workers), a new token each run.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { runBin, type KitRun } from '../../test/contract-kit/harness';
 import { STAGING_HARD_VARIANTS, STAGING_VARIANTS, startStaging } from '../../test/contract-kit/staging';
-
-const root = path.resolve(__dirname, '..', '..');
+import { startMock } from '../mock-process';
 
 interface HonestServer {
   name: string;
@@ -28,39 +25,10 @@ interface HonestServer {
   args: string[];
 }
 
-/** The mock as a process, on an ephemeral port. */
-function startMock(): Promise<{ url: string; close(): Promise<void> }> {
-  const child: ChildProcess = spawn(
-    process.execPath,
-    [path.join(root, 'dist', 'cli', 'bin.js'), '--port', '0', '--quiet'],
-    { cwd: root, stdio: ['ignore', 'pipe', 'inherit'] },
-  );
-  return new Promise((resolve, reject) => {
-    let seen = '';
-    const timer = setTimeout(() => reject(new Error(`the mock did not start within 20 s: ${seen}`)), 20_000);
-    child.stdout!.setEncoding('utf8');
-    child.stdout!.on('data', (chunk: string) => {
-      seen += chunk;
-      const match = /listening on (http:\/\/\S+)/.exec(seen);
-      if (match) {
-        clearTimeout(timer);
-        resolve({
-          url: match[1]!,
-          close: () =>
-            new Promise<void>((done) => {
-              child.once('exit', () => done());
-              child.kill('SIGTERM');
-            }),
-        });
-      }
-    });
-    child.once('exit', (code) => reject(new Error(`the mock exited (${code}) before listening: ${seen}`)));
-  });
-}
-
 function servers(which: Set<string>): HonestServer[] {
   const list: HonestServer[] = [];
-  if (which.has('mock')) list.push({ name: 'the mock (dist/cli/bin.js)', start: startMock, args: [] });
+  if (which.has('mock'))
+    list.push({ name: 'the mock (dist/cli/bin.js)', start: () => startMock(), args: [] });
   if (which.has('staging'))
     for (const variant of STAGING_VARIANTS)
       list.push({ name: `staging: ${variant.name}`, start: () => startStaging(variant.options), args: [] });
