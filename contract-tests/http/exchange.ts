@@ -86,7 +86,8 @@ function decodeId(raw: string): string {
   }
 }
 
-function routeOf(path: string): Route {
+/** What a path (without its query and trailing slash) names: one of the API's lists or records, or none. */
+export function routeOf(path: string): Route {
   if (path === '/v1/contacts') return { kind: 'contacts' };
   if (path === '/v1/messages') return { kind: 'messages' };
   const contact = CONTACT.exec(path);

@@ -11,6 +11,7 @@ import {
 import { walkBack as walkBackOn, type BackWalk } from '../../common/paging-back';
 import { observePaging } from '../profile/observe';
 import { config } from '../http/config';
+import { routeOf } from '../http/exchange';
 import { send } from '../http/http';
 import { heldStill, inQuiet } from '../http/stillness';
 import type { RuleContext } from './harness';
@@ -40,10 +41,13 @@ const shared: PageSource = {
 
 /**
  * A list that other tests write to while this one walks it: the contacts list (any filter), and
- * the messages of all conversations. A conversation's own list is written by its test alone.
+ * the messages of all conversations. A conversation's own list is written by its test alone; a
+ * path that is no list (a record's, or an unknown one) is nobody's shared list.
  */
-const isShared = (path: string, query: Query | undefined) =>
-  path.startsWith('/v1/contacts') || (path.startsWith('/v1/messages') && !query?.conversation_id);
+function isShared(path: string, query: Query | undefined): boolean {
+  const { kind } = routeOf(path);
+  return kind === 'contacts' || (kind === 'messages' && !query?.conversation_id);
+}
 
 /** How often a walk of a shared list is made again when it did not hold still. */
 const STILL_ATTEMPTS = 3;
