@@ -16,6 +16,7 @@ import {
 } from './records';
 import { routeId, show, Verdicts, type Judgement } from './verdicts';
 import { refusedForOptional, refusedUpdate } from './refusals';
+import { goneUnasked, refusedShown } from './traces';
 
 /**
  * The judgment of one exchange: which rules it shows broken, given what the session learnt before
@@ -71,6 +72,7 @@ export function judge(
   requestConventions(v, reading, operation, state, world);
   refusedForOptional(v, reading, operation, world);
   refusedUpdate(v, reading, operation);
+  goneUnasked(v, reading, world, pending);
   if (!reading.ok) return v.result();
   v.check(
     'mock.success-codes',
@@ -125,6 +127,7 @@ export function judge(
       break;
   }
   if (world) views(v, reading, world, settleMs);
+  refusedShown(v, reading, world);
   return v.result();
 }
 

@@ -36,6 +36,9 @@ const OPEN_PAGE_ITEMS = 1000;
 /** The walks a token follows at once, and the lists it keeps a whole page of (judge/walks.ts). */
 const WALKS = 16;
 const WHOLE_PAGES = 20;
+/** The refused creates and the deletes a token remembers (judge/traces.ts). */
+const REFUSED = 100;
+const DELETES = 20;
 /** A longer walk is no longer followed: its end is not judged. */
 const WALK_ITEMS = 2000;
 
@@ -213,6 +216,33 @@ export function dropWalk(state: SessionState, world: World, walk: OpenWalk): voi
   count(state, -(walk.bytes ?? 0), world);
 }
 
+/** A delete the token made, the oldest let go past DELETES. */
+export function noteDelete(state: SessionState, world: World, made: World['deletes'][number]): void {
+  world.deletes.push(made);
+  count(state, ENTRY + 48 + stringBytes(made.id), world);
+  while (world.deletes.length > DELETES)
+    count(state, -(ENTRY + 48 + stringBytes(world.deletes.shift()!.id)), world);
+}
+
+/** A username a refused create sent (judge/traces.ts), the oldest let go past REFUSED. */
+export function noteRefused(
+  state: SessionState,
+  world: World,
+  username: string,
+  refusal: { at: number; lacking: boolean },
+): void {
+  dropRefused(state, world, username);
+  world.refused.set(username, refusal);
+  count(state, ENTRY + 48 + stringBytes(username), world);
+  while (world.refused.size > REFUSED) dropRefused(state, world, world.refused.keys().next().value as string);
+}
+
+/** A username no longer held against the server: a create with it was accepted, or it is forgotten. */
+export function dropRefused(state: SessionState, world: World, username: string): void {
+  if (!world.refused.delete(username)) return;
+  count(state, -(ENTRY + 48 + stringBytes(username)), world);
+}
+
 /** The ids of a list's first page that showed it whole, kept for the walks of that list. */
 export function keepWholePage(state: SessionState, world: World, key: string, ids: string[]): void {
   dropWholePage(state, world, key);
@@ -339,6 +369,7 @@ export function enforce(state: SessionState, authorization: string): void {
     // Alone and still too large: the token sheds what it knows, open pages first.
     else if (world.openPages.size > 0) dropPage(state, world, world.openPages.keys().next().value as string);
     else if (world.walks.length > 0) dropWalk(state, world, world.walks[0]!);
+    else if (world.refused.size > 0) dropRefused(state, world, world.refused.keys().next().value as string);
     else if (world.wholePages.size > 0)
       dropWholePage(state, world, world.wholePages.keys().next().value as string);
     else if (world.ledger.records.size > 0) forgetRecord(state, world);

@@ -1,6 +1,6 @@
 import type { Reading } from '../http/exchange';
 import type { World } from './state';
-import { CONTACT_FIELDS, MESSAGE_FIELDS, optionalOf, updatedWith } from '../rules/resources';
+import { CONTACT_FIELDS, MESSAGE_FIELDS, optionalOf, requiredOf, updatedWith } from '../rules/resources';
 import { routeId, type Verdicts } from './verdicts';
 
 /** Requests the server refused, and what a refusal of each kind keeps or breaks. */
@@ -73,4 +73,21 @@ export function refusedUpdate(v: Verdicts, reading: Reading, operation: string):
     return;
   if (Object.keys(reading.params ?? {}).some((key) => !CONTACT_UPDATES.includes(key)))
     v.check('contacts.update.only-display-name');
+}
+
+const CONTACT_REQUIRED = requiredOf(CONTACT_FIELDS);
+
+/** Refusals that say nothing of the request's content: they never count as the server's answer to it. */
+const NOT_ABOUT_CONTENT = [401, 403, 404, 405, 408, 413, 429];
+
+/** A contact create the server refused for its content: the username it sent, and what it lacked. */
+export function refusedCreate(reading: Reading): { username: string; lacking: boolean } | undefined {
+  const { route, exchange, params } = reading;
+  if (exchange.method !== 'POST' || route.kind !== 'contacts') return undefined;
+  if (exchange.status < 400 || exchange.status >= 500 || NOT_ABOUT_CONTENT.includes(exchange.status))
+    return undefined;
+  const username = params?.username;
+  if (typeof username !== 'string' || username === '') return undefined;
+  const lacking = CONTACT_REQUIRED.some((field) => params?.[field] === undefined || params[field] === '');
+  return { username, lacking };
 }

@@ -1,6 +1,7 @@
 import { reactionsOf } from '../model/model';
 import { isObject, type Json, type PendingWrite, type Reading } from '../http/exchange';
 import { learnWalk } from './walks';
+import { refusedCreate } from './refusals';
 import { idOf, listKey, pageOf } from './pages';
 import {
   copy,
@@ -16,6 +17,9 @@ import {
   noteGone,
   noteKind,
   notePage,
+  noteRefused,
+  noteDelete,
+  dropRefused,
   teaches,
 } from './memory';
 import { CONTACT_STABLE, type Limits, type SessionState, type World } from './state';
@@ -56,6 +60,8 @@ function ensureWorld(state: SessionState, authorization: string): World {
       walks: [],
       wholePages: new Map(),
       writes: 0,
+      refused: new Map(),
+      deletes: [],
       ledger: newLedger(state, authorization),
     };
   state.worlds.set(authorization, world);
@@ -118,6 +124,7 @@ function learnContact(state: SessionState, world: World, item: Json, at: number)
     world.owners.delete(known.conversationId);
   world.contacts.set(id, {
     seenAt: known?.seenAt ?? at,
+    learntAt: at,
     ...(conversationId !== undefined ? { conversationId } : {}),
     stable,
     displayName: 'display_name' in item ? kept(item.display_name) : known?.displayName,
@@ -183,6 +190,12 @@ export function learn(state: SessionState, reading: Reading, pending: readonly P
   // Refused or not, a write may have moved the token's lists (judge/walks.ts).
   const writing = !['GET', 'HEAD', 'OPTIONS'].includes(method);
   if (writing && state.worlds.has(authorization)) state.worlds.get(authorization)!.writes += 1;
+  const refusal = refusedCreate(reading);
+  if (refusal)
+    noteRefused(state, ensureWorld(state, authorization), refusal.username, {
+      at,
+      lacking: refusal.lacking,
+    });
   if (!reading.ok) return;
   if (route.kind === 'outside' || route.kind === 'unknown-api') {
     // A write the proxy cannot read (the mock's reset, a fixture loaded): the world may be
@@ -200,6 +213,8 @@ export function learn(state: SessionState, reading: Reading, pending: readonly P
 function forget(state: SessionState, world: World, reading: Reading): void {
   const { route } = reading;
   const at = reading.exchange.finishedAt;
+  if (route.kind === 'contact' || route.kind === 'message')
+    noteDelete(state, world, { kind: route.kind, id: copy(route.id), at });
   if (route.kind === 'contact') {
     const id = copy(route.id);
     const conversationId = world.contacts.get(id)?.conversationId;
@@ -237,6 +252,8 @@ function learnAnswer(
   noteKinds(state, world, contacts, messages);
   if (method === 'POST' && contacts.length + messages.length === 1)
     noteCreated(state, world, idOf([...contacts, ...messages][0]!), authorization!);
+  const username = method === 'POST' && route.kind === 'contacts' ? reading.params?.username : undefined;
+  if (typeof username === 'string') dropRefused(state, world, username);
   // A late answer, sent before a deletion this world forgot, could show a deleted record alive.
   if (!teaches(world, exchange.startedAt)) return;
   if (method === 'PUT' && route.kind === 'contact' && sent(reading.params, 'display_name')) {

@@ -41,8 +41,9 @@ export interface Memory {
 }
 
 export interface ContactFacts {
-  /** When the proxy first saw it (the end of that exchange). */
+  /** When the proxy first saw it (the end of that exchange), and last. */
   seenAt: number;
+  learntAt: number;
   conversationId?: string;
   /** The fields no operation may change but an update of display_name: the last values seen. */
   stable: Partial<Record<string, unknown>>;
@@ -89,6 +90,13 @@ export interface World {
   wholePages: Map<string, { writes: number; ids: Set<string>; bytes: number }>;
   /** The writes of this token seen so far, answered or refused: what may have moved its lists. */
   writes: number;
+  /** The last deletes the token made, the oldest first (judge/traces.ts): what each named, and when its answer ended. */
+  deletes: { kind: 'contact' | 'message'; id: string; at: number }[];
+  /**
+   * Usernames of contact creates the server refused for their content, not accepted since, oldest
+   * first: when the refusal ended, and whether it lacked a field the document requires.
+   */
+  refused: Map<string, { at: number; lacking: boolean }>;
   ledger: Ledger;
 }
 

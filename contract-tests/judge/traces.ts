@@ -1,0 +1,77 @@
+import { deleting, type Json, type PendingWrite, type Reading } from '../http/exchange';
+import { idOf } from './pages';
+import { itemsOf } from './session';
+import { routeId, show, type Verdicts } from './verdicts';
+import type { World } from './state';
+
+/**
+ * What happened to records that no request the session saw asked for: a record that is gone
+ * though no delete named it (an operation took it with its own), and a contact that a refused
+ * create made all the same. Only the token's own requests change its world (as everywhere in the
+ * judge); a write on its way may have done anything to the records it names.
+ */
+
+/**
+ * A retrieve answered 404 or 410 for a record the session saw alive, that no delete named (nor its
+ * contact's, for a message) and none on its way may have taken: it is gone all the same. The deletes
+ * of the token that ended after the record was last shown, or were on their way, took it too: their
+ * rule fails when they are all of one kind (of both, which one took it cannot be told). With none,
+ * retrieve fails to answer a record that exists.
+ */
+export function goneUnasked(
+  v: Verdicts,
+  reading: Reading,
+  world: World | undefined,
+  pending: readonly PendingWrite[],
+): void {
+  const { route, exchange } = reading;
+  if (!world || exchange.method !== 'GET' || ![404, 410].includes(exchange.status)) return;
+  if (route.kind !== 'contact' && route.kind !== 'message') return;
+  const id = routeId(reading);
+  const contact = route.kind === 'contact' ? world.contacts.get(id) : undefined;
+  const message = route.kind === 'message' ? world.messages.get(id) : undefined;
+  const known = contact ?? message;
+  if (!known || known.learntAt >= exchange.startedAt) return;
+  const conversation = contact ? contact.conversationId : String(message!.conversationId);
+  const owner = conversation === undefined ? undefined : world.owners.get(conversation);
+  const onTheirWay = pending
+    .filter((w) => w.authorization === reading.authorization)
+    .map(deleting)
+    .filter((target) => target !== undefined);
+  // A delete on its way may have taken it, or its conversation with the contact.
+  if (onTheirWay.some((target) => target.id === id || target.id === owner)) return;
+  const taker =
+    world.deletes.find((made) => made.at > known.learntAt && made.at <= exchange.finishedAt) ?? onTheirWay[0];
+  const what = `${route.kind} ${id}`;
+  if (taker)
+    v.check(
+      taker.kind === 'contact' ? 'contacts.delete' : 'messages.delete.permanent',
+      `after the delete of the ${taker.kind} ${taker.id}, the ${what}, which no delete named, is gone: retrieve answers ${exchange.status}`,
+    );
+  else
+    v.check(
+      route.kind === 'contact' ? 'contacts.retrieve' : 'messages.retrieve',
+      `the ${what}, shown alive before and deleted by no request, is answered ${exchange.status}`,
+    );
+}
+
+/**
+ * A contact shown with the username of a create the server refused, and never accepted since, that
+ * no accepted request made: the refused request left a trace.
+ */
+export function refusedShown(v: Verdicts, reading: Reading, world: World | undefined): void {
+  if (!world || world.refused.size === 0) return;
+  const shown = itemsOf(reading).contacts.filter((item: Json) => {
+    const refusal = typeof item.username === 'string' ? world.refused.get(item.username) : undefined;
+    if (!refusal || refusal.at > reading.exchange.startedAt) return false;
+    const known = world.contacts.get(idOf(item));
+    return !world.ledger.created.has(idOf(item)) && !(known && known.seenAt < refusal.at);
+  });
+  for (const item of shown) {
+    const refusal = world.refused.get(item.username as string)!;
+    v.check(
+      refusal.lacking ? 'contacts.create.requires-username-and-phone-number' : 'contacts.create',
+      `the contact ${idOf(item)} has the username ${show(item.username)} of a create the server refused${refusal.lacking ? ' for lacking what the document requires' : ''}: the refused request made it all the same`,
+    );
+  }
+}

@@ -1,0 +1,102 @@
+import { startJudging } from '../../contract-tests/judge/judging';
+import type { PendingWrite, ProxyExchange } from '../../contract-tests/http/exchange';
+import { AUTH, contact, exchange, message, page } from './exchanges';
+
+/**
+ * What no request asked for (judge/traces.ts): a record gone that no delete named, and a contact a
+ * refused create made all the same.
+ */
+function broken(steps: (ProxyExchange | { pending: PendingWrite[]; exchange: ProxyExchange })[]) {
+  const judging = startJudging('documented');
+  const rules = new Set<string>();
+  for (const step of steps) {
+    const outcome = 'pending' in step ? judging.judge(step.exchange, step.pending) : judging.judge(step);
+    if (outcome.kind === 'error') throw new Error(outcome.message);
+    if (outcome.kind === 'judged') for (const v of outcome.violations) rules.add(v.rule);
+  }
+  return [...rules];
+}
+
+const c1 = contact(1);
+const [m1, m2] = [message(1), message(2)];
+const id = (record: Record<string, unknown>) => String(record.id);
+
+describe('records gone that no delete named', () => {
+  it('names the delete that came since when a message it did not name is gone (messages.delete.permanent)', () => {
+    expect(
+      broken([
+        exchange('GET', `/v1/messages?conversation_id=${String(c1.conversation_id)}`, 200, page([m1, m2])),
+        exchange('DELETE', `/v1/messages/${id(m1)}`, 204),
+        exchange('GET', `/v1/messages/${id(m2)}`, 404, { error: 'not found' }),
+      ]),
+    ).toEqual(['messages.delete.permanent']);
+  });
+
+  it('names no rule when deletes of both kinds came since: which one took it cannot be told', () => {
+    const c2 = contact(2);
+    expect(
+      broken([
+        exchange('GET', `/v1/messages?conversation_id=${String(c1.conversation_id)}`, 200, page([m1, m2])),
+        exchange('DELETE', `/v1/messages/${id(m1)}`, 204),
+        exchange('DELETE', `/v1/contacts/${id(c2)}`, 204),
+        exchange('GET', `/v1/messages/${id(m2)}`, 404, { error: 'not found' }),
+      ]),
+    ).toEqual([]);
+  });
+
+  it('names retrieve when no delete came since the record was shown alive (contacts.retrieve)', () => {
+    expect(
+      broken([
+        exchange('GET', `/v1/contacts/${id(c1)}`, 200, c1),
+        exchange('GET', `/v1/contacts/${id(c1)}`, 404, { error: 'not found' }),
+      ]),
+    ).toEqual(['contacts.retrieve']);
+  });
+
+  it('keeps silent when the record was named by a delete, or one on its way', () => {
+    expect(
+      broken([
+        exchange('GET', `/v1/messages/${id(m2)}`, 200, m2),
+        exchange('DELETE', `/v1/messages/${id(m2)}`, 204),
+        exchange('GET', `/v1/messages/${id(m2)}`, 404, { error: 'not found' }),
+      ]),
+    ).toEqual([]);
+    expect(
+      broken([
+        exchange('GET', `/v1/contacts/${id(c1)}`, 200, c1),
+        {
+          pending: [{ method: 'DELETE', url: `/v1/contacts/${id(c1)}`, authorization: AUTH }],
+          exchange: exchange('GET', `/v1/contacts/${id(c1)}`, 404, { error: 'not found' }),
+        },
+      ]),
+    ).toEqual([]);
+  });
+});
+
+describe('a contact a refused create made all the same', () => {
+  const refused = () =>
+    exchange(
+      'POST',
+      '/v1/contacts',
+      400,
+      { error: 'phone_number is required' },
+      { sent: { username: String(c1.username) } },
+    );
+
+  it('is a trace of the refused request (contacts.create.requires-username-and-phone-number)', () => {
+    expect(broken([refused(), exchange('GET', '/v1/contacts', 200, page([c1]))])).toEqual([
+      'contacts.create.requires-username-and-phone-number',
+    ]);
+  });
+
+  it('is no trace once a create with that username was accepted', () => {
+    const accepted = exchange('POST', '/v1/contacts', 201, c1, {
+      sent: {
+        username: String(c1.username),
+        phone_number: String(c1.phone_number),
+        display_name: String(c1.display_name),
+      },
+    });
+    expect(broken([refused(), accepted, exchange('GET', '/v1/contacts', 200, page([c1]))])).toEqual([]);
+  });
+});
