@@ -1,6 +1,6 @@
 import type { PendingWrite, Reading } from '../http/exchange';
 import { isObject } from '../http/exchange';
-import { worldOf, type SessionState } from './session';
+import { worldOf, type SessionState, type World } from './session';
 import { idOf } from './pages';
 import type { RuleSet } from '../rules/rules';
 import { conventionsOfAnyAnswer, PARAMETERS, preflight, requestConventions } from './conventions';
@@ -126,7 +126,7 @@ export function judge(
       updatedMessage(v, reading, body, settledBefore(world?.messages.get(routeId(reading)), reading));
       break;
   }
-  if (world) views(v, reading, world, settleMs);
+  if (world) views(v, reading, world, settleMs, untouched(state, world, pending));
   refusedShown(v, reading, world);
   return v.result();
 }
@@ -141,6 +141,19 @@ function settledBefore<T extends { learntAt: number }>(
   reading: Reading,
 ): T | undefined {
   return known && known.learntAt < reading.exchange.startedAt ? known : undefined;
+}
+
+/**
+ * Whether a record the session made is sure to be untouched by any update but those it saw: the
+ * session is its sole writer, has forgotten nothing, and no write of the token is on its way.
+ */
+function untouched(state: SessionState, world: World, pending: readonly PendingWrite[]) {
+  const sure =
+    state.soleWriter &&
+    state.memory.forgotten.records === 0 &&
+    world.ledger.forgotAt === 0 &&
+    !pending.some((write) => write.method === 'PUT' || write.method === 'PATCH');
+  return (id: string) => sure && world.ledger.created.has(id);
 }
 
 function expectedSuccess(method: string): number {

@@ -63,9 +63,9 @@ const keptViolation = (violation: Violation): Violation => ({
 
 export function startJudging(
   ruleSet: RuleSet,
-  options: { settleMs?: number; limits?: Partial<Limits> } = {},
+  options: { settleMs?: number; limits?: Partial<Limits>; soleWriter?: boolean } = {},
 ): Judging {
-  const state = newSession({ ...DEFAULT_LIMITS, ...options.limits });
+  const state = newSession({ ...DEFAULT_LIMITS, ...options.limits }, options.soleWriter);
   const tallies = new Map<string, RuleTally>(
     rulesOf(ruleSet)
       .filter((rule) => JUDGED.includes(rule.id))

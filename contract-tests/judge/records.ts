@@ -319,7 +319,13 @@ export function updatedMessage(
 
 // ---- what earlier exchanges of this token make certain ----
 
-export function views(v: Verdicts, reading: Reading, world: World, settleMs = 0): void {
+export function views(
+  v: Verdicts,
+  reading: Reading,
+  world: World,
+  settleMs = 0,
+  untouched: (id: string) => boolean = () => false,
+): void {
   const started = reading.exchange.startedAt;
   const { contacts, messages } = itemsOf(reading);
   const isList = reading.route.kind === 'contacts' || reading.route.kind === 'messages';
@@ -395,6 +401,13 @@ export function views(v: Verdicts, reading: Reading, world: World, settleMs = 0)
     const known = world.messages.get(idOf(item));
     if (!known || written || known.learntAt > started) continue;
     messageView(v, item, known, settledBy, isList);
+    // A message the session made and never updated (and it is the only writer): as it was sent.
+    if (known.updatedAt === undefined && untouched(idOf(item)))
+      v.check(
+        'messages.send.new-message-defaults',
+        item.updated_at !== null &&
+          `message ${idOf(item)}, which no update touched, shows updated_at ${show(item.updated_at)}`,
+      );
   }
 }
 

@@ -36,8 +36,14 @@ export type { SessionState, World } from './state';
  * gone for a request that arrived at T or later, never for one that was already on its way.
  */
 
-export function newSession(limits: Limits = DEFAULT_LIMITS): SessionState {
-  return { worlds: new Map(), creators: new Map(), kinds: new Map(), memory: newMemory(limits) };
+export function newSession(limits: Limits = DEFAULT_LIMITS, soleWriter = false): SessionState {
+  return {
+    worlds: new Map(),
+    creators: new Map(),
+    kinds: new Map(),
+    memory: newMemory(limits),
+    soleWriter,
+  };
 }
 
 export function worldOf(state: SessionState, authorization: string | undefined): World | undefined {

@@ -130,6 +130,12 @@ export interface SessionState {
   /** The ids the worlds kept have seen, and of which kind (ids of different kinds never collide, C6). */
   kinds: Map<string, Kind>;
   memory: Memory;
+  /**
+   * The session's requests are the only ones that change the records it created (the kit's run,
+   * whose records carry its run id): what none of them changed must read as created. The proxy
+   * cannot say so of live traffic (other clients may write beside it).
+   */
+  soleWriter: boolean;
 }
 
 /** From the document's table (rules/resources.ts): the contact's fields that never change. */

@@ -13,6 +13,4 @@ export const JUDGE_BLIND: Record<string, string> = {
     'the message the refused send made carries nothing of the request (the text is the server’s own), and a conversation may gain messages no request of the token sent (the contact’s), so a passive judge cannot tell it for a trace',
   'drops active when limit is given too':
     'the judge does not know which contacts `active` selects: the document leaves its meaning to the server',
-  'sets updated_at of a message never updated when it is retrieved the third time':
-    'a passive judge cannot know that no client it does not see updated the message',
 };

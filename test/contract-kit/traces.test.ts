@@ -6,8 +6,11 @@ import { AUTH, contact, exchange, message, page } from './exchanges';
  * What no request asked for (judge/traces.ts): a record gone that no delete named, and a contact a
  * refused create made all the same.
  */
-function broken(steps: (ProxyExchange | { pending: PendingWrite[]; exchange: ProxyExchange })[]) {
-  const judging = startJudging('documented');
+function broken(
+  steps: (ProxyExchange | { pending: PendingWrite[]; exchange: ProxyExchange })[],
+  soleWriter = false,
+) {
+  const judging = startJudging('documented', { soleWriter });
   const rules = new Set<string>();
   for (const step of steps) {
     const outcome = 'pending' in step ? judging.judge(step.exchange, step.pending) : judging.judge(step);
@@ -98,5 +101,21 @@ describe('a contact a refused create made all the same', () => {
       },
     });
     expect(broken([refused(), accepted, exchange('GET', '/v1/contacts', 200, page([c1]))])).toEqual([]);
+  });
+});
+
+describe('a message the session made and never updated, read again', () => {
+  const sent = () =>
+    exchange('POST', '/v1/messages', 201, m1, {
+      sent: { conversation_id: String(m1.conversation_id), message: String(m1.message) },
+    });
+  const read = () => exchange('GET', `/v1/messages/${id(m1)}`, 200, { ...m1, updated_at: 1_795_000_999 });
+
+  it('shows updated_at null when the session is its sole writer (messages.send.new-message-defaults)', () => {
+    expect(broken([sent(), read()], true)).toEqual(['messages.send.new-message-defaults']);
+  });
+
+  it('may show any updated_at to the proxy, beside which other clients write', () => {
+    expect(broken([sent(), read()], false)).toEqual([]);
   });
 });
