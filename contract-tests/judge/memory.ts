@@ -35,7 +35,7 @@ const OPEN_PAGES = 100;
 const OPEN_PAGE_ITEMS = 1000;
 /** The walks a token follows at once, and the lists it keeps a whole page of (judge/walks.ts). */
 const WALKS = 16;
-const WHOLE_PAGES = 20;
+const WHOLE_LISTS = 20;
 /** The refused creates and the deletes a token remembers (judge/traces.ts). */
 const REFUSED = 100;
 const DELETES = 20;
@@ -243,21 +243,21 @@ export function dropRefused(state: SessionState, world: World, username: string)
   count(state, -(ENTRY + 48 + stringBytes(username)), world);
 }
 
-/** The ids of a list's first page that showed it whole, kept for the walks of that list. */
-export function keepWholePage(state: SessionState, world: World, key: string, ids: string[]): void {
-  dropWholePage(state, world, key);
-  if (ids.length > OPEN_PAGE_ITEMS) return;
+/** The ids of a list shown whole (one page, or a walk that held still), kept for the walks of that list. */
+export function keepWholeList(state: SessionState, world: World, key: string, ids: string[]): void {
+  dropWholeList(state, world, key);
+  if (ids.length > WALK_ITEMS) return;
   const bytes = idsBytes(key, ids);
-  world.wholePages.set(key, { writes: world.writes, ids: new Set(ids), bytes });
+  world.wholeLists.set(key, { writes: world.writes, ids: new Set(ids), bytes });
   count(state, bytes, world);
-  while (world.wholePages.size > WHOLE_PAGES)
-    dropWholePage(state, world, world.wholePages.keys().next().value as string);
+  while (world.wholeLists.size > WHOLE_LISTS)
+    dropWholeList(state, world, world.wholeLists.keys().next().value as string);
 }
 
-function dropWholePage(state: SessionState, world: World, key: string): void {
-  const page = world.wholePages.get(key);
+function dropWholeList(state: SessionState, world: World, key: string): void {
+  const page = world.wholeLists.get(key);
   if (page === undefined) return;
-  world.wholePages.delete(key);
+  world.wholeLists.delete(key);
   count(state, -page.bytes, world);
 }
 
@@ -370,8 +370,8 @@ export function enforce(state: SessionState, authorization: string): void {
     else if (world.openPages.size > 0) dropPage(state, world, world.openPages.keys().next().value as string);
     else if (world.walks.length > 0) dropWalk(state, world, world.walks[0]!);
     else if (world.refused.size > 0) dropRefused(state, world, world.refused.keys().next().value as string);
-    else if (world.wholePages.size > 0)
-      dropWholePage(state, world, world.wholePages.keys().next().value as string);
+    else if (world.wholeLists.size > 0)
+      dropWholeList(state, world, world.wholeLists.keys().next().value as string);
     else if (world.ledger.records.size > 0) forgetRecord(state, world);
     else if (world.ledger.kinds.size > 0)
       dropKind(state, world, world.ledger.kinds.keys().next().value as string);

@@ -64,7 +64,7 @@ function ensureWorld(state: SessionState, authorization: string): World {
       owners: new Map(),
       openPages: new Map(),
       walks: [],
-      wholePages: new Map(),
+      wholeLists: new Map(),
       writes: 0,
       refused: new Map(),
       deletes: [],

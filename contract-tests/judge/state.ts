@@ -86,8 +86,11 @@ export interface World {
   openPages: Map<string, { at: number; ids: string[] }>;
   /** The walks of lists under way (judge/walks.ts), the oldest first. */
   walks: OpenWalk[];
-  /** The last first page of each list that showed it whole (has_more=false), by `listKey`. */
-  wholePages: Map<string, { writes: number; ids: Set<string>; bytes: number }>;
+  /**
+   * The last time each list was shown whole, by `listKey`: a first page with has_more=false, or a
+   * walk to its end that held still. Its ids in the list's order, and the world's writes then.
+   */
+  wholeLists: Map<string, { writes: number; ids: Set<string>; bytes: number }>;
   /** The writes of this token seen so far, answered or refused: what may have moved its lists. */
   writes: number;
   /** The last deletes the token made, the oldest first (judge/traces.ts): what each named, and when its answer ended. */

@@ -1,6 +1,6 @@
 import type { Json, PendingWrite, Reading } from '../http/exchange';
 import { idOf, listKey, pageOf } from './pages';
-import { dropWalk, keepWalk, keepWholePage } from './memory';
+import { dropWalk, keepWalk, keepWholeList } from './memory';
 import type { OpenWalk, SessionState, World } from './state';
 import type { Verdicts } from './verdicts';
 
@@ -82,11 +82,58 @@ function walkOf(world: World, reading: Reading): OpenWalk | undefined {
   });
 }
 
+const mineOnTheirWay = (pending: readonly PendingWrite[], reading: Reading) =>
+  pending.some((write) => write.authorization === reading.authorization);
+
 /** Whether nothing of the token's own moved the list since the walk began: no write answered, none on its way. */
 const heldStill = (walk: OpenWalk, world: World, pending: readonly PendingWrite[], reading: Reading) =>
-  !walk.moved &&
-  walk.writes === world.writes &&
-  !pending.some((write) => write.authorization === reading.authorization);
+  !walk.moved && walk.writes === world.writes && !mineOnTheirWay(pending, reading);
+
+/**
+ * How a request asks for the page before a record: `ending_before=<id>`. (`before=<id>` may mean a
+ * time, older than that record, which in a list of the newest first is the other way.)
+ */
+const BACK = /^ending_before$/;
+
+/**
+ * A page asked for backwards from a record (`ending_before=<id>`), with no write since
+ * the list was seen in order (a walk under way, or the list shown whole): it holds the records just
+ * before that one, as many as the page takes (lists.pages: "and back, where it has one"). A page
+ * that is the list's first page again is a parameter ignored, which the document allows.
+ */
+export function judgeBackPage(
+  v: Verdicts,
+  reading: Reading,
+  world: World,
+  pending: readonly PendingWrite[],
+): void {
+  const page = pageOf(reading);
+  if (!page || mineOnTheirWay(pending, reading)) return;
+  const key = listKey(reading);
+  const whole = world.wholeLists.get(key);
+  const orders = [
+    ...world.walks.filter((w) => w.list === key && !w.moved && w.writes === world.writes).map((w) => w.ids),
+    ...(whole && whole.writes === world.writes ? [whole.ids] : []),
+  ].map((ids) => [...ids]);
+  for (const [name, value] of reading.query) {
+    if (!BACK.test(name)) continue;
+    const order = orders.find((ids) => ids.includes(value));
+    if (!order) continue;
+    const limit = reading.query.get('limit');
+    const size = limit !== null && /^[1-9][0-9]*$/.test(limit) ? Number(limit) : 10;
+    const at = order.indexOf(value);
+    const expected = order.slice(Math.max(0, at - size), at);
+    const shown = page.data.map(idOf);
+    const same = (a: string[], b: string[]) => a.length === b.length && a.every((id) => b.includes(id));
+    if (at > size && same(shown, order.slice(0, size))) continue;
+    v.check(
+      'lists.pages',
+      !same(shown, expected) &&
+        `the page before ${value} (${name}=${value}) shows ${shown.length} record(s) (${shown.slice(0, 3).join(', ')}${shown.length > 3 ? ', …' : ''}), not the ${expected.length} just before it in the list's order (${expected.slice(-3).join(', ')})`,
+    );
+    return;
+  }
+}
 
 /**
  * Judges the last page of a walk that held still: the records the session saw alive in the list
@@ -108,7 +155,7 @@ export function judgeWalk(
   if (!walk || !heldStill(walk, world, pending, reading)) return;
   const listed = new Set([...walk.ids, ...page.data.map(idOf)]);
   const missing = alive(walk.start - settleMs).filter((id) => !listed.has(id));
-  const whole = world.wholePages.get(walk.list);
+  const whole = world.wholeLists.get(walk.list);
   const paging = whole && whole.writes === walk.writes ? missing.filter((id) => whole.ids.has(id)) : [];
   const pages = walk.pages + 1;
   if (paging.length > 0)
@@ -136,12 +183,14 @@ export function learnWalk(
   const ids = page.data.map(idOf);
   if (isFirstPage(reading)) {
     if (page.has_more) keepWalk(state, world, { ...opened(reading, world, pending), ...pointers(reading) });
-    else keepWholePage(state, world, listKey(reading), ids);
+    else keepWholeList(state, world, listKey(reading), ids);
     return;
   }
   const walk = walkOf(world, reading);
   if (!walk) return;
   dropWalk(state, world, walk);
+  if (!page.has_more && !walk.moved && walk.writes === world.writes && !mineOnTheirWay(pending, reading))
+    keepWholeList(state, world, walk.list, [...new Set([...walk.ids, ...ids])]);
   if (page.has_more)
     keepWalk(state, world, {
       ...walk,

@@ -99,6 +99,35 @@ describe('the judge of whole walks', () => {
   });
 });
 
+describe('the judge of pages asked for backwards (ending_before)', () => {
+  const forward = () => [
+    exchange('GET', '/v1/contacts?limit=2', 200, page(contacts.slice(0, 2), true)),
+    exchange('GET', `/v1/contacts?limit=2&starting_after=${ids[1]}`, 200, page(contacts.slice(2, 4), true)),
+  ];
+  const back = (shown: typeof contacts) =>
+    exchange('GET', `/v1/contacts?limit=2&ending_before=${ids[2]}`, 200, page(shown, true));
+
+  it('finds a page before a record that leaves out the record just before it (lists.pages)', () => {
+    const before = created();
+    expect(judged([...before, ...forward(), back([contacts[0]!])], 'lists.pages').broken).toEqual([
+      'lists.pages',
+    ]);
+  });
+
+  it('keeps silent on the records just before it, and on the first page again (the parameter ignored)', () => {
+    const before = created();
+    expect(judged([...before, ...forward(), back(contacts.slice(0, 2))], 'lists.pages').broken).toEqual([]);
+    const again = created();
+    const far = exchange(
+      'GET',
+      `/v1/contacts?limit=2&ending_before=${ids[3]}`,
+      200,
+      page(contacts.slice(0, 2), true),
+    );
+    expect(judged([...again, ...forward(), far], 'lists.pages').broken).toEqual([]);
+  });
+});
+
 describe('a rule the judge judges, that no exchange of the run could have broken', () => {
   const verdict = (rule: string, outcome: RuleVerdict['verdict']): RuleVerdict => ({
     rule: findRule(rule)!,
