@@ -88,11 +88,12 @@ export function kept(value: unknown): unknown {
 export const copy = (text: string): string => JSON.parse(JSON.stringify(text)) as string;
 
 function contactBytes(id: string, facts: ContactFacts): number {
-  let bytes =
-    CONTACT + 3 * stringBytes(id) + valueBytes(facts.conversationId) + valueBytes(facts.displayName);
-  if (facts.renamedAt !== undefined) bytes += UPDATED;
-  for (const value of Object.values(facts.stable)) bytes += valueBytes(value);
-  for (const name of facts.formerNames) bytes += 8 + valueBytes(name);
+  let bytes = CONTACT + 3 * stringBytes(id) + valueBytes(facts.conversationId);
+  for (const value of [...Object.values(facts.stable), ...Object.values(facts.updatable)])
+    bytes += valueBytes(value);
+  for (const values of Object.values(facts.former))
+    for (const value of values ?? []) bytes += 8 + valueBytes(value);
+  bytes += UPDATED * Object.keys(facts.changedAt).length;
   return bytes;
 }
 

@@ -2,7 +2,14 @@ import { reactionsOf } from '../model/model';
 import { isObject, type Json, type Reading } from '../http/exchange';
 import { itemsOf, sentAttachments, sentReactions } from './session';
 import { idOf } from './pages';
-import { CONTACT_STABLE, type ContactFacts, type MessageFacts, type SessionState, type World } from './state';
+import {
+  CONTACT_STABLE,
+  CONTACT_UPDATES,
+  type ContactFacts,
+  type MessageFacts,
+  type SessionState,
+  type World,
+} from './state';
 import { contactFieldRules, mockMessage, badId, otherKind, notSeconds, notNow } from './conventions';
 import {
   CONTACT,
@@ -24,7 +31,6 @@ import {
 } from '../rules/resources';
 import { routeId, show, where, type Problem, type Verdicts } from './verdicts';
 import { newIds } from './identity';
-import { CONTACT_UPDATES } from './refusals';
 
 /**
  * The records in one answer: their fields, what the request sent against what the answer shows,
@@ -180,18 +186,18 @@ export function updatedContact(
             `${field} changed from ${show(before)} to ${show(body[field])}, though only ${CONTACT_UPDATES.join(' or ')} was sent`,
         );
     }
-    // An update without display_name keeps the name learnt last, if no rename the session saw
-    // overlapped it (the kit's renames sent at once all carry a name).
-    if (
-      !('display_name' in params) &&
-      'display_name' in body &&
-      known.displayName !== undefined &&
-      (known.renamedAt === undefined || known.renamedAt < reading.exchange.startedAt)
-    )
+    // An update without one of the fields an update may change keeps its value learnt last, if no
+    // update of it the session saw overlapped this one (the kit's updates sent at once all carry it).
+    for (const field of CONTACT_UPDATES) {
+      const before = known.updatable[field];
+      const changedAt = known.changedAt[field];
+      if (field in params || !(field in body) || before === undefined) continue;
+      if (changedAt !== undefined && changedAt >= reading.exchange.startedAt) continue;
       moved.push(
-        body.display_name !== known.displayName &&
-          `display_name changed from ${show(known.displayName)} to ${show(body.display_name)}, though no display_name was sent`,
+        body[field] !== before &&
+          `${field} changed from ${show(before)} to ${show(body[field])}, though no ${field} was sent`,
       );
+    }
     if (Object.keys(params).some((key) => !CONTACT_UPDATES.includes(key)))
       v.check('contacts.update.only-display-name', ...applied);
     v.check('contacts.update.keeps-the-rest', ...moved);
@@ -382,19 +388,25 @@ export function views(
     ).map(
       (field) => `contact ${idOf(item)}: ${field} was ${show(known.stable[field])}, now ${show(item[field])}`,
     );
+    const changed = Object.values(known.changedAt);
     if (moved.length > 0)
       v.check(
-        known.renamedAt !== undefined
+        changed.length > 0
           ? 'contacts.update.keeps-the-rest'
           : viewRule('contacts.retrieve', 'contacts.list'),
         ...moved,
       );
-    if (known.renamedAt !== undefined && known.renamedAt <= settledBy)
+    // A field an update changed shows its new value once the update is settled, not a former one.
+    const former = CONTACT_UPDATES.filter((field) => (known.changedAt[field] ?? Infinity) <= settledBy);
+    if (former.length > 0)
       v.check(
         'contacts.update.display-name',
-        item.display_name !== known.displayName &&
-          known.formerNames.includes(item.display_name) &&
-          `contact ${idOf(item)} shows its former display_name ${show(item.display_name)}, not ${show(known.displayName)}`,
+        ...former.map(
+          (field) =>
+            item[field] !== known.updatable[field] &&
+            (known.former[field] ?? []).includes(item[field]) &&
+            `contact ${idOf(item)} shows its former ${field} ${show(item[field])}, not ${show(known.updatable[field])}`,
+        ),
       );
   }
   for (const item of messages) {

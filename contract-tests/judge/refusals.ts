@@ -1,12 +1,9 @@
 import type { Reading } from '../http/exchange';
-import type { World } from './state';
+import { CONTACT_UPDATES, type World } from './state';
 import { CONTACT_FIELDS, MESSAGE_FIELDS, optionalOf, requiredOf, updatedWith } from '../rules/resources';
 import { routeId, type Verdicts } from './verdicts';
 
 /** Requests the server refused, and what a refusal of each kind keeps or breaks. */
-
-/** What a contact update may change (rules/resources.ts). */
-export const CONTACT_UPDATES = updatedWith(CONTACT_FIELDS);
 
 const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 

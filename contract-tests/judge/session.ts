@@ -22,7 +22,7 @@ import {
   dropRefused,
   teaches,
 } from './memory';
-import { CONTACT_STABLE, type Limits, type SessionState, type World } from './state';
+import { CONTACT_STABLE, CONTACT_UPDATES, type Limits, type SessionState, type World } from './state';
 
 export type { SessionState, World } from './state';
 
@@ -126,6 +126,8 @@ function learnContact(state: SessionState, world: World, item: Json, at: number)
     typeof item.conversation_id === 'string' ? item.conversation_id : known?.conversationId;
   const stable = { ...known?.stable };
   for (const field of CONTACT_STABLE) if (field in item) stable[field] = kept(item[field]);
+  const updatable = { ...known?.updatable };
+  for (const field of CONTACT_UPDATES) if (field in item) updatable[field] = kept(item[field]);
   if (known?.conversationId !== undefined && world.owners.get(known.conversationId) === id)
     world.owners.delete(known.conversationId);
   world.contacts.set(id, {
@@ -133,9 +135,9 @@ function learnContact(state: SessionState, world: World, item: Json, at: number)
     learntAt: at,
     ...(conversationId !== undefined ? { conversationId } : {}),
     stable,
-    displayName: 'display_name' in item ? kept(item.display_name) : known?.displayName,
-    formerNames: known?.formerNames ?? [],
-    ...(known?.renamedAt !== undefined ? { renamedAt: known.renamedAt } : {}),
+    updatable,
+    former: known?.former ?? {},
+    changedAt: known?.changedAt ?? {},
   });
   if (conversationId !== undefined) world.owners.set(conversationId, id);
   keepRecord(state, world, 'c', id);
@@ -262,11 +264,13 @@ function learnAnswer(
   if (typeof username === 'string') dropRefused(state, world, username);
   // A late answer, sent before a deletion this world forgot, could show a deleted record alive.
   if (!teaches(world, exchange.startedAt)) return;
-  if (method === 'PUT' && route.kind === 'contact' && sent(reading.params, 'display_name')) {
+  if (method === 'PUT' && route.kind === 'contact') {
     const known = world.contacts.get(route.id);
-    if (known && contacts[0] && known.displayName !== contacts[0].display_name) {
-      known.formerNames = [...known.formerNames, known.displayName].slice(-20);
-      known.renamedAt = at;
+    for (const field of CONTACT_UPDATES) {
+      if (!known || !contacts[0] || !sent(reading.params, field)) continue;
+      if (known.updatable[field] === contacts[0][field]) continue;
+      known.former[field] = [...(known.former[field] ?? []), known.updatable[field]].slice(-20);
+      known.changedAt[field] = at;
     }
   }
   if (method === 'PUT' && route.kind === 'message') {

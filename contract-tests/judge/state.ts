@@ -1,4 +1,4 @@
-import { CONTACT_FIELDS, stableOf } from '../rules/resources';
+import { CONTACT_FIELDS, stableOf, updatedWith } from '../rules/resources';
 
 /**
  * What the proxy holds of each token's world (./session.ts learns it, ./memory.ts bounds it, the
@@ -45,12 +45,13 @@ export interface ContactFacts {
   seenAt: number;
   learntAt: number;
   conversationId?: string;
-  /** The fields no operation may change but an update of display_name: the last values seen. */
+  /** The fields no operation may change: the last values seen. */
   stable: Partial<Record<string, unknown>>;
-  displayName: unknown;
-  /** The display names it had before an update the proxy saw, and when the last update ended. */
-  formerNames: unknown[];
-  renamedAt?: number;
+  /** The fields an update may change (CONTACT_UPDATES): the last values seen. */
+  updatable: Partial<Record<string, unknown>>;
+  /** Their values before each update the proxy saw change them, and when it ended, by field. */
+  former: Partial<Record<string, unknown[]>>;
+  changedAt: Partial<Record<string, number>>;
 }
 
 export interface MessageFacts {
@@ -143,3 +144,5 @@ export interface SessionState {
 
 /** From the document's table (rules/resources.ts): the contact's fields that never change. */
 export const CONTACT_STABLE: readonly string[] = stableOf(CONTACT_FIELDS);
+/** From the same table: the contact's fields an update may change. */
+export const CONTACT_UPDATES: readonly string[] = updatedWith(CONTACT_FIELDS);

@@ -18,7 +18,7 @@ import {
 } from '../../contract-tests/rules/resources';
 import { CONTACT, kept, MESSAGE, SENDER, SENDER_FORBIDDEN } from '../../contract-tests/rules/fields';
 import { PARAMETERS } from '../../contract-tests/judge/conventions';
-import { CONTACT_STABLE } from '../../contract-tests/judge/state';
+import { CONTACT_STABLE, CONTACT_UPDATES } from '../../contract-tests/judge/state';
 import { SENDER_FIELDS } from '../../contract-tests/model/model';
 import { findRule } from '../../contract-tests/rules/rules';
 
@@ -35,6 +35,7 @@ describe("the kit's table of fields", () => {
     expect(PARAMETERS['POST messages']).toEqual(createdWith(MESSAGE_FIELDS));
     expect(PARAMETERS['PUT message']).toEqual(updatedWith(MESSAGE_FIELDS));
     expect(CONTACT_STABLE).toEqual(stableOf(CONTACT_FIELDS));
+    expect(CONTACT_UPDATES).toEqual(updatedWith(CONTACT_FIELDS));
     expect(SENDER_FIELDS).toEqual(senderStableOf(CONTACT_FIELDS));
     expect(Object.keys(SENDER)).toEqual(senderOf(CONTACT_FIELDS));
     expect(SENDER_FORBIDDEN).toEqual(notInSender(CONTACT_FIELDS));
