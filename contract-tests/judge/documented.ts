@@ -15,7 +15,7 @@ import {
   views,
 } from './records';
 import { routeId, show, Verdicts, type Judgement } from './verdicts';
-import { refusedForOptional, refusedUpdate } from './refusals';
+import { formParameters, refusedForOptional, refusedUpdate } from './refusals';
 import { goneUnasked, refusedShown } from './traces';
 
 /**
@@ -72,6 +72,7 @@ export function judge(
   requestConventions(v, reading, operation, state, world);
   refusedForOptional(v, reading, operation, world);
   refusedUpdate(v, reading, operation);
+  formParameters(v, reading, world);
   goneUnasked(v, reading, world, pending);
   if (!reading.ok) return v.result();
   v.check(

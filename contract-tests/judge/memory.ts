@@ -217,6 +217,18 @@ export function dropWalk(state: SessionState, world: World, walk: OpenWalk): voi
   count(state, -(walk.bytes ?? 0), world);
 }
 
+/** A write whose form body was refused (judge/refusals.ts), the oldest let go past REFUSED. */
+export function noteFormRefused(state: SessionState, world: World, key: string, status: number): void {
+  if (world.formsRefused.delete(key)) count(state, -(ENTRY + 16 + stringBytes(key)), world);
+  world.formsRefused.set(key, status);
+  count(state, ENTRY + 16 + stringBytes(key), world);
+  while (world.formsRefused.size > REFUSED) {
+    const oldest = world.formsRefused.keys().next().value as string;
+    world.formsRefused.delete(oldest);
+    count(state, -(ENTRY + 16 + stringBytes(oldest)), world);
+  }
+}
+
 /** A delete the token made, the oldest let go past DELETES. */
 export function noteDelete(state: SessionState, world: World, made: World['deletes'][number]): void {
   world.deletes.push(made);

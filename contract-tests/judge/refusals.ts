@@ -88,3 +88,59 @@ export function refusedCreate(reading: Reading): { username: string; lacking: bo
   const lacking = CONTACT_REQUIRED.some((field) => params?.[field] === undefined || params[field] === '');
   return { username, lacking };
 }
+
+const bodyType = (reading: Reading) =>
+  (reading.exchange.requestHeaders['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
+
+/** What a write sent, whatever its encoding: its method, path and parameters, every value as text. */
+export function sentKey(reading: Reading): string {
+  const canonical = (value: unknown): unknown =>
+    Array.isArray(value)
+      ? value.map(canonical)
+      : value !== null && typeof value === 'object'
+        ? Object.fromEntries(
+            Object.entries(value)
+              .sort(([a], [b]) => (a < b ? -1 : 1))
+              .map(([key, inner]) => [key, canonical(inner)]),
+          )
+        : String(value);
+  return `${reading.exchange.method} ${reading.path} ${JSON.stringify(canonical(reading.params ?? {}))}`;
+}
+
+/** A write with a form body the server refused for its content (kept to hold a JSON twin against it). */
+export function refusedForm(reading: Reading): boolean {
+  const status = reading.exchange.status;
+  return (
+    ['POST', 'PUT', 'PATCH'].includes(reading.exchange.method) &&
+    bodyType(reading) === 'application/x-www-form-urlencoded' &&
+    status >= 400 &&
+    status < 500 &&
+    !NOT_ABOUT_CONTENT.filter((s) => s !== 415).includes(status)
+  );
+}
+
+/**
+ * The document's parameters are form parameters: a write with a form body the server takes keeps
+ * api.form-parameters; one it refuses with 415, or whose very parameters it refused as a form and
+ * then took as JSON, breaks it.
+ */
+export function formParameters(v: Verdicts, reading: Reading, world: World | undefined): void {
+  const { exchange, route } = reading;
+  if (!['POST', 'PUT', 'PATCH'].includes(exchange.method) || route.kind === 'outside') return;
+  const type = bodyType(reading);
+  if (type === 'application/x-www-form-urlencoded') {
+    if (exchange.status === 415 || reading.ok)
+      v.check(
+        'api.form-parameters',
+        exchange.status === 415 && `${exchange.method} with a form body answered 415`,
+      );
+    return;
+  }
+  if (!reading.ok || !(type === 'application/json' || type.endsWith('+json'))) return;
+  const refused = world?.formsRefused.get(sentKey(reading));
+  if (refused !== undefined)
+    v.check(
+      'api.form-parameters',
+      `the same parameters, refused as a form body (${refused}), were taken as JSON (${exchange.status})`,
+    );
+}

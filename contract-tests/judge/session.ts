@@ -1,7 +1,7 @@
 import { reactionsOf } from '../model/model';
 import { isObject, type Json, type PendingWrite, type Reading } from '../http/exchange';
 import { learnWalk } from './walks';
-import { refusedCreate } from './refusals';
+import { refusedCreate, refusedForm, sentKey } from './refusals';
 import { idOf, listKey, pageOf } from './pages';
 import {
   copy,
@@ -18,6 +18,7 @@ import {
   noteKind,
   notePage,
   noteRefused,
+  noteFormRefused,
   noteDelete,
   dropRefused,
   teaches,
@@ -67,6 +68,7 @@ function ensureWorld(state: SessionState, authorization: string): World {
       wholeLists: new Map(),
       writes: 0,
       refused: new Map(),
+      formsRefused: new Map(),
       deletes: [],
       ledger: newLedger(state, authorization),
     };
@@ -198,6 +200,8 @@ export function learn(state: SessionState, reading: Reading, pending: readonly P
   // Refused or not, a write may have moved the token's lists (judge/walks.ts).
   const writing = !['GET', 'HEAD', 'OPTIONS'].includes(method);
   if (writing && state.worlds.has(authorization)) state.worlds.get(authorization)!.writes += 1;
+  if (refusedForm(reading))
+    noteFormRefused(state, ensureWorld(state, authorization), copy(sentKey(reading)), exchange.status);
   const refusal = refusedCreate(reading);
   if (refusal)
     noteRefused(state, ensureWorld(state, authorization), refusal.username, {

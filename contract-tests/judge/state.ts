@@ -101,6 +101,8 @@ export interface World {
    * first: when the refusal ended, and whether it lacked a field the document requires.
    */
   refused: Map<string, { at: number; lacking: boolean }>;
+  /** Writes with form bodies the server refused, by `sentKey`, the oldest first: the status. */
+  formsRefused: Map<string, number>;
   ledger: Ledger;
 }
 

@@ -10,6 +10,7 @@ import { findRule, rulesOf, type RuleSet } from '../rules/rules';
 /** Every rule the judge can find broken; the others need requests of their own (see the report). */
 export const JUDGED: readonly string[] = [
   'api.auth-required',
+  'api.form-parameters',
   'api.json-objects',
   'api.integer-timestamps',
   'api.unique-ids',

@@ -511,6 +511,22 @@ describe('the proxy judge', () => {
     expect(redact('weird')).toBe('weir…');
   });
 
+  it('holds writes to form parameters: a form body refused with 415, or refused and then taken as JSON, breaks api.form-parameters', () => {
+    const sent = { username: 'formuser', phone_number: '+1 555 0100' };
+    const form = (status: number, answer: unknown) =>
+      exchange('POST', '/v1/contacts', status, answer, { sent });
+    expect(broken([form(415, { error: 'send JSON' })])).toEqual(['api.form-parameters']);
+    const json = exchange('POST', '/v1/contacts', 201, contact(9, { ...sent, display_name: 'formuser' }), {
+      headers: { 'content-type': 'application/json' },
+    });
+    json.requestBody = Buffer.from(JSON.stringify(sent));
+    const state = newSession();
+    broken([form(400, { error: 'bad request' })], 'documented', state);
+    expect(broken([json], 'documented', state)).toEqual(['api.form-parameters']);
+    // The same JSON write, with no form refused before it, is nothing to hold against the server.
+    expect(broken([json])).toEqual([]);
+  });
+
   it('names only rules of the catalogue', () => {
     for (const id of JUDGED) expect(findRule(id)).toBeDefined();
   });
