@@ -81,8 +81,9 @@ const NOT_ABOUT_CONTENT = [401, 403, 404, 405, 408, 413, 429];
 export function refusedCreate(reading: Reading): { username: string; lacking: boolean } | undefined {
   const { route, exchange, params } = reading;
   if (exchange.method !== 'POST' || route.kind !== 'contacts') return undefined;
-  if (exchange.status < 400 || exchange.status >= 500 || NOT_ABOUT_CONTENT.includes(exchange.status))
-    return undefined;
+  // A 409 says the contact exists already: one shown with that username is that one.
+  const status = exchange.status;
+  if (status < 400 || status >= 500 || status === 409 || NOT_ABOUT_CONTENT.includes(status)) return undefined;
   const username = params?.username;
   if (typeof username !== 'string' || username === '') return undefined;
   const lacking = CONTACT_REQUIRED.some((field) => params?.[field] === undefined || params[field] === '');
