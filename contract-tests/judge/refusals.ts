@@ -116,7 +116,7 @@ export function refusedForm(reading: Reading): boolean {
     bodyType(reading) === 'application/x-www-form-urlencoded' &&
     status >= 400 &&
     status < 500 &&
-    !NOT_ABOUT_CONTENT.filter((s) => s !== 415).includes(status)
+    !NOT_ABOUT_CONTENT.includes(status)
   );
 }
 
