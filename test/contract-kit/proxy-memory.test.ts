@@ -7,6 +7,7 @@ import { judge } from '../../contract-tests/judge/documented';
 import { DEFAULT_LIMITS, type Limits } from '../../contract-tests/judge/memory';
 import { learn, newSession, type SessionState } from '../../contract-tests/judge/session';
 import { drive } from './proxy-traffic';
+import { exchange as byHand, now } from './exchanges';
 
 /**
  * What the proxy remembers stays within its bounds (--max-tokens, --max-records, --max-total-mb)
@@ -122,34 +123,19 @@ describe('what the proxy remembers stays within its bounds', () => {
 
 // ---- forgetting, check by check ----
 
-let clock = 1_795_000_000_000;
-let seq = 0;
-
-function exchange(
+/** An exchange of `token`'s (./exchanges.ts), the clock a second on. */
+const exchange = (
   token: string,
   method: string,
   url: string,
   status: number,
   answer?: unknown,
   sent?: Record<string, string>,
-): ProxyExchange {
-  const startedAt = (clock += 1000);
-  return {
-    seq: ++seq,
-    method,
-    url,
-    requestHeaders: {
-      authorization: `Bearer ${token}`,
-      ...(sent ? { 'content-type': 'application/x-www-form-urlencoded' } : {}),
-    },
-    requestBody: Buffer.from(sent ? new URLSearchParams(sent).toString() : ''),
-    status,
-    responseHeaders: { 'content-type': 'application/json' },
-    responseBody: Buffer.from(answer === undefined ? '' : JSON.stringify(answer)),
-    startedAt,
-    finishedAt: startedAt + 5,
-  };
-}
+): ProxyExchange =>
+  byHand(method, url, status, answer, {
+    ...(sent ? { sent } : {}),
+    headers: { authorization: `Bearer ${token}` },
+  });
 
 /** An answer that was on its way before the exchanges since: it started `before` ms ago. */
 const late = (e: ProxyExchange, before: number): ProxyExchange => ({ ...e, startedAt: e.startedAt - before });
@@ -165,7 +151,6 @@ function judged(state: SessionState, exchanges: ProxyExchange[], ruleSet: 'docum
 }
 const lastOf = (rules: string[][]) => rules.at(-1);
 
-const now = () => Math.floor(clock / 1000);
 const id = (prefix: string, n: number) => `${prefix}${String(n).padStart(15, '0')}`;
 const contact = (n: number) =>
   documented(CONTACT, {
