@@ -39,7 +39,7 @@ const WHOLE_LISTS = 20;
 /** The refused creates and the deletes a token remembers (judge/traces.ts). */
 const REFUSED = 100;
 const DELETES = 20;
-/** A longer walk is no longer followed: its end is not judged. */
+/** A longer walk keeps only the records the world knew before it began (keepWalk). */
 const WALK_ITEMS = 2000;
 
 export function newMemory(limits: Limits): Memory {
@@ -203,7 +203,15 @@ const idsBytes = (key: string, ids: Iterable<string>): number => {
 
 /** A walk followed on (judge/walks.ts): counted, and the oldest let go past WALKS. */
 export function keepWalk(state: SessionState, world: World, walk: OpenWalk): void {
-  if (walk.ids.size > WALK_ITEMS) return;
+  // A long walk keeps only the records the world knew before it began, which its end is judged by;
+  // it no longer gives the list's order (for pages asked for backwards, and the list shown whole).
+  if (walk.ids.size > WALK_ITEMS) {
+    const before = (id: string) =>
+      (world.contacts.get(id)?.seenAt ?? world.messages.get(id)?.seenAt ?? Infinity) <= walk.start;
+    const known = [...walk.ids].filter(before);
+    if (known.length > WALK_ITEMS) return;
+    walk = { ...walk, ids: new Set(known), ordered: false };
+  }
   const bytes = idsBytes(walk.list, walk.ids) + walk.urls.reduce((n, url) => n + stringBytes(url), 0);
   world.walks.push({ ...walk, bytes });
   count(state, bytes, world);

@@ -120,6 +120,8 @@ export interface OpenWalk {
   pages: number;
   listed: number;
   ids: Set<string>;
+  /** Whether `ids` holds every record of its pages, in order (a long walk keeps only those the world knows). */
+  ordered: boolean;
   /** What the page after the last one may be asked for with: its last id, a token, URLs. */
   lastId: string | undefined;
   token: string | undefined;

@@ -112,7 +112,9 @@ export function judgeBackPage(
   const key = listKey(reading);
   const whole = world.wholeLists.get(key);
   const orders = [
-    ...world.walks.filter((w) => w.list === key && !w.moved && w.writes === world.writes).map((w) => w.ids),
+    ...world.walks
+      .filter((w) => w.list === key && w.ordered && !w.moved && w.writes === world.writes)
+      .map((w) => w.ids),
     ...(whole && whole.writes === world.writes ? [whole.ids] : []),
   ].map((ids) => [...ids]);
   for (const [name, value] of reading.query) {
@@ -190,7 +192,7 @@ export function learnWalk(
   if (!walk) return;
   dropWalk(state, world, walk);
   if (!page.has_more && !walk.moved && walk.writes === world.writes && !mineOnTheirWay(pending, reading))
-    keepWholeList(state, world, walk.list, [...new Set([...walk.ids, ...ids])]);
+    if (walk.ordered) keepWholeList(state, world, walk.list, [...new Set([...walk.ids, ...ids])]);
   if (page.has_more)
     keepWalk(state, world, {
       ...walk,
@@ -215,6 +217,7 @@ function opened(reading: Reading, world: World, pending: readonly PendingWrite[]
     pages: 1,
     listed: ids.length,
     ids: new Set(ids),
+    ordered: true,
     lastId: ids.at(-1),
   };
 }

@@ -88,6 +88,23 @@ describe('the judge of whole walks', () => {
     expect(judged([...again, ...byLink])).toEqual({ broken: [], checks: 1 });
   });
 
+  it('follows a walk longer than it keeps whole, by the records the session knew before it began', () => {
+    const before = created();
+    const theirs = (from: number) => Array.from({ length: 1000 }, (_, i) => contact(100 + from + i));
+    const walk = [
+      exchange(
+        'GET',
+        '/v1/contacts?limit=1000',
+        200,
+        page([...contacts.slice(0, 2), ...theirs(0)].slice(0, 1000), true),
+      ),
+      exchange('GET', '/v1/contacts?limit=1000&page=2', 200, page(theirs(1000), true)),
+      exchange('GET', '/v1/contacts?limit=1000&page=3', 200, page(theirs(2000), true)),
+      exchange('GET', '/v1/contacts?limit=1000&page=4', 200, page([contacts[2]!, contacts[4]!])),
+    ];
+    expect(judged([...before, ...walk])).toEqual({ broken: ['contacts.list'], checks: 1 });
+  });
+
   it('names the paging (lists.pages) when the list shown whole on one page, with no write since, held what the walk left out', () => {
     const before = created();
     const walk = [
