@@ -5,7 +5,7 @@ import { mockPage } from './conventions';
 import { PAGE, problems } from '../rules/fields';
 import { contactRecord, messageRecord } from './records';
 import { show, type Verdicts } from './verdicts';
-import { FIRST_PAGE_PARAMS, isFirstPage, judgeBackPage, judgeWalk } from './walks';
+import { FIRST_PAGE_PARAMS, isFirstPage, judgeBackPage, judgeNextPage, judgeWalk } from './walks';
 
 /** A page of a list: its fields and records, its size, its filter, and has_more against the list. */
 
@@ -60,6 +60,7 @@ export function list(
     const unsure = doubtful(pending, reading, world);
     hasMore(v, reading, page, world, settleMs, unsure);
     judgeBackPage(v, reading, world, pending);
+    judgeNextPage(v, reading, world, pending);
     judgeWalk(
       v,
       reading,

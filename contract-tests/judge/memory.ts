@@ -212,7 +212,10 @@ export function keepWalk(state: SessionState, world: World, walk: OpenWalk): voi
     if (known.length > WALK_ITEMS) return;
     walk = { ...walk, ids: new Set(known), ordered: false };
   }
-  const bytes = idsBytes(walk.list, walk.ids) + walk.urls.reduce((n, url) => n + stringBytes(url), 0);
+  const bytes =
+    idsBytes(walk.list, walk.ids) +
+    8 * (walk.firstPage.length + walk.lastPage.length) +
+    walk.urls.reduce((n, url) => n + stringBytes(url), 0);
   world.walks.push({ ...walk, bytes });
   count(state, bytes, world);
   while (world.walks.length > WALKS) dropWalk(state, world, world.walks[0]!);

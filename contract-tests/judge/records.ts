@@ -414,7 +414,7 @@ export function views(
     if (!known || written || known.learntAt > started) continue;
     messageView(v, item, known, settledBy, isList);
     // A message the session made and never updated (and it is the only writer): as it was sent.
-    if (known.updatedAt === undefined && untouched(idOf(item)))
+    if (known.sent && known.updatedAt === undefined && untouched(idOf(item)))
       v.check(
         'messages.send.new-message-defaults',
         item.updated_at !== null &&

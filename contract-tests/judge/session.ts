@@ -148,7 +148,7 @@ function learnContact(state: SessionState, world: World, item: Json, at: number)
 /** No reactions: one map for every message that has none (a Map of its own holds ~200 bytes). */
 const NO_REACTIONS: Map<string, Set<string>> = new Map();
 
-function learnMessage(state: SessionState, world: World, item: Json, at: number): void {
+function learnMessage(state: SessionState, world: World, item: Json, at: number, sent = false): void {
   const id = idOf(item);
   if (world.goneMessages.has(id)) return;
   if (typeof item.conversation_id === 'string' && world.goneConversations.has(item.conversation_id)) return;
@@ -172,6 +172,7 @@ function learnMessage(state: SessionState, world: World, item: Json, at: number)
     world.messages.set(id, {
       ...shown,
       seenAt: at,
+      ...(sent ? { sent } : {}),
       formerTexts: [],
       reactions: reactions ?? NO_REACTIONS,
       attachments: attachments ?? 0,
@@ -292,7 +293,8 @@ function learnAnswer(
     }
   }
   for (const contact of contacts) learnContact(state, world, contact, at);
-  for (const message of messages) learnMessage(state, world, message, at);
+  const sending = method === 'POST' && route.kind === 'messages';
+  for (const message of messages) learnMessage(state, world, message, at, sending);
   const page = pageOf(reading);
   const last = page?.data.at(-1);
   if (page?.has_more && last)

@@ -56,6 +56,8 @@ export interface ContactFacts {
 
 export interface MessageFacts {
   seenAt: number;
+  /** Learnt first from the answer to its send. */
+  sent?: boolean;
   /** When an exchange last showed it: a view that started earlier may show it older. */
   learntAt: number;
   conversationId: unknown;
@@ -92,6 +94,8 @@ export interface World {
    * walk to its end that held still. Its ids in the list's order, and the world's writes then.
    */
   wholeLists: Map<string, { writes: number; ids: Set<string>; bytes: number }>;
+  /** How many records a first page without limit holds, when it is not the whole list. */
+  defaultPageSize?: number;
   /** The writes of this token seen so far, answered or refused: what may have moved its lists. */
   writes: number;
   /** The last deletes the token made, the oldest first (judge/traces.ts): what each named, and when its answer ended. */
@@ -120,6 +124,9 @@ export interface OpenWalk {
   pages: number;
   listed: number;
   ids: Set<string>;
+  /** The ids of its first page and of its last one so far. */
+  firstPage: string[];
+  lastPage: string[];
   /** Whether `ids` holds every record of its pages, in order (a long walk keeps only those the world knows). */
   ordered: boolean;
   /** What the page after the last one may be asked for with: its last id, a token, URLs. */

@@ -69,7 +69,13 @@ function walkOf(world: World, reading: Reading): OpenWalk | undefined {
   const key = listKey(reading);
   const limit = reading.query.get('limit');
   const asked = signature(reading.exchange.url);
-  return world.walks.find((walk) => {
+  const shown = (pageOf(reading)?.data ?? []).map(idOf).join('\n');
+  // The latest walk first: a list asked for again opens a walk of its own, which the next page
+  // continues (an older one's writes may no longer hold).
+  return [...world.walks].reverse().find((walk) => {
+    // The walk's first or last page again: a parameter the server ignored (the kit tries several
+    // ways to the next page), not the page after.
+    if (shown !== '' && [walk.firstPage, walk.lastPage].some((ids) => ids.join('\n') === shown)) return false;
     if (walk.urls.includes(asked ?? '')) return true;
     if (walk.list !== key || walk.limit !== limit) return false;
     for (const [name, value] of reading.query) {
@@ -121,13 +127,17 @@ export function judgeBackPage(
     if (!BACK.test(name)) continue;
     const order = orders.find((ids) => ids.includes(value));
     if (!order) continue;
+    // The page size: the limit asked for, or the size of the list's first pages without one.
     const limit = reading.query.get('limit');
-    const size = limit !== null && /^[1-9][0-9]*$/.test(limit) ? Number(limit) : 10;
+    const size =
+      limit === null ? world.defaultPageSize : /^[1-9][0-9]*$/.test(limit) ? Number(limit) : undefined;
+    if (size === undefined) return;
     const at = order.indexOf(value);
     const expected = order.slice(Math.max(0, at - size), at);
     const shown = page.data.map(idOf);
     const same = (a: string[], b: string[]) => a.length === b.length && a.every((id) => b.includes(id));
-    if (at > size && same(shown, order.slice(0, size))) continue;
+    // The list's first page again, far from the record: the parameter ignored.
+    if (at > size && same(shown, order.slice(0, size))) return;
     v.check(
       'lists.pages',
       !same(shown, expected) &&
@@ -173,6 +183,27 @@ export function judgeWalk(
     );
 }
 
+/**
+ * A next page of a walk that held still shows none of the records of the pages before it, whatever
+ * the way to it (lists.pages: "no item twice").
+ */
+export function judgeNextPage(
+  v: Verdicts,
+  reading: Reading,
+  world: World,
+  pending: readonly PendingWrite[],
+): void {
+  const page = pageOf(reading);
+  const walk = page && walkOf(world, reading);
+  if (!page || !walk || !heldStill(walk, world, pending, reading)) return;
+  const again = page.data.map(idOf).filter((id) => walk.ids.has(id));
+  v.check(
+    'lists.pages',
+    again.length > 0 &&
+      `page ${walk.pages + 1} of a walk that held still shows ${again.length} record(s) of the pages before it again (e.g. ${again[0]})`,
+  );
+}
+
 /** After a page is judged: a first page opens a walk, a next page moves one on or ends it. */
 export function learnWalk(
   state: SessionState,
@@ -184,6 +215,7 @@ export function learnWalk(
   if (!page) return;
   const ids = page.data.map(idOf);
   if (isFirstPage(reading)) {
+    if (page.has_more && reading.query.get('limit') === null) world.defaultPageSize = ids.length;
     if (page.has_more) keepWalk(state, world, { ...opened(reading, world, pending), ...pointers(reading) });
     else keepWholeList(state, world, listKey(reading), ids);
     return;
@@ -201,6 +233,7 @@ export function learnWalk(
       listed: walk.listed + ids.length,
       ids: new Set([...walk.ids, ...ids]),
       lastId: ids.at(-1),
+      lastPage: ids,
       ...pointers(reading),
     });
 }
@@ -217,6 +250,8 @@ function opened(reading: Reading, world: World, pending: readonly PendingWrite[]
     pages: 1,
     listed: ids.length,
     ids: new Set(ids),
+    firstPage: ids,
+    lastPage: ids,
     ordered: true,
     lastId: ids.at(-1),
   };
