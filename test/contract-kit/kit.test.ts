@@ -564,7 +564,8 @@ describe('the contract kit', () => {
     it('retries a GET whose connection dropped, and still judges', async () => {
       let gets = 0;
       const server = await startWrapped({
-        request: (req) => (req.method === 'GET' && ++gets % 15 === 0 ? { status: 0, headers: {} } : undefined),
+        request: (req) =>
+          req.method === 'GET' && ++gets % 15 === 0 ? { status: 0, headers: {} } : undefined,
       });
       try {
         const run = await runBin(['--base-url', server.url, '--token', 'flaky', '--timeout-ms', '2000']);
