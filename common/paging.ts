@@ -67,7 +67,7 @@ type Mechanism = {
   ): { path: string; query?: Record<string, string> } | undefined;
 };
 
-const BODY_TOKENS = ['next_cursor', 'next_page_token', 'nextCursor', 'next_page', 'next', 'cursor'];
+export const BODY_TOKENS = ['next_cursor', 'next_page_token', 'nextCursor', 'next_page', 'next', 'cursor'];
 export const BODY_PREV_TOKENS = [
   'prev_cursor',
   'prev_page_token',
@@ -91,18 +91,22 @@ function bodyTokenKey(page: Page): string {
   return BODY_TOKENS.find((key) => body[key] !== undefined && body[key] !== null) ?? 'links.next';
 }
 
-/** The target of an RFC 8288 `Link` header's relation, as a path on the base URL. */
-export function linkHeader(page: Page, rel: 'next' | 'prev', baseUrl: string): string | undefined {
-  const header = page.exchange.headers.link;
-  if (!header) return undefined;
-  for (const part of header.split(/,(?=\s*<)/)) {
+/** The targets of an RFC 8288 `Link` header's relation, as the header writes them. */
+export function linkTargets(header: string | undefined, rel: 'next' | 'prev'): string[] {
+  const targets: string[] = [];
+  for (const part of (header ?? '').split(/,(?=\s*<)/)) {
     const match = /<([^>]*)>\s*;(.*)/.exec(part.trim());
     if (!match) continue;
     const rels = /rel\s*=\s*"?([^";]+)"?/i.exec(match[2]!)?.[1]?.toLowerCase().split(/\s+/) ?? [];
-    if (rels.includes(rel) || (rel === 'prev' && rels.includes('previous')))
-      return toPath(match[1]!, baseUrl);
+    if (rels.includes(rel) || (rel === 'prev' && rels.includes('previous'))) targets.push(match[1]!);
   }
-  return undefined;
+  return targets;
+}
+
+/** The target of an RFC 8288 `Link` header's relation, as a path on the base URL. */
+export function linkHeader(page: Page, rel: 'next' | 'prev', baseUrl: string): string | undefined {
+  const target = linkTargets(page.exchange.headers.link, rel)[0];
+  return target === undefined ? undefined : toPath(target, baseUrl);
 }
 
 /** The path of a base URL such as `https://host/api` (`/api`), or ''. */

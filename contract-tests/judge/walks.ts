@@ -3,6 +3,7 @@ import { idOf, listKey, pageOf } from './pages';
 import { dropWalk, keepWalk, keepWholeList } from './memory';
 import type { OpenWalk, SessionState, World } from './state';
 import type { Verdicts } from './verdicts';
+import { BODY_TOKENS, linkTargets } from '../../common/paging';
 
 /**
  * Whole walks of a list: a first page, then each next page asked for the way the page before
@@ -10,8 +11,9 @@ import type { Verdicts } from './verdicts';
  * items so far), up to the page that says has_more=false. A walk in which the token wrote nothing
  * (no write of it answered, none on its way) shows every record of its list that the session saw
  * alive before the walk began (with --settle-ms, that long before). One it leaves out breaks the
- * list's rule; or the paging's (lists.pages), when the same list shown whole on one page, with no
- * write between, held it.
+ * list's rule; or the paging's (lists.pages), when the same list shown whole (on one page, or by
+ * another walk that held still), with no write between, held it. Each next page shows no record of
+ * the pages before it, and a page asked for backwards holds the records just before its cursor.
  */
 
 /** A list's first page: no parameter but these (a page further on is asked for with another). */
@@ -35,16 +37,11 @@ function signature(target: string): string | undefined {
 /** The ways to the page after this one that the answer itself gives: a token, next-page URLs. */
 function pointers(reading: Reading): { token: string | undefined; urls: string[] } {
   const body = reading.body as Json;
+  const links = body.links as Json | undefined;
   const urls: string[] = [];
   let token: string | undefined;
-  const links = body.links as Json | undefined;
   for (const value of [
-    body.next_cursor,
-    body.next_page_token,
-    body.nextCursor,
-    body.next_page,
-    body.next,
-    body.cursor,
+    ...BODY_TOKENS.map((key) => body[key]),
     links && typeof links === 'object' ? links.next : undefined,
   ]) {
     if (typeof value !== 'string' && typeof value !== 'number') continue;
@@ -53,12 +50,9 @@ function pointers(reading: Reading): { token: string | undefined; urls: string[]
     else token ??= String(value);
   }
   const header = reading.exchange.responseHeaders.link;
-  for (const part of (typeof header === 'string' ? header : '').split(/,(?=\s*<)/)) {
-    const match = /<([^>]*)>\s*;(.*)/.exec(part.trim());
-    if (match && /rel\s*=\s*"?[^";]*\bnext\b/i.test(match[2]!)) {
-      const url = signature(match[1]!);
-      if (url) urls.push(url);
-    }
+  for (const target of linkTargets(typeof header === 'string' ? header : undefined, 'next')) {
+    const url = signature(target);
+    if (url) urls.push(url);
   }
   return { token, urls };
 }
