@@ -135,13 +135,15 @@ export function judge(
 /**
  * What the session knows of a message, if it learnt it before the update was sent: an answer that
  * came while the update was on its way may show another update sent at the same time, applied
- * after this one (whose answer then rightly lacks what that one added).
+ * after this one (whose answer then rightly lacks what that one added). An answer that ended in the
+ * millisecond the update was sent came before it, as views take it (records.ts): otherwise whether
+ * an update sent at once after a read is judged would hang on the clock's resolution.
  */
 function settledBefore<T extends { learntAt: number }>(
   known: T | undefined,
   reading: Reading,
 ): T | undefined {
-  return known && known.learntAt < reading.exchange.startedAt ? known : undefined;
+  return known && known.learntAt <= reading.exchange.startedAt ? known : undefined;
 }
 
 /**
