@@ -108,37 +108,35 @@ export function judgeBackPage(
   pending: readonly PendingWrite[],
 ): void {
   const page = pageOf(reading);
-  if (!page || mineOnTheirWay(pending, reading)) return;
+  const back = [...reading.query].find(([name]) => BACK.test(name));
+  if (!page || !back || mineOnTheirWay(pending, reading)) return;
+  const [name, value] = back;
   const key = listKey(reading);
   const whole = world.wholeLists.get(key);
-  const orders = [
+  const seen = [
     ...world.walks
       .filter((w) => w.list === key && w.ordered && !w.moved && w.writes === world.writes)
       .map((w) => w.ids),
     ...(whole && whole.writes === world.writes ? [whole.ids] : []),
-  ].map((ids) => [...ids]);
-  for (const [name, value] of reading.query) {
-    if (!BACK.test(name)) continue;
-    const order = orders.find((ids) => ids.includes(value));
-    if (!order) continue;
-    // The page size: the limit asked for, or the size of the list's first pages without one.
-    const limit = reading.query.get('limit');
-    const size =
-      limit === null ? world.defaultPageSize : /^[1-9][0-9]*$/.test(limit) ? Number(limit) : undefined;
-    if (size === undefined) return;
-    const at = order.indexOf(value);
-    const expected = order.slice(Math.max(0, at - size), at);
-    const shown = page.data.map(idOf);
-    const same = (a: string[], b: string[]) => a.length === b.length && a.every((id) => b.includes(id));
-    // The list's first page again, far from the record: the parameter ignored.
-    if (at > size && same(shown, order.slice(0, size))) return;
-    v.check(
-      'lists.pages',
-      !same(shown, expected) &&
-        `the page before ${value} (${name}=${value}) shows ${shown.length} record(s) (${shown.slice(0, 3).join(', ')}${shown.length > 3 ? ', …' : ''}), not the ${expected.length} just before it in the list's order (${expected.slice(-3).join(', ')})`,
-    );
-    return;
-  }
+  ].find((ids) => ids.has(value));
+  if (!seen) return;
+  const order = [...seen];
+  // The page size: the limit asked for, or the size of the list's first pages without one.
+  const limit = reading.query.get('limit');
+  const size =
+    limit === null ? world.defaultPageSize : /^[1-9][0-9]*$/.test(limit) ? Number(limit) : undefined;
+  if (size === undefined) return;
+  const at = order.indexOf(value);
+  const expected = order.slice(Math.max(0, at - size), at);
+  const shown = page.data.map(idOf);
+  const same = (a: string[], b: string[]) => a.length === b.length && a.every((id) => b.includes(id));
+  // The list's first page again, far from the record: the parameter ignored.
+  if (at > size && same(shown, order.slice(0, size))) return;
+  v.check(
+    'lists.pages',
+    !same(shown, expected) &&
+      `the page before ${value} (${name}=${value}) shows ${shown.length} record(s) (${shown.slice(0, 3).join(', ')}${shown.length > 3 ? ', …' : ''}), not the ${expected.length} just before it in the list's order (${expected.slice(-3).join(', ')})`,
+  );
 }
 
 /**
