@@ -9,7 +9,7 @@
  * idempotent method) is sent again, after a bounded exponential backoff that honours
  * Retry-After. One whose effect is unknown (a POST) is sent again only once its caller has
  * looked up that it took no effect (`reconcile`). A 429 says that nothing was done: any method
- * waits it out. Only the final, real answer is handed back; one that stays transient past the
+ * waits it out, and so does every other request of the process to the same server (RateGate). Only the final, real answer is handed back; one that stays transient past the
  * bound is the caller's `giveUp` error.
  */
 
@@ -25,9 +25,50 @@ export const MAX_ATTEMPTS = 5;
 export const MAX_WAIT_MS = 10_000;
 /** The first wait without Retry-After; each next one doubles (200, 400, 800, 1600 ms). */
 const FIRST_BACKOFF_MS = 200;
-/** A 429: the waits at most, and the wait when it gives no Retry-After. */
-const RATE_LIMIT_WAITS = 4;
+/**
+ * A 429: the waits at most for one request, and the wait when it gives no Retry-After. A server
+ * that limits a token's requests per window answers some of a burst 429 in each window, so one
+ * request may meet the limit several times before its turn; the gate below keeps that rare.
+ */
+const RATE_LIMIT_WAITS = 10;
 const RATE_LIMIT_WAIT_MS = 1000;
+
+/**
+ * The wait that a 429 asked for, kept for every request of this process to the same server: a
+ * request sent while another waits out the limit would only meet it again (and use up the next
+ * window before the one that waited gets its turn). Once a 429 came, no request to that origin
+ * is sent before its Retry-After has passed.
+ */
+export class RateGate {
+  private resumeAt = 0;
+
+  constructor(private readonly clock: () => number = Date.now) {}
+
+  /** A 429 asked for `waitMs` from now. */
+  hold(waitMs: number): void {
+    this.resumeAt = Math.max(this.resumeAt, this.clock() + waitMs);
+  }
+
+  /** How long a request must still wait before it is sent (0 when the gate is open). */
+  waitLeft(): number {
+    return Math.max(0, this.resumeAt - this.clock());
+  }
+}
+
+const gates = new Map<string, RateGate>();
+
+/** The gate of this process for the server that `target` (a URL) names. */
+export function gateFor(target: string): RateGate {
+  let origin: string;
+  try {
+    origin = new URL(target).origin;
+  } catch {
+    origin = target;
+  }
+  let gate = gates.get(origin);
+  if (!gate) gates.set(origin, (gate = new RateGate()));
+  return gate;
+}
 
 /**
  * Errors that say the connection failed on its way, not that the request is wrong: resets and
@@ -87,6 +128,8 @@ export interface RetryHooks<T extends Answered> {
   /** The error thrown when the answers stay transient (or the effect is unknown): `line` says why. */
   giveUp(line: string, noAnswer: boolean): Error;
   sleep?(ms: number): Promise<void>;
+  /** Where the waits that 429s ask for are shared; the process's gate for the target's origin by default. */
+  gate?: RateGate;
 }
 
 const pause = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
@@ -99,11 +142,14 @@ export async function withRetries<T extends Answered>(
 ): Promise<T> {
   // The policy's wait; the clock's own adds a little at random (jittered).
   const sleep = hooks.sleep ?? ((ms: number) => pause(jittered(ms)));
+  const gate = hooks.gate ?? gateFor(target);
   let transient = 0;
   let rateLimited = 0;
   for (;;) {
     let answer: T | undefined;
     let line: string;
+    const held = gate.waitLeft();
+    if (held > 0) await sleep(held);
     try {
       answer = await hooks.once();
     } catch (error) {
@@ -118,7 +164,7 @@ export async function withRetries<T extends Answered>(
           `${method} ${target}: still rate limited (429) after ${RATE_LIMIT_WAITS} waits`,
           false,
         );
-      await sleep(retryAfterMs(answer.headers['retry-after']) ?? RATE_LIMIT_WAIT_MS);
+      gate.hold(retryAfterMs(answer.headers['retry-after']) ?? RATE_LIMIT_WAIT_MS);
       continue;
     }
     if (answer && !isTransientStatus(answer.status)) return answer;

@@ -3,6 +3,7 @@ import {
   isTransientStatus,
   MAX_ATTEMPTS,
   MAX_WAIT_MS,
+  RateGate,
   retryAfterMs,
   waitBefore,
   withRetries,
@@ -47,7 +48,11 @@ describe('the transient policy', () => {
 
   class Gone extends Error {}
   /** Answers `script` in turn ('reset' for none), and notes every wait and transient line. */
-  function scripted(script: (number | 'reset' | 'refused-dns')[], retryAfter?: string) {
+  function scripted(
+    script: (number | 'reset' | 'refused-dns')[],
+    retryAfter?: string,
+    gate = new RateGate(() => now),
+  ) {
     const waits: number[] = [];
     const lines: string[] = [];
     let sent = 0;
@@ -62,6 +67,7 @@ describe('the transient policy', () => {
       onTransient: (line: string) => lines.push(line),
       giveUp: (line: string, noAnswer: boolean) => new Error(`${noAnswer ? 'none' : 'transient'}: ${line}`),
       sleep: async (ms: number) => void waits.push(ms),
+      gate,
     };
     return { hooks, waits, lines, sent: () => sent };
   }
@@ -104,6 +110,38 @@ describe('the transient policy', () => {
     const s = scripted([429, 429, 201], '2');
     expect((await withRetries('POST', '/v1/contacts', s.hooks)).status).toBe(201);
     expect({ waits: s.waits, lines: s.lines }).toEqual({ waits: [2000, 2000], lines: [] });
+  });
+
+  it('holds every request to the same server while a 429 is waited out, and gives up only after ten waits', async () => {
+    let clock = now;
+    const gate = new RateGate(() => clock);
+    const limited = scripted([429, 200], '3', gate);
+    // The first send meets the limit and waits until the test lets it go on.
+    let goOn = () => {};
+    const first = withRetries('GET', 'http://api.test/v1/contacts', {
+      ...limited.hooks,
+      sleep: (ms) => {
+        limited.waits.push(ms);
+        return new Promise<void>((resolve) => (goOn = resolve));
+      },
+    });
+    await new Promise(setImmediate);
+    expect({ waits: limited.waits, left: gate.waitLeft() }).toEqual({ waits: [3000], left: 3000 });
+    // A second request, sent a second later while the first waits, waits for the rest.
+    clock += 1000;
+    const other = scripted([200], undefined, gate);
+    expect((await withRetries('GET', 'http://api.test/v1/messages', other.hooks)).status).toBe(200);
+    expect({ other: other.waits, sent: other.sent() }).toEqual({ other: [2000], sent: 1 });
+    clock += 2000;
+    goOn();
+    expect((await first).status).toBe(200);
+    expect(limited.sent()).toBe(2);
+
+    const always = scripted([429], '1');
+    await expect(withRetries('GET', '/v1/contacts', always.hooks)).rejects.toThrow(
+      'transient: GET /v1/contacts: still rate limited (429) after 10 waits',
+    );
+    expect(always.sent()).toBe(11);
   });
 
   it('never sends a POST again without a reconciliation, and sends it again when it made nothing', async () => {
