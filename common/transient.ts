@@ -58,7 +58,7 @@ export class RateGate {
 const gates = new Map<string, RateGate>();
 
 /** The gate of this process for the server that `target` (a URL) names. */
-export function gateFor(target: string): RateGate {
+function gateFor(target: string): RateGate {
   let origin: string;
   try {
     origin = new URL(target).origin;
