@@ -1,5 +1,5 @@
 import { redact, type Reading } from '../http/exchange';
-import { findRule, rulesOf, type RuleSet } from '../rules/rules';
+import { findRule, RULES, rulesOf, type RuleSet } from '../rules/rules';
 
 /**
  * What the judgment of one exchange gives, and how its modules (records, lists, documented,
@@ -7,68 +7,10 @@ import { findRule, rulesOf, type RuleSet } from '../rules/rules';
  * violation a rule, and only rules of the rule set.
  */
 
-/** Every rule the judge can find broken; the others need requests of their own (see the report). */
-export const JUDGED: readonly string[] = [
-  'api.auth-required',
-  'api.form-parameters',
-  'api.json-objects',
-  'api.integer-timestamps',
-  'api.unique-ids',
-  'contacts.fields',
-  'contacts.create',
-  'contacts.create.requires-username-and-phone-number',
-  'contacts.create.display-name-defaults-to-username',
-  'contacts.create.last-active-at-null',
-  'contacts.create.conversation-id',
-  'contacts.retrieve',
-  'contacts.list',
-  'contacts.update.display-name',
-  'contacts.update.only-display-name',
-  'contacts.update.keeps-the-rest',
-  'contacts.delete',
-  'contacts.delete.cascades-conversation',
-  'lists.page-fields',
-  'lists.default-page-size',
-  'lists.has-more',
-  'lists.limit',
-  'messages.fields',
-  'messages.contact-fields',
-  'messages.contact-is-sender',
-  'messages.reactions-shape',
-  'messages.send',
-  'messages.send.requires-conversation-id-and-message',
-  'messages.send.new-message-defaults',
-  'messages.send.attachments',
-  'messages.retrieve',
-  'messages.list.conversation-filter',
-  'messages.list.all-conversations',
-  'lists.pages',
-  'messages.update.edit-text',
-  'messages.update.add-reaction',
-  'messages.update.add-attachment',
-  'messages.update.keeps-the-rest',
-  'messages.delete.permanent',
-  'mock.success-codes',
-  'mock.error-body',
-  'mock.error-statuses',
-  'mock.token-isolation',
-  'mock.unix-seconds',
-  'mock.ids',
-  'mock.newest-first',
-  'mock.limit-bounds',
-  'mock.cursor-walks',
-  'mock.active-filter',
-  'mock.unknown-conversation',
-  'mock.sender-exact',
-  'mock.request-bodies',
-  'mock.unknown-parameters',
-  'mock.field-rules',
-  'mock.reactions',
-  'mock.attachments',
-  'mock.updated-at',
-  'mock.cors',
-  'mock.routing',
-];
+/** Every rule the judge can find broken: all but those that need requests of their own (rules.ts). */
+export const JUDGED: readonly string[] = RULES.filter((rule) => rule.ownRequests === undefined).map(
+  (rule) => rule.id,
+);
 
 export interface Violation {
   rule: string;

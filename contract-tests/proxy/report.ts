@@ -161,11 +161,9 @@ export function buildProxyMarkdown(result: ProxyResult): string {
       '',
     );
   lines.push(
-    `A passive proxy cannot judge these rules, which need requests of their own (run \`messaging-contract --base-url …\`): ${unseeable(
-      result,
-    )
-      .map((r) => code(r.id))
-      .join(', ')}.`,
+    'A passive proxy cannot judge these rules, which need requests of their own (run `messaging-contract --base-url …`):',
+    '',
+    ...unseeable(result).map((r) => `- ${code(r.id)}: ${r.ownRequests}.`),
     '',
   );
   if (result.targetProblems.length > 0) {

@@ -65,21 +65,45 @@ export async function writeBlock(block: PageBlock, content: string): Promise<voi
   fs.writeFileSync(block.page, await prettier.format(written, { ...options, filepath: block.page }));
 }
 
+/** The lead of the list, under the table, of the rules that need requests of their own. */
+const OWN_REQUESTS =
+  'The judge holds every exchange against each rule above but these, whose tests send requests of their own:';
+const OWN_REQUEST_LINE = /^- `([^`]+)`: (.*)\.$/;
+
 export function catalogueTable(): string {
   const rows = RULES.map(
     (r) => `| \`${r.id}\` | ${r.ruleSet} | ${r.section} | ${r.sentence.replace(/\|/g, '\\|')} |`,
   );
-  return ['| Rule | Rule set | Section | Sentence |', '|---|---|---|---|', ...rows].join('\n');
+  const own = RULES.filter((r) => r.ownRequests).map((r) => `- \`${r.id}\`: ${r.ownRequests}.`);
+  return [
+    '| Rule | Rule set | Section | Sentence |',
+    '|---|---|---|---|',
+    ...rows,
+    '',
+    OWN_REQUESTS,
+    '',
+    ...own,
+  ].join('\n');
 }
 
 /** The rules as the page lists them (whatever the table's formatting). */
-export function rulesInPage(page: string): Omit<Rule, never>[] {
-  return tableRows(blockText(page, CATALOGUE)).map((cells) => ({
-    id: cells[0]!.replace(/`/g, ''),
-    ruleSet: cells[1] as Rule['ruleSet'],
-    section: cells[2]!,
-    sentence: cells[3]!,
-  }));
+export function rulesInPage(page: string): Rule[] {
+  const block = blockText(page, CATALOGUE);
+  const own = new Map<string, string>();
+  for (const line of block.split(OWN_REQUESTS)[1]?.split('\n') ?? []) {
+    const match = OWN_REQUEST_LINE.exec(line.trim());
+    if (match) own.set(match[1]!, match[2]!);
+  }
+  return tableRows(block).map((cells) => {
+    const id = cells[0]!.replace(/`/g, '');
+    return {
+      id,
+      ruleSet: cells[1] as Rule['ruleSet'],
+      section: cells[2]!,
+      sentence: cells[3]!,
+      ...(own.has(id) ? { ownRequests: own.get(id)! } : {}),
+    };
+  });
 }
 
 if (require.main === module) void writeBlock(CATALOGUE, catalogueTable());

@@ -34,19 +34,27 @@ export interface Rule {
   sentence: string;
   /** The smallest rule set that holds the rule. */
   ruleSet: RuleSet;
+  /**
+   * Why the judge cannot hold any exchange against the rule, when it cannot: then the rule's own
+   * test sends the requests that show it, and the proxy never judges it. Every other rule is
+   * judged on every exchange (judge/).
+   */
+  ownRequests?: string;
 }
 
-const documented = (id: string, section: string, sentence: string): Rule => ({
+const documented = (id: string, section: string, sentence: string, ownRequests?: string): Rule => ({
   id,
   section,
   sentence,
   ruleSet: 'documented',
+  ...(ownRequests ? { ownRequests } : {}),
 });
-const convention = (id: string, section: string, sentence: string): Rule => ({
+const convention = (id: string, section: string, sentence: string, ownRequests?: string): Rule => ({
   id,
   section,
   sentence,
   ruleSet: 'mock',
+  ...(ownRequests ? { ownRequests } : {}),
 });
 
 /** What an update of a contact takes (rules/resources.ts), which several sentences name. */
@@ -54,7 +62,12 @@ const CONTACT_UPDATES = updatedWith(CONTACT_FIELDS);
 
 export const RULES: readonly Rule[] = [
   // ---- the API document ----
-  documented('api.v1-prefix', '9', 'The version is carried in the path prefix /v1 on every endpoint.'),
+  documented(
+    'api.v1-prefix',
+    '9',
+    'The version is carried in the path prefix /v1 on every endpoint.',
+    'every exchange judged is one under /v1 already: a server that serves the endpoints elsewhere answers none of them, and only a request made for it tells that from a server that is down',
+  ),
   documented(
     'api.auth-required',
     '4, 5',
@@ -137,11 +150,13 @@ export const RULES: readonly Rule[] = [
     'contacts.unknown-id',
     '4.1 rule 7, 7',
     'Retrieve, update and delete of an unknown contact id are refused (some 4xx).',
+    'traffic cannot tell an id that names no contact from a contact made before the traffic was seen: only an id made up to name none shows it',
   ),
   documented(
     'contacts.list.active-parameter',
     '4.1 rule 2',
     'The list request takes a boolean query parameter `active` (its meaning is not shown): `active=true` and `active=false` are answered with a page.',
+    'a list asked for with `active` and refused may be refused for a parameter beside it: only `active=true` and `active=false` sent alone show the rule',
   ),
   documented(
     'lists.page-fields',
@@ -244,6 +259,7 @@ export const RULES: readonly Rule[] = [
     'messages.unknown-id',
     '7',
     'Retrieve, update and delete of an unknown message id are refused (some 4xx).',
+    'traffic cannot tell an id that names no message from a message made before the traffic was seen: only an id made up to name none shows it',
   ),
 
   // ---- the conventions the mock fills the gaps with (mock rule set only) ----

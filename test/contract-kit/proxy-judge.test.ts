@@ -315,6 +315,28 @@ describe('the proxy judge', () => {
     ).toEqual([]);
   });
 
+  it('gives a cascade the settle window, but not in the mock rule set, whose messages go at once (mock.cascade-at-once)', () => {
+    const c = contact(1);
+    const m = message(1);
+    const afterDelete = (ruleSet: RuleSet, settleMs: number) => {
+      const state = newSession();
+      broken(
+        [exchange('GET', `/v1/contacts/${c.id}`, 200, c), exchange('GET', `/v1/messages/${m.id}`, 200, m)],
+        ruleSet,
+        state,
+        settleMs,
+      );
+      broken([exchange('DELETE', `/v1/contacts/${c.id}`, 204)], ruleSet, state, settleMs);
+      return broken([exchange('GET', `/v1/messages/${m.id}`, 200, m)], ruleSet, state, settleMs);
+    };
+    expect(afterDelete('documented', 3000)).toEqual([]);
+    expect(afterDelete('mock', 3000)).toEqual(['mock.cascade-at-once']);
+    expect(afterDelete('mock', 0).sort()).toEqual([
+      'contacts.delete.cascades-conversation',
+      'mock.cascade-at-once',
+    ]);
+  });
+
   it('holds a new record to an id of its own: none seen before it, alive or deleted (api.unique-ids)', () => {
     const state = newSession();
     const [c, other] = [contact(1), contact(2)];
