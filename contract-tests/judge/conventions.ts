@@ -66,6 +66,12 @@ export function notNow(value: unknown, reading: Reading, what: string): Problem 
   );
 }
 
+/** Whether `shown` does not start with the items of `before` it holds, in the order of `before`. */
+function outOfOrder(before: readonly unknown[], shown: readonly unknown[]): boolean {
+  const kept = before.filter((x) => shown.includes(x));
+  return kept.some((x, i) => shown[i] !== x);
+}
+
 export function mockMessage(
   v: Verdicts,
   item: Json,
@@ -105,8 +111,27 @@ export function mockMessage(
   }
   if (Array.isArray(item.reactions)) {
     const names = item.reactions.filter(isObject).flatMap((r) => Object.keys(r));
+    const known = typeof item.id === 'string' ? world?.messages.get(item.id) : undefined;
     v.check(
       'mock.reactions',
+      // Order of first use: the names (and each name's usernames) shown before come first, in the
+      // order they came, whatever a later update added. A view older than the last shows fewer.
+      known &&
+        outOfOrder([...known.reactions.keys()], names) &&
+        where(
+          at,
+          `the reactions ${show(item.reactions)} are not in the order of first use: ${[...known.reactions.keys()].join(', ')} came first`,
+        ),
+      ...item.reactions
+        .filter(isObject)
+        .flatMap((r) => Object.entries(r))
+        .map(
+          ([name, us]) =>
+            known?.reactions.has(name) &&
+            Array.isArray(us) &&
+            outOfOrder([...known.reactions.get(name)!], us) &&
+            where(at, `the usernames ${show(us)} under ${name} are not in the order they reacted`),
+        ),
       ...item.reactions.map(
         (r, i) =>
           isObject(r) &&
@@ -331,6 +356,23 @@ export function conventionsOfAnyAnswer(v: Verdicts, reading: Reading): void {
       !exchange.responseHeaders['access-control-allow-origin'] &&
         'an answer to a request with Origin has no Access-Control-Allow-Origin',
     );
+  // One trailing slash names the same route (reading.path is without it): never route_not_found,
+  // and a list is never missing.
+  const slashed = exchange.url.split('?')[0]!;
+  if (
+    route.kind !== 'outside' &&
+    route.kind !== 'unknown-api' &&
+    slashed.length > 1 &&
+    slashed.endsWith('/')
+  ) {
+    const code = isObject(reading.body) ? reading.body.code : undefined;
+    v.check(
+      'mock.routing',
+      status === 404 &&
+        (code === 'route_not_found' || route.kind === 'contacts' || route.kind === 'messages') &&
+        `${slashed} ends in a slash, and was answered 404${code !== undefined ? ` ${show(code)}` : ''}: the slash is tolerated`,
+    );
+  }
   if (route.kind === 'outside' && !reading.path.startsWith('/__mock/') && reading.path !== '/openapi.json') {
     const code = isObject(reading.body) ? reading.body.code : undefined;
     v.check(

@@ -5,6 +5,8 @@ import { INPUT_ROGUES, MODEL_ROGUES, ROGUES, VIEW_ROGUES } from './servers';
 import { SPACE_ROGUES } from './space-rogues';
 import { PAGE, WITHOUT_ROGUE, withoutRogueInPage } from './without-rogue';
 import { RULES } from '../../contract-tests/rules/rules';
+import { JUDGED } from '../../contract-tests/judge/verdicts';
+import { CONVENTION_JUDGE_BLIND } from './judge-blind';
 
 /**
  * The proof that the mock rule set can fail: against the real mock with exactly one of its
@@ -37,6 +39,14 @@ describe('the contract kit (mock rule set) against rogue servers of the conventi
       });
     },
   );
+
+  it('the judge of every exchange, alone, sees the fault of every rogue whose rule it judges, but those it is known blind to (CONVENTION_JUDGE_BLIND, with why)', () => {
+    const unseen = CONVENTION_ROGUES.map((rogue, i) => ({ rogue, run: runs.get(i)! }))
+      .filter(({ rogue }) => JUDGED.includes(rogue.rule))
+      .filter(({ rogue, run }) => !run.json?.verdicts.find((v) => v.rule === rogue.rule)?.judge?.violations)
+      .map(({ rogue }) => rogue.how);
+    expect(unseen.sort()).toEqual(Object.keys(CONVENTION_JUDGE_BLIND).sort());
+  });
 
   it('breaks every mock rule with one rogue at least, but those that no single fault breaks alone', () => {
     const broken = new Set(CONVENTION_ROGUES.map((r) => r.rule));

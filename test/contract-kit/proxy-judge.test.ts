@@ -514,6 +514,42 @@ describe('the proxy judge', () => {
     expect(judged.checked.filter((id) => id.startsWith('mock.'))).toEqual([]);
   });
 
+  it('holds reactions to the order of first use, names and usernames, in the mock rule set (mock.reactions)', () => {
+    const m = message(1, 1, { reactions: [{ wave: ['ann'] }] });
+    const afterUpdate = (sent: Record<string, string>, reactions: unknown[], ruleSet: RuleSet = 'mock') => {
+      const state = newSession();
+      broken([exchange('GET', `/v1/messages/${m.id}`, 200, m)], ruleSet, state);
+      const answer = { ...m, reactions, updated_at: now() + 1 };
+      return broken([exchange('PUT', `/v1/messages/${m.id}`, 200, answer, { sent })], ruleSet, state);
+    };
+    const heart = { 'reactions[heart][]': 'bob' };
+    const byCid = { 'reactions[wave][]': 'cid' };
+    expect(afterUpdate(heart, [{ wave: ['ann'] }, { heart: ['bob'] }])).toEqual([]);
+    expect(afterUpdate(heart, [{ heart: ['bob'] }, { wave: ['ann'] }])).toEqual(['mock.reactions']);
+    expect(afterUpdate(heart, [{ heart: ['bob'] }, { wave: ['ann'] }], 'documented')).toEqual([]);
+    expect(afterUpdate(byCid, [{ wave: ['ann', 'cid'] }])).toEqual([]);
+    expect(afterUpdate(byCid, [{ wave: ['cid', 'ann'] }])).toEqual(['mock.reactions']);
+  });
+
+  it('tolerates one trailing slash on the API’s routes in the mock rule set (mock.routing)', () => {
+    const error = (code: string) => ({ type: 'invalid_request', code, message: 'No such thing.' });
+    expect(broken([exchange('GET', '/v1/contacts/', 200, page([]))], 'mock')).toEqual([]);
+    expect(broken([exchange('GET', '/v1/contacts/', 404, error('route_not_found'))], 'mock')).toEqual([
+      'mock.routing',
+    ]);
+    expect(broken([exchange('GET', '/v1/messages/?limit=2', 404, error('not_found'))], 'mock')).toEqual([
+      'mock.routing',
+    ]);
+    expect(broken([exchange('GET', '/v1/contacts/', 404, error('route_not_found'))], 'documented')).toEqual(
+      [],
+    );
+    // A record's route with the slash may name no record: not_found is its answer then.
+    expect(broken([exchange('GET', '/v1/contacts/nobody/', 404, error('not_found'))], 'mock')).toEqual([]);
+    expect(broken([exchange('GET', '/v1/contacts/nobody/', 404, error('route_not_found'))], 'mock')).toEqual([
+      'mock.routing',
+    ]);
+  });
+
   it('asks for the Authorization header, and never shows the token whole', () => {
     const anonymous = exchange('GET', '/v1/contacts', 200, page([]));
     delete anonymous.requestHeaders.authorization;
