@@ -108,6 +108,28 @@ const PAGING_PARAMS = [
 const withoutPaging = (query: Record<string, string>) =>
   Object.fromEntries(Object.entries(query).filter(([key]) => !PAGING_PARAMS.includes(key)));
 
+const sameItems = (a: Page, b: Page) =>
+  a.data.length === b.data.length && a.data.every((item, i) => idOf(item) === idOf(b.data[i]!));
+
+/**
+ * A page that is the walk's first page again may be the page before the last (a walk of two
+ * pages), or the parameter ignored. The page before the first tells: none (an empty page, or no
+ * way to ask) where the way back is real, the first page once more where it is ignored.
+ */
+async function ignored(
+  source: PageSource,
+  path: string,
+  query: Record<string, string>,
+  mechanism: BackMechanism,
+  forward: Walk,
+): Promise<boolean> {
+  const first = forward.pages[0]!;
+  const target = mechanism.previous(path, query, [first], forward.pages.slice(0, 1));
+  if (!target) return false;
+  const page = await fetchPage(source, target.path, target.query);
+  return page !== undefined && page.data.length > 0;
+}
+
 export interface BackWalk {
   /** The way back the kit found, or undefined when the server shows none it knows. */
   mechanism?: string;
@@ -144,6 +166,8 @@ export async function walkBack(
     if (!target) continue;
     const page = await fetchPage(source, target.path, target.query);
     if (!page || page.data.length === 0 || !page.data.every((item) => before.has(idOf(item)))) continue;
+    if (sameItems(page, forward.pages[0]!) && (await ignored(source, path, query, mechanism, forward)))
+      continue;
     source.observe?.('paging back', mechanism.name);
     const pages = [last, page];
     const items = [...last.data];
