@@ -142,6 +142,15 @@ describe('the judge of pages asked for backwards (ending_before)', () => {
       page(contacts.slice(0, 2), true),
     );
     expect(judged([...again, ...forward(), far], 'lists.pages').broken).toEqual([]);
+    // Before the list's first record, a server that ignores the parameter shows the first page too.
+    const top = created();
+    const first = exchange(
+      'GET',
+      `/v1/contacts?limit=2&ending_before=${ids[0]}`,
+      200,
+      page(contacts.slice(0, 2), true),
+    );
+    expect(judged([...top, ...forward(), first], 'lists.pages').broken).toEqual([]);
   });
 });
 
