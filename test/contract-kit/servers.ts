@@ -298,6 +298,23 @@ export const ROGUES: Rogue[] = [
       },
     }),
   },
+  {
+    // The field table types these fields as timestamps and says no more: how one is written is
+    // the one sentence of 2 that this breaks, so no other rule may fail with it.
+    rule: 'api.integer-timestamps',
+    how: 'answers timestamps as strings of digits',
+    make: () => ({
+      response(_req, res) {
+        const spell = (item: Json) => {
+          for (const key of TIMESTAMPS) if (typeof item[key] === 'number') item[key] = String(item[key]);
+        };
+        eachResource(res.body, (item) => {
+          spell(item);
+          if (item.contact && typeof item.contact === 'object') spell(item.contact as Json);
+        });
+      },
+    }),
+  },
 ];
 
 const auth = (req: ProxyRequest) => ({ authorization: req.headers.authorization ?? '' });
