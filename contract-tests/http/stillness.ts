@@ -35,12 +35,8 @@ function othersQuiet(folder: string): boolean {
   for (const name of fs.readdirSync(folder)) {
     const pid = /^quiet-(\d+)-/.exec(name)?.[1];
     if (pid === undefined || Number(pid) === process.pid) continue;
-    try {
-      process.kill(Number(pid), 0);
-      return true;
-    } catch {
-      // Its process is gone: the window closed with it.
-    }
+    // A window whose process is gone closed with it.
+    if (alive(Number(pid))) return true;
   }
   return false;
 }
@@ -101,7 +97,22 @@ function writes(folder: string): Iterable<Write> {
         });
     }
   }
+  // A write whose process is gone (a worker that ended with a request in flight) never notes its
+  // end: it ended when it was found gone, as a quiet window closes with its process.
+  const now = Date.now();
+  for (const [id, write] of ledger.byId)
+    if (write.f === undefined && !id.startsWith(own) && !alive(Number(id.split(':')[0])))
+      Object.assign(write, { f: now, settled: now + config.settleMs });
   return ledger.byId.values();
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /**

@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -70,6 +71,8 @@ describe('the contract kit with four workers at once', () => {
 
 describe('the kit’s own writes and its walks (http/stillness.ts)', () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'stillness-'));
+  // The writes of "another process" are noted under a live process's pid: jest's own.
+  const live = process.ppid;
   let stillness: typeof import('../../contract-tests/http/stillness');
   beforeAll(async () => {
     process.env.CONTRACT_RESULTS_DIR = dir;
@@ -86,10 +89,10 @@ describe('the kit’s own writes and its walks (http/stillness.ts)', () => {
     expect(stillness.heldStill(before, Date.now())).toBe(true);
     // Another process's write on its way (its start noted, no end).
     const other = path.join(dir, 'writes-1.jsonl');
-    fs.writeFileSync(other, `${JSON.stringify({ id: '1:1', s: Date.now() })}\n`);
+    fs.writeFileSync(other, `${JSON.stringify({ id: `${live}:1`, s: Date.now() })}\n`);
     expect(stillness.heldStill(before, Date.now())).toBe(false);
     // Ended before the walk began: the list held still since.
-    fs.appendFileSync(other, `${JSON.stringify({ id: '1:1', f: Date.now() })}\n`);
+    fs.appendFileSync(other, `${JSON.stringify({ id: `${live}:1`, f: Date.now() })}\n`);
     await new Promise((resolve) => setTimeout(resolve, 5));
     const after = Date.now();
     expect(stillness.heldStill(after, Date.now())).toBe(true);
@@ -102,14 +105,23 @@ describe('the kit’s own writes and its walks (http/stillness.ts)', () => {
   it('reads a line another process is still appending once it is whole, and reads every line once', () => {
     const before = Date.now();
     const other = path.join(dir, 'writes-3.jsonl');
-    const line = JSON.stringify({ id: '3:1', s: Date.now() });
+    const line = JSON.stringify({ id: `${live}:3`, s: Date.now() });
     fs.writeFileSync(other, line.slice(0, 9));
     expect(stillness.heldStill(before, Date.now())).toBe(true);
     fs.appendFileSync(other, `${line.slice(9)}\n`);
     expect(stillness.heldStill(before, Date.now())).toBe(false);
     expect(stillness.heldStill(before, Date.now())).toBe(false);
-    fs.appendFileSync(other, `${JSON.stringify({ id: '3:1', f: before - 1_000 })}\n`);
+    fs.appendFileSync(other, `${JSON.stringify({ id: `${live}:3`, f: before - 1_000 })}\n`);
     expect(stillness.heldStill(before, Date.now())).toBe(true);
+  });
+
+  it('takes a write of a process that is gone for ended: it will never note its end', () => {
+    const before = Date.now();
+    const gone = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))']);
+    const pid = Number(gone.stdout.toString());
+    fs.writeFileSync(path.join(dir, 'writes-4.jsonl'), `${JSON.stringify({ id: `${pid}:1`, s: before })}\n`);
+    expect(stillness.heldStill(before, Date.now())).toBe(false);
+    expect(stillness.heldStill(Date.now() + 1, Date.now() + 2)).toBe(true);
   });
 
   it('holds a write back while another live process walks in a quiet window', async () => {
@@ -130,14 +142,14 @@ describe('the kit’s own writes and its walks (http/stillness.ts)', () => {
 
   it('opens a quiet window only once the writes on their way have ended', async () => {
     const other = path.join(dir, 'writes-2.jsonl');
-    fs.writeFileSync(other, `${JSON.stringify({ id: '2:1', s: Date.now() })}\n`);
+    fs.writeFileSync(other, `${JSON.stringify({ id: `${live}:2`, s: Date.now() })}\n`);
     let walked = false;
     const walk = stillness.inQuiet(async () => {
       walked = true;
     });
     await new Promise((resolve) => setTimeout(resolve, 100));
     expect(walked).toBe(false);
-    fs.appendFileSync(other, `${JSON.stringify({ id: '2:1', f: Date.now() })}\n`);
+    fs.appendFileSync(other, `${JSON.stringify({ id: `${live}:2`, f: Date.now() })}\n`);
     await walk;
     expect(walked).toBe(true);
     expect(fs.readdirSync(dir).filter((name) => name.startsWith('quiet-'))).toEqual([]);
