@@ -299,6 +299,9 @@ async function tryMechanisms(
     }
     if (!page || page.data.length === 0) continue;
     const again = page.data.filter((item) => seen.has(idOf(item)));
+    // Every item of a page before of several once more: that page again (the parameter ignored),
+    // with what the list gained since (a write of the kit's that shows late), never a next page.
+    if (seen.size > 1 && again.length === seen.size) continue;
     if (again.length > 0) {
       if (moved(source, first)) return 'moved';
       if (!almost && again.length < page.data.length) {

@@ -1,6 +1,6 @@
 import { deleting, isObject, type Json, type PendingWrite, type Reading } from '../http/exchange';
 import type { SessionState, World } from './session';
-import { idOf, listKey, pageOf } from './pages';
+import { idOf, listKey, pageOf, samePageAgain } from './pages';
 import { mockPage } from './conventions';
 import { PAGE, problems } from '../rules/fields';
 import { contactRecord, messageRecord } from './records';
@@ -124,7 +124,7 @@ function hasMore(
     if (open === undefined || open.at > started) continue;
     const ids = page.data.map(idOf);
     const again = ids.filter((id) => open.ids.includes(id));
-    if (ids.join('\n') !== open.ids.join('\n'))
+    if (!samePageAgain(open.ids, ids))
       v.check(
         'lists.pages',
         again.length > 0 &&

@@ -16,3 +16,14 @@ export function pageOf(reading: Reading): { has_more: boolean; data: Json[] } | 
   if (!isObject(body) || !Array.isArray(body.data) || typeof body.has_more !== 'boolean') return undefined;
   return { has_more: body.has_more, data: body.data.filter(isObject) };
 }
+
+/**
+ * Whether a page asked for as the next one is a page before it once more: the paging parameter
+ * ignored (the kit tries several), not a next page that shows records twice. A page of several
+ * records counts again with what the list gained since (a write that shows late) in it too.
+ */
+export function samePageAgain(before: readonly string[], shown: readonly string[]): boolean {
+  return before.length > 1
+    ? before.every((id) => shown.includes(id))
+    : shown.length > 0 && before.join('\n') === shown.join('\n');
+}

@@ -1,5 +1,5 @@
 import type { Json, PendingWrite, Reading } from '../http/exchange';
-import { idOf, listKey, pageOf } from './pages';
+import { idOf, listKey, pageOf, samePageAgain } from './pages';
 import { dropWalk, keepWalk, keepWholeList } from './memory';
 import type { OpenWalk, SessionState, World } from './state';
 import type { Verdicts } from './verdicts';
@@ -63,13 +63,12 @@ function walkOf(world: World, reading: Reading): OpenWalk | undefined {
   const key = listKey(reading);
   const limit = reading.query.get('limit');
   const asked = signature(reading.exchange.url);
-  const shown = (pageOf(reading)?.data ?? []).map(idOf).join('\n');
+  const shown = (pageOf(reading)?.data ?? []).map(idOf);
   // The latest walk first: a list asked for again opens a walk of its own, which the next page
   // continues (an older one's writes may no longer hold).
   return [...world.walks].reverse().find((walk) => {
-    // The walk's first or last page again: a parameter the server ignored (the kit tries several
-    // ways to the next page), not the page after.
-    if (shown !== '' && [walk.firstPage, walk.lastPage].some((ids) => ids.join('\n') === shown)) return false;
+    // The walk's first or last page again: a parameter the server ignored, not the page after.
+    if ([walk.firstPage, walk.lastPage].some((ids) => samePageAgain(ids, shown))) return false;
     if (walk.urls.includes(asked ?? '')) return true;
     if (walk.list !== key || walk.limit !== limit) return false;
     for (const [name, value] of reading.query) {

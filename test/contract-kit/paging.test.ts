@@ -2,6 +2,34 @@ import { walk, type PageSource } from '../../common/paging';
 import { walkBack } from '../../common/paging-back';
 
 /**
+ * How the kit's walks find a server's paging (common/paging.ts, common/paging-back.ts), on lists
+ * served by hand.
+ */
+describe('finding the next page', () => {
+  it('does not take the first page again, with a record that showed late, for a next page that repeats items', async () => {
+    const items = Array.from({ length: 10 }, (_, i) => ({ id: `c${i}` }));
+    let asked = 0;
+    // Pages by page=N, ignores any other parameter; says has_more on its last page (its fault); a
+    // record written before the walk shows from the second request on.
+    const source: PageSource = {
+      baseUrl: 'http://late.test',
+      get: async (path, query = {}) => {
+        if (asked++ === 1) items.unshift({ id: 'late' });
+        const page = Number(query.page ?? 1);
+        const data = page === 1 ? [...items] : [];
+        const body = { has_more: page === 1, data };
+        return { method: 'GET', path, status: 200, headers: {}, text: JSON.stringify(body), body };
+      },
+    };
+    const walked = await walk(source, '/v1/contacts', { limit: 100 });
+    expect({ flaw: walked.flaw, reason: walked.reason }).toEqual({
+      flaw: undefined,
+      reason: 'has_more was true, but every next-page mechanism the kit tried answered an empty page',
+    });
+  });
+});
+
+/**
  * The way back that the walk reports (the server profile's `paging back`, which the twin copies):
  * found only where the server honours it. A server that ignores `ending_before` answers its first
  * page, which for a walk of two pages is the page before the last as well.

@@ -88,6 +88,28 @@ describe('the judge of whole walks', () => {
     expect(judged([...again, ...byLink])).toEqual({ broken: [], checks: 1 });
   });
 
+  it('takes the first page again, with a record that showed late, for an ignored parameter, not a page that repeats records (lists.pages)', () => {
+    const before = created();
+    const first = exchange('GET', '/v1/contacts?limit=100', 200, page(contacts.slice(0, 4), true));
+    const late = contact(9);
+    const ignored = exchange(
+      'GET',
+      `/v1/contacts?limit=100&starting_after=${ids[3]}`,
+      200,
+      page([late, ...contacts.slice(0, 4)], true),
+    );
+    expect(judged([...before, first, ignored], 'lists.pages').broken).toEqual([]);
+    // A page that repeats some of the page before is a next page that shows records twice.
+    const again = created();
+    const twice = exchange(
+      'GET',
+      `/v1/contacts?limit=100&starting_after=${ids[3]}`,
+      200,
+      page([contacts[3], contacts[4]]),
+    );
+    expect(judged([...again, first, twice], 'lists.pages').broken).toEqual(['lists.pages']);
+  });
+
   it('follows a walk longer than it keeps whole, by the records the session knew before it began', () => {
     const before = created();
     const theirs = (from: number) => Array.from({ length: 1000 }, (_, i) => contact(100 + from + i));
