@@ -121,9 +121,23 @@ function found(): Found {
 let cache: Found | undefined;
 const current = () => (cache ??= found());
 
-/** A unique username in the accepted style; it starts with the run id, for the sweep. */
-export function usernameFor(label: string, n: number, style = current().contact?.username): string {
+/**
+ * A unique username in the accepted style; it starts with the run id, for the sweep. The style's
+ * `max` is the longest the kit sends: the search for the style (`longest`) sends one that long,
+ * or a server with a shorter limit would take the style's shorter names only, and refuse the run's
+ * longer ones (their tail, the process and a counter, grows).
+ */
+export function usernameFor(
+  label: string,
+  n: number,
+  style = current().contact?.username,
+  longest = false,
+): string {
   const { separator, max } = style ?? USERNAME_STYLES[0]!;
+  if (longest) {
+    const name = usernameFor(label, n, style);
+    return `${name}${'x'.repeat(max - name.length)}`;
+  }
   const tail = `${process.pid.toString(36)}${n}`;
   const room = max - config.runId.length - tail.length - 2 * separator.length;
   const middle = label

@@ -84,7 +84,7 @@ export async function discoverSamples(user: UserSamples): Promise<Found> {
   const names = first(user['contact.display_name'], DISPLAY_NAMES);
   let n = 9000;
   const contactForm = (style: UsernameStyle, phone: string, extra: Pairs = []): Pairs => [
-    ['username', usernameFor('sample', ++n, style)],
+    ['username', usernameFor('sample', ++n, style, true)],
     ['phone_number', phoneFor(n, phone)],
     ...extra,
   ];
