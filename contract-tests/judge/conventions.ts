@@ -2,7 +2,7 @@ import { ERROR_CODES } from '../rules/errors';
 import { isObject, type Json, type Reading } from '../http/exchange';
 import type { SessionState, World } from './session';
 import { idOf } from './pages';
-import { SENDER } from '../rules/fields';
+import { SENDER, sameValue } from '../rules/fields';
 import { CONTACT_FIELDS, MESSAGE_FIELDS, parametersOf, senderStableOf } from '../rules/resources';
 import { show, where, type Problem, type Verdicts } from './verdicts';
 
@@ -100,7 +100,7 @@ export function mockMessage(
         ? SENDER_OF_CONTACT.map(
             (field) =>
               facts.stable[field] !== undefined &&
-              sender[field] !== facts.stable[field] &&
+              !sameValue(sender[field], facts.stable[field]) &&
               where(
                 at,
                 `its contact's ${field} is ${show(sender[field])}, the contact's is ${show(facts.stable[field])}`,

@@ -20,6 +20,7 @@ import {
   reactionsShape,
   SENDER,
   SENDER_FORBIDDEN,
+  sameValue,
 } from '../rules/fields';
 import {
   CONTACT_FIELDS,
@@ -176,13 +177,13 @@ export function updatedContact(
       if (before === undefined || !(field in body)) continue;
       if (field in params)
         applied.push(
-          body[field] !== before &&
+          !sameValue(body[field], before) &&
             String(body[field]) === String(params[field]) &&
             `sent ${field} ${show(params[field])}, and the update applied it (it was ${show(before)})`,
         );
       else
         moved.push(
-          body[field] !== before &&
+          !sameValue(body[field], before) &&
             `${field} changed from ${show(before)} to ${show(body[field])}, though only ${CONTACT_UPDATES.join(' or ')} was sent`,
         );
     }
@@ -386,7 +387,8 @@ export function views(
     const known = world.contacts.get(idOf(item));
     if (!known || written) continue;
     const moved = CONTACT_STABLE.filter(
-      (field) => known.stable[field] !== undefined && field in item && item[field] !== known.stable[field],
+      (field) =>
+        known.stable[field] !== undefined && field in item && !sameValue(item[field], known.stable[field]),
     ).map(
       (field) => `contact ${idOf(item)}: ${field} was ${show(known.stable[field])}, now ${show(item[field])}`,
     );

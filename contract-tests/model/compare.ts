@@ -21,6 +21,7 @@ import {
   SENDER_FORBIDDEN,
   nonIntegerTimestamps,
   problems,
+  sameValue,
 } from '../rules/fields';
 
 /**
@@ -67,7 +68,7 @@ const wanted = (expected: Expected, shown: unknown) =>
   (typeof shown === 'string' && typeof expected.value === 'string' && shown.length !== expected.value.length
     ? ` (${shown.length} characters shown, ${expected.value.length} sent)`
     : '');
-const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
+const same = sameValue;
 
 /** A shown value against the model's: a value the kit sent may come back changed only losslessly. */
 function matches(expected: Expected, shown: unknown, field: string): boolean {

@@ -12,7 +12,7 @@ import { is2xx, is4xx, send, type Exchange } from '../http/http';
 import { idOf, walk } from '../model/paging';
 import { reactionNames } from '../model/samples';
 import { rule, type RuleContext } from '../model/harness';
-import { MESSAGE, SENDER, SENDER_FORBIDDEN, problems } from '../rules/fields';
+import { MESSAGE, SENDER, SENDER_FORBIDDEN, problems, sameValue } from '../rules/fields';
 import { CONTACT_FIELDS, senderStableOf } from '../rules/resources';
 import { settled } from '../model/settle';
 
@@ -104,7 +104,7 @@ rule(
     // alone is contacts.retrieve's.
     for (const field of senderStableOf(CONTACT_FIELDS)) {
       t.check(
-        [contact[field], stored[field]].some((value) => JSON.stringify(of[field]) === JSON.stringify(value)),
+        [contact[field], stored[field]].some((value) => sameValue(of[field], value)),
         `contact.${field} is ${JSON.stringify(of[field])}, but the conversation's contact has ${JSON.stringify(stored[field])}`,
         retrieved,
       );

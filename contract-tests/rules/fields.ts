@@ -153,3 +153,19 @@ export function reactionsShape(reactions: unknown): string[] {
   });
   return found;
 }
+
+/**
+ * Whether two readings of a field show the same value: written alike, or one a number and the
+ * other that number's digits. How a value is written is the field table's and
+ * api.integer-timestamps' to judge (a timestamp as a string of digits), never a change of it.
+ */
+export function sameValue(a: unknown, b: unknown): boolean {
+  if (JSON.stringify(a) === JSON.stringify(b)) return true;
+  const digits = (x: unknown) =>
+    typeof x === 'number' && Number.isFinite(x)
+      ? String(x)
+      : typeof x === 'string' && /^-?[0-9]+(\.[0-9]+)?$/.test(x)
+        ? String(Number(x))
+        : undefined;
+  return typeof a !== typeof b && digits(a) !== undefined && digits(a) === digits(b);
+}

@@ -16,7 +16,16 @@ import {
   type DocField,
   type DocTable,
 } from '../../contract-tests/rules/resources';
-import { CONTACT, kept, MESSAGE, SENDER, SENDER_FORBIDDEN } from '../../contract-tests/rules/fields';
+import {
+  CONTACT,
+  kept,
+  MESSAGE,
+  nonIntegerTimestamps,
+  problems,
+  sameValue,
+  SENDER,
+  SENDER_FORBIDDEN,
+} from '../../contract-tests/rules/fields';
 import { PARAMETERS } from '../../contract-tests/judge/conventions';
 import { CONTACT_STABLE, CONTACT_UPDATES } from '../../contract-tests/judge/state';
 import { SENDER_FIELDS } from '../../contract-tests/model/model';
@@ -125,5 +134,27 @@ describe("the kit's table of fields", () => {
     expect(kept('false', false, 'boolean')).toBe('same');
     expect(kept('false', 'false', 'boolean')).toBe('lost');
     expect(kept('yes', true, 'boolean')).toBe('lossless');
+  });
+});
+
+/** One broken sentence fails one rule: what each reading of the table holds a value to. */
+describe('what the table asks of a value', () => {
+  it('leaves how a timestamp is written to api.integer-timestamps, and a null or missing one to the table', () => {
+    const contact = { created_at: '1795723087', last_active_at: null };
+    expect(problems(contact, { created_at: 'timestamp', last_active_at: 'timestamp|null' })).toEqual([]);
+    expect(nonIntegerTimestamps(contact, 'contact')).toEqual(['created_at = "1795723087"']);
+    expect(problems({ created_at: null }, { created_at: 'timestamp' })).toEqual([
+      'created_at should be timestamp, got null',
+    ]);
+    expect(nonIntegerTimestamps({ created_at: null }, 'contact')).toEqual([]);
+  });
+
+  it('takes a number and its digits for one value, and nothing else', () => {
+    expect(sameValue(1795723087, '1795723087')).toBe(true);
+    expect(sameValue('1795723087', 1795723087)).toBe(true);
+    expect(sameValue(1795723087, 1795723088)).toBe(false);
+    expect(sameValue('01', '1')).toBe(false);
+    expect(sameValue('abc', 'abc')).toBe(true);
+    expect(sameValue(null, 'null')).toBe(false);
   });
 });
