@@ -299,8 +299,9 @@ async function tryMechanisms(
     }
     if (!page || page.data.length === 0) continue;
     const again = page.data.filter((item) => seen.has(idOf(item)));
-    // Every item of a page before of several once more: that page again (the parameter ignored),
-    // with what the list gained since (a write of the kit's that shows late), never a next page.
+    // A page that shows every item of the page before (of several) again is that page once more,
+    // the parameter ignored, with what the list gained since (a write that shows late): never a
+    // next page (judge/pages.ts samePageAgain reads pages the same way).
     if (seen.size > 1 && again.length === seen.size) continue;
     if (again.length > 0) {
       if (moved(source, first)) return 'moved';

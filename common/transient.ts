@@ -9,8 +9,9 @@
  * idempotent method) is sent again, after a bounded exponential backoff that honours
  * Retry-After. One whose effect is unknown (a POST) is sent again only once its caller has
  * looked up that it took no effect (`reconcile`). A 429 says that nothing was done: any method
- * waits it out, and so does every other request of the process to the same server (RateGate). Only the final, real answer is handed back; one that stays transient past the
- * bound is the caller's `giveUp` error.
+ * waits it out, and so does every other request of the process to the same server (RateGate).
+ * Only the final, real answer is handed back; one that stays transient past the bound is the
+ * caller's `giveUp` error.
  */
 
 /** The statuses that a gateway gives for a server it could not reach or that was too slow. */

@@ -68,13 +68,12 @@ const wanted = (expected: Expected, shown: unknown) =>
   (typeof shown === 'string' && typeof expected.value === 'string' && shown.length !== expected.value.length
     ? ` (${shown.length} characters shown, ${expected.value.length} sent)`
     : '');
-const same = sameValue;
 
 /** A shown value against the model's: a value the kit sent may come back changed only losslessly. */
 function matches(expected: Expected, shown: unknown, field: string): boolean {
   if (expected.oneOf)
     return expected.oneOf.some((value) => matches({ ...expected, value, oneOf: undefined }, shown, field));
-  if (!expected.sent || typeof expected.value !== 'string') return same(shown, expected.value);
+  if (!expected.sent || typeof expected.value !== 'string') return sameValue(shown, expected.value);
   const outcome = kept(expected.value, shown, expected.sent);
   if (outcome === 'lossless')
     observe(
