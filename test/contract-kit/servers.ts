@@ -639,6 +639,16 @@ export const MODEL_ROGUES: Rogue[] = [
     }),
   },
   {
+    // The walk ends early, its pages whole: no record lost between pages, has_more alone wrong.
+    rule: 'lists.has-more',
+    how: 'says has_more=false on the second page of a walk, though more follow',
+    make: () => ({
+      response(req, res) {
+        if (isList(req) && ok(res) && req.query.has('starting_after')) body(res).has_more = false;
+      },
+    }),
+  },
+  {
     rule: 'lists.pages',
     how: 'skips the first item of a next page that is not the last',
     make: () => ({
