@@ -62,6 +62,16 @@ describe('POST /v1/contacts', () => {
     expect(contact.avatar_url).toMatch(/^https:\/\/.+dave/);
   });
 
+  it('gives a username with a lone surrogate (a JSON escape) its avatar too, and stores it as sent', async () => {
+    const res = await api(makeApp())
+      .post('/v1/contacts')
+      .type('json')
+      .send('{"username":"a\\ud800b","phone_number":"1"}')
+      .expect(201);
+    expect(res.body.username).toBe('a\ud800b');
+    expect(res.body.avatar_url).toMatch(/seed=a%EF%BF%BDb$/);
+  });
+
   it('gives each contact its own conversation', async () => {
     const app = makeApp();
     const a = await createContact(app);

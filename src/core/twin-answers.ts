@@ -1,5 +1,5 @@
 import { errors } from '../errors';
-import { defaultAvatarUrl } from '../resources/formats';
+import { defaultAvatarUrl, uriComponent } from '../resources/formats';
 import type { CoreAnswer } from './answer';
 import { sourceOf, type Conventions, type ErrorCase } from '../twin/profile';
 
@@ -74,7 +74,7 @@ function contact(c: Conventions, record: Json): Json {
           ? null
           : avatar.kind === 'empty'
             ? ''
-            : avatar.template!.replace(/\{username\}/g, encodeURIComponent(record.username));
+            : avatar.template!.replace(/\{username\}/g, uriComponent(record.username));
   }
   return record;
 }

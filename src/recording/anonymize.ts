@@ -3,6 +3,7 @@ import { chatLine } from '../seed';
 import type { WorldData } from '../store/world';
 import type { ContactData, MessageData, Reaction } from '../types';
 import { extensionOf, lastSegment } from './fields';
+import { uriComponent } from '../resources/formats';
 
 /**
  * A fixture with every personal value replaced by faker's: display names, usernames (in reactions
@@ -133,7 +134,7 @@ export class Anonymizer {
           'url',
           attachment.file_url,
           (f) =>
-            `https://files.${f.internet.domainName()}/${f.string.alphanumeric(10)}/${encodeURIComponent(ending)}`,
+            `https://files.${f.internet.domainName()}/${f.string.alphanumeric(10)}/${uriComponent(ending)}`,
         );
         return { ...attachment, filename, file_url };
       }),

@@ -57,7 +57,17 @@ export const DEFAULT_FILE_TYPE = 'application/octet-stream';
 
 export const FILE_SIZE: IntegerRule = { min: 0, max: Number.MAX_SAFE_INTEGER };
 
+/** UTF-16 halves that stand alone: a JSON string may carry one, and no URL can. */
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
+
+/**
+ * A stored string as a part of a URL. A string may hold a lone surrogate (JSON allows `"\ud800"`,
+ * and strings are stored as sent), on which encodeURIComponent throws: U+FFFD stands in for it.
+ */
+export const uriComponent = (text: string): string =>
+  encodeURIComponent(text.replace(LONE_SURROGATE, '\uFFFD'));
+
 /** A contact created without `avatar_url` still gets a working picture: its initials. */
 export function defaultAvatarUrl(username: string): string {
-  return `https://api.dicebear.com/9.x/initials/svg?seed=${encodeURIComponent(username)}`;
+  return `https://api.dicebear.com/9.x/initials/svg?seed=${uriComponent(username)}`;
 }
