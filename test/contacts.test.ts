@@ -126,6 +126,9 @@ describe('POST /v1/contacts', () => {
     ['avatar_url', { avatar_url: 'not a url' }],
     ['avatar_url', { avatar_url: 'ftp://example.com/a.png' }],
     ['avatar_url', { avatar_url: `https://example.com/${'a'.repeat(2048)}` }],
+    ['avatar_url', { avatar_url: ' https://example.com/a.png' }],
+    ['avatar_url', { avatar_url: 'https://example.com/a b.png' }],
+    ['avatar_url', { avatar_url: 'https:example.com/a.png' }],
     ['display_name', { display_name: 'x'.repeat(65) }],
   ])('with an invalid %s', (param, fields) => {
     it(`answers 400 parameter_invalid naming it (${JSON.stringify(fields).slice(0, 40)})`, async () => {

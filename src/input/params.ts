@@ -60,17 +60,25 @@ const MAX_URL_LENGTH = 2048;
 /** The length of a URL field; `checkHttpUrl` checks the scheme besides. */
 export const HTTP_URL: StringRule = { min: 1, max: MAX_URL_LENGTH };
 
+/**
+ * An absolute http(s) URL as RFC 3986 writes one: the scheme, `//` and an authority, and no space
+ * or control character anywhere (the WHATWG parser would take ` https:x` by dropping what it
+ * cannot use, and the value is stored as sent).
+ */
+const HTTP_URL_FORM = /^https?:\/\/[^\s\u0000-\u001f\u007f]+$/i;
+
 export function checkHttpUrl(value: unknown, name: string): string {
   const text = checkString(value, name, HTTP_URL);
+  const refused = () =>
+    errors.invalid(name, 'must be an absolute http(s) URL without spaces, e.g. https://example.com/a.png.');
+  if (!HTTP_URL_FORM.test(text)) throw refused();
   let url: URL;
   try {
     url = new URL(text);
   } catch {
-    throw errors.invalid(name, 'must be an absolute http(s) URL, e.g. https://example.com/a.png.');
+    throw refused();
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    throw errors.invalid(name, 'must be an absolute http(s) URL, e.g. https://example.com/a.png.');
-  }
+  if ((url.protocol !== 'http:' && url.protocol !== 'https:') || url.hostname === '') throw refused();
   return text;
 }
 
