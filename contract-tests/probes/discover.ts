@@ -162,7 +162,6 @@ export async function discoverSamples(user: UserSamples): Promise<Found> {
   }
 
   // 2. A message in that contact's conversation, its attachments and reactions.
-  let witness: string | undefined;
   const conversation = contactId ? await conversationOf(contactId, made.get(contactId)!) : undefined;
   if (conversation) {
     const texts = first(user['message.message'], ['sample message', 'Hello']);
@@ -232,14 +231,35 @@ export async function discoverSamples(user: UserSamples): Promise<Found> {
       if (found.reactions.length === 0)
         found.missing['reaction.name'] = 'every reaction name the kit tried was refused';
       await deleteResource('message', messageId);
-      witness = contactId;
     }
   }
-  // The contact whose messages were just deleted stays until the run's end (the bin deletes what
-  // is left after the last sweep): the last sweep reads its deleted messages again there, long
-  // after their delete, in a conversation still alive, where one that came back would show.
+  const spare = style && phone && found.message ? await tryContact(contactForm(style, phone)) : undefined;
+  const witness = spare && (await witnessOf(spare, made.get(spare)!, found.message!));
   for (const id of made.keys()) if (id !== witness) await deleteResource('contact', id);
   return found;
+}
+
+/**
+ * A contact, made after the first (whose answers the rules' tests never read again, so that only
+ * the judge of every exchange sees them), with a message sent and deleted in its conversation. It
+ * stays until the run's end (the bin deletes what is left after the last sweep): the last sweep
+ * reads that message again there, long after its delete, in a conversation still alive, where one
+ * that came back would show (every other deleted message's conversation is gone by then, and
+ * could take it along). The contact's id, or undefined (and nothing kept) when a step is refused.
+ */
+async function witnessOf(id: string, created: Exchange, text: string): Promise<string | undefined> {
+  const conversation = await conversationOf(id, created);
+  if (!conversation) return undefined;
+  const sent = idOf(
+    await postMessage(
+      [
+        ['conversation_id', conversation],
+        ['message', text],
+      ],
+      { discovering: true },
+    ),
+  );
+  return sent && (await deleteResource('message', sent)) ? id : undefined;
 }
 
 async function conversationOf(contactId: string, created: Exchange): Promise<string | undefined> {
