@@ -189,17 +189,32 @@ describe('Request bodies (C3, C12)', () => {
     },
   );
 
-  it.each(['{"username": ', '[1, 2]', '"text"', 'null'])(
-    'answers 400 malformed_body for the JSON %s',
-    async (body) => {
-      const res = await api(makeApp())
-        .post('/v1/contacts')
-        .set('Content-Type', 'application/json')
-        .send(body)
-        .expect(400);
-      expectError(res.body, 'malformed_body');
-    },
-  );
+  it.each([
+    ['{"username": ', 'not valid JSON'],
+    ['[1, 2]', 'object of parameters'],
+    ['"text"', 'object of parameters'],
+    ['null', 'object of parameters'],
+    ['12', 'object of parameters'],
+  ])('answers 400 malformed_body for the JSON %s, saying what is wrong with it', async (body, why) => {
+    const res = await api(makeApp())
+      .post('/v1/contacts')
+      .set('Content-Type', 'application/json')
+      .send(body)
+      .expect(400);
+    expectError(res.body, 'malformed_body');
+    expect(res.body.message).toContain(why);
+  });
+
+  it('answers 400 malformed_body for a body that is not what its Content-Encoding says, and says so', async () => {
+    const res = await api(makeApp())
+      .post('/v1/contacts')
+      .set('Content-Type', 'application/x-www-form-urlencoded')
+      .set('Content-Encoding', 'gzip')
+      .send('username=a&phone_number=1')
+      .expect(400);
+    expectError(res.body, 'malformed_body');
+    expect(res.body.message).toContain('Content-Encoding');
+  });
 
   it('refuses a multipart file part', async () => {
     const app = makeApp();

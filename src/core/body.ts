@@ -76,12 +76,10 @@ function decode(bytes: Uint8Array, charset: string): string {
 
 /** A JSON body: an object of parameters, within the same bounds as a form. */
 function parseJsonParams(text: string): Record<string, unknown> {
-  // Only an object or an array is JSON here (a bare `"text"` or `12` is refused as not JSON).
-  const first = /\S/.exec(text)?.[0];
-  if (first === undefined) return {};
+  // Only an object of parameters is taken; a bare `"text"`, `12` or `null` is JSON, but none.
+  if (!/\S/.test(text)) return {};
   let parsed: unknown;
   try {
-    if (first !== '{' && first !== '[') throw new SyntaxError();
     parsed = JSON.parse(text);
   } catch {
     throw errors.malformedBody('it is not valid JSON. Check quotes, commas and brackets.');

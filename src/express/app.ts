@@ -143,7 +143,12 @@ function readRaw(req: Request, res: Response, limit: BodyLimit, inflate: boolean
 
 /** body-parser's failures, in the catalogue's words: its messages are not part of this API. */
 function bodyError(error: unknown, limit: BodyLimit): ApiError {
-  const { type, encoding } = error as { type?: string; encoding?: unknown };
+  const { type, encoding, code } = error as { type?: string; encoding?: unknown; code?: unknown };
+  // zlib's own codes (Z_DATA_ERROR, Z_BUF_ERROR…): the bytes are not what Content-Encoding says.
+  if (typeof code === 'string' && code.startsWith('Z_'))
+    return errors.malformedBody(
+      'its bytes are not what its Content-Encoding says (not valid gzip, deflate or br).',
+    );
   switch (type) {
     case 'entity.too.large':
       return errors.bodyTooLarge(limit.label);
