@@ -192,7 +192,7 @@ export const errors = {
   unknown: (param: string, allowed: readonly string[]) =>
     new ApiError(
       'parameter_unknown',
-      `Received unknown parameter: ${param}. ` +
+      `Received ${param === '' ? 'a parameter without a name' : `unknown parameter: ${param}`}. ` +
         (allowed.length > 0
           ? `This request accepts only: ${allowed.join(', ')}.`
           : 'This request takes no parameters.'),

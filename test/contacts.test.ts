@@ -169,6 +169,22 @@ describe('POST /v1/contacts', () => {
       expect(snapshot(app)).toBe(before);
     });
   });
+
+  it.each([
+    ['a form body', 'form', '=x&username=alice&phone_number=5550100'],
+    ['a JSON body', 'json', '{"": "x", "username": "alice", "phone_number": "5550100"}'],
+  ])(
+    'refuses a parameter without a name in %s, as C13 ignores none, and creates nothing',
+    async (_what, type, body) => {
+      const app = makeApp();
+      const before = snapshot(app);
+      const res = await api(app).post('/v1/contacts').type(type).send(body).expect(400);
+      expectError(res.body, 'parameter_unknown', '');
+      expect(res.body.message).toContain('a parameter without a name');
+      expect(snapshot(app)).toBe(before);
+      await api(app).get('/v1/contacts?=x&limit=1').expect(400);
+    },
+  );
 });
 
 describe('GET /v1/contacts/:id', () => {

@@ -32,17 +32,18 @@ export function parseFormText(text: string): Record<string, unknown> {
     throw errors.malformedBody('the form encoding could not be decoded.');
   }
   // After qs, so that its parameter limit bounds this walk too.
-  refuseProtoKeys(text);
-  return parsed;
+  return withSilentKeys(text, parsed);
 }
 
 /**
- * qs drops a `__proto__` key segment silently (`reactions[__proto__][]=x` arrives as nothing),
- * while JSON keeps it as data. Refusing it in both encodings (here and in checkJsonShape) makes
- * them agree and follows C13: no parameter is ever ignored without a word.
+ * The keys qs drops without a word, which JSON keeps as data: C13 ignores no parameter silently.
+ * A `__proto__` key segment (`reactions[__proto__][]=x` arrives as nothing) is refused, here and in
+ * checkJsonShape; a pair without a name (`=x`) is kept under the name '', which no operation takes,
+ * so that it is refused as the unknown parameter it is, as `{"": "x"}` is.
  */
-function refuseProtoKeys(text: string): void {
+function withSilentKeys(text: string, parsed: Record<string, unknown>): Record<string, unknown> {
   for (const part of text.split('&')) {
+    if (part === '') continue;
     // Where qs ends a key: at `]=` when there is one, else at the first `=`.
     const bracketEquals = part.indexOf(']=');
     const end = bracketEquals === -1 ? part.indexOf('=') : bracketEquals + 1;
@@ -51,7 +52,9 @@ function refuseProtoKeys(text: string): void {
       const bracket = key.indexOf('[');
       throw protoKey(bracket > 0 ? key.slice(0, bracket) : key);
     }
+    if (key === '' && !('' in parsed)) parsed[''] = decodeFormComponent(part.slice(end + 1));
   }
+  return parsed;
 }
 
 const PROTO_SEGMENT = /(?:^|\[)__proto__(?:\]|\[|$)/;
