@@ -233,7 +233,11 @@ export async function discoverSamples(user: UserSamples): Promise<Found> {
       await deleteResource('message', messageId);
     }
   }
-  const spare = style && phone && found.message ? await tryContact(contactForm(style, phone)) : undefined;
+  // Made like the first (with the avatar it took): it adds no observation of its own.
+  const spare =
+    style && phone && found.message
+      ? await tryContact(contactForm(style, phone, avatar === undefined ? [] : [['avatar_url', avatar]]))
+      : undefined;
   const witness = spare && (await witnessOf(spare, made.get(spare)!, found.message!));
   for (const id of made.keys()) if (id !== witness) await deleteResource('contact', id);
   return found;

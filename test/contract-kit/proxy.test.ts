@@ -123,12 +123,15 @@ describe('the kit and the proxy on the same exchanges', () => {
 });
 
 /**
- * The rogues a passive proxy cannot see: both break the paging walk in a way that only a walk of
- * the whole list tells (which item lies between two pages), and the session's client never makes one.
+ * The rogues a passive proxy cannot name: they break the paging walk in a way that only a walk of
+ * the whole list tells (which item lies between two pages, whether the walk ended early), and the
+ * session's client never makes one. The proxy sees the last one's walk end short of records it
+ * saw alive, and names the list's rule (judge-blind.ts says the same of the kit's judge).
  */
 const UNSEEN = [
   'skips the first item of a next page that is not the last',
   'leaves out the item just before the cursor on the way back (ending_before)',
+  'says has_more=false on the second page of a walk, though more follow',
 ];
 
 describe('the proxy in front of rogue servers: the same session names exactly the rule broken', () => {
