@@ -143,8 +143,8 @@ describe('the judge of pages asked for backwards (ending_before)', () => {
     exchange('GET', '/v1/contacts?limit=2', 200, page(contacts.slice(0, 2), true)),
     exchange('GET', `/v1/contacts?limit=2&starting_after=${ids[1]}`, 200, page(contacts.slice(2, 4), true)),
   ];
-  const back = (shown: typeof contacts) =>
-    exchange('GET', `/v1/contacts?limit=2&ending_before=${ids[2]}`, 200, page(shown, true));
+  const back = (shown: typeof contacts, before = ids[2]) =>
+    exchange('GET', `/v1/contacts?limit=2&ending_before=${before}`, 200, page(shown, true));
 
   it('finds a page before a record that leaves out the record just before it (lists.pages)', () => {
     const before = created();
@@ -157,21 +157,11 @@ describe('the judge of pages asked for backwards (ending_before)', () => {
     const before = created();
     expect(judged([...before, ...forward(), back(contacts.slice(0, 2))], 'lists.pages').broken).toEqual([]);
     const again = created();
-    const far = exchange(
-      'GET',
-      `/v1/contacts?limit=2&ending_before=${ids[3]}`,
-      200,
-      page(contacts.slice(0, 2), true),
-    );
+    const far = back(contacts.slice(0, 2), ids[3]);
     expect(judged([...again, ...forward(), far], 'lists.pages').broken).toEqual([]);
     // Before the list's first record, a server that ignores the parameter shows the first page too.
     const top = created();
-    const first = exchange(
-      'GET',
-      `/v1/contacts?limit=2&ending_before=${ids[0]}`,
-      200,
-      page(contacts.slice(0, 2), true),
-    );
+    const first = back(contacts.slice(0, 2), ids[0]);
     expect(judged([...top, ...forward(), first], 'lists.pages').broken).toEqual([]);
   });
 });
