@@ -378,7 +378,7 @@ rule(
         const opening = (order: string[]) => order.slice(0, listed.size).every((id) => listed.has(id));
         const last = forward.pages.at(-1);
         t.check(
-          !(missing.length > 0 && (opening(sent) || opening(sent.reverse()))),
+          !(missing.length > 0 && (opening(sent) || opening([...sent].reverse()))),
           `${at}: the page ${forward.pages.length} of ${last?.data.length ?? 0} said has_more=false, though the conversation holds ${mine.size} and ${listed.size} were shown`,
           last?.exchange,
           { rule: 'lists.has-more', check: 'has_more with items beyond the page' },
