@@ -73,6 +73,8 @@ interface Ledger {
   /** Bytes read so far of each ledger file, up to its last whole line. */
   read: Map<string, number>;
   byId: Map<string, Write>;
+  /** Other processes' writes still on their way (no end read yet), for the look at their pids. */
+  open: Set<string>;
 }
 const ledgers = new Map<string, Ledger>();
 
@@ -83,26 +85,34 @@ const ledgers = new Map<string, Ledger>();
  */
 function writes(folder: string): Iterable<Write> {
   let ledger = ledgers.get(folder);
-  if (!ledger) ledgers.set(folder, (ledger = { read: new Map(), byId: new Map() }));
+  if (!ledger) ledgers.set(folder, (ledger = { read: new Map(), byId: new Map(), open: new Set() }));
   const own = `${process.pid}:`;
   for (const name of fs.readdirSync(folder)) {
     if (!name.startsWith('writes-')) continue;
     for (const line of linesAfter(path.join(folder, name), ledger.read)) {
-      if (line.s !== undefined) ledger.byId.set(line.id, { s: line.s, f: undefined, settled: Infinity });
-      else if (line.held) ledger.byId.delete(line.id);
-      else if (line.f !== undefined && ledger.byId.has(line.id))
+      if (line.s !== undefined) {
+        ledger.byId.set(line.id, { s: line.s, f: undefined, settled: Infinity });
+        if (!line.id.startsWith(own)) ledger.open.add(line.id);
+      } else if (line.held) {
+        ledger.byId.delete(line.id);
+        ledger.open.delete(line.id);
+      } else if (line.f !== undefined && ledger.byId.has(line.id)) {
         Object.assign(ledger.byId.get(line.id)!, {
           f: line.f,
           settled: line.f + (line.id.startsWith(own) ? 0 : config.settleMs),
         });
+        ledger.open.delete(line.id);
+      }
     }
   }
   // A write whose process is gone (a worker that ended with a request in flight) never notes its
   // end: it ended when it was found gone, as a quiet window closes with its process.
   const now = Date.now();
-  for (const [id, write] of ledger.byId)
-    if (write.f === undefined && !id.startsWith(own) && !alive(Number(id.split(':')[0])))
-      Object.assign(write, { f: now, settled: now + config.settleMs });
+  for (const id of ledger.open)
+    if (!alive(Number(id.split(':')[0]))) {
+      Object.assign(ledger.byId.get(id)!, { f: now, settled: now + config.settleMs });
+      ledger.open.delete(id);
+    }
   return ledger.byId.values();
 }
 
