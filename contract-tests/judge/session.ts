@@ -66,6 +66,7 @@ function ensureWorld(state: SessionState, authorization: string): World {
       openPages: new Map(),
       walks: [],
       wholeLists: new Map(),
+      pageSizes: new Map(),
       writes: 0,
       refused: new Map(),
       formsRefused: new Map(),

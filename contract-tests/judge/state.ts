@@ -94,8 +94,12 @@ export interface World {
    * walk to its end that held still. Its ids in the list's order, and the world's writes then.
    */
   wholeLists: Map<string, { writes: number; ids: Set<string>; bytes: number }>;
-  /** How many records a first page without limit holds, when it is not the whole list. */
-  defaultPageSize?: number;
+  /**
+   * How many records a first page holds when it is not the whole list, by its limit ('' for none):
+   * the page size the server gives, which may be less than a limit asked (its maximum is not shown).
+   * The latest PAGE_SIZES limits are kept.
+   */
+  pageSizes: Map<string, number>;
   /** The writes of this token seen so far, answered or refused: what may have moved its lists. */
   writes: number;
   /** The last deletes the token made, the oldest first (judge/traces.ts): what each named, and when its answer ended. */

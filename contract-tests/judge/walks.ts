@@ -16,6 +16,9 @@ import { BODY_TOKENS, linkTargets } from '../../common/paging';
  * the pages before it, and a page asked for backwards holds the records just before its cursor.
  */
 
+/** How many limits' page sizes a world keeps (World.pageSizes). */
+const PAGE_SIZES = 8;
+
 /** A list's first page: no parameter but these (a page further on is asked for with another). */
 export const FIRST_PAGE_PARAMS = new Set(['limit', 'conversation_id', 'active']);
 
@@ -72,7 +75,8 @@ function walkOf(world: World, reading: Reading): OpenWalk | undefined {
     if (walk.urls.includes(asked ?? '')) return true;
     if (walk.list !== key || walk.limit !== limit) return false;
     for (const [name, value] of reading.query) {
-      if (FIRST_PAGE_PARAMS.has(name)) continue;
+      // A page asked for backwards is no next page, though it names the last id (judgeBackPage).
+      if (FIRST_PAGE_PARAMS.has(name) || /before|prev|back/i.test(name)) continue;
       if (value === walk.lastId || (walk.token !== undefined && value === walk.token)) return true;
       if (name === 'page' && value === String(walk.pages + 1)) return true;
       if (name === 'offset' && value === String(walk.listed)) return true;
@@ -97,8 +101,9 @@ const BACK = /^ending_before$/;
 /**
  * A page asked for backwards from a record (`ending_before=<id>`), with no write since
  * the list was seen in order (a walk under way, or the list shown whole): it holds the records just
- * before that one, as many as the page takes (lists.pages: "and back, where it has one"). A page
- * that is the list's first page again is a parameter ignored, which the document allows.
+ * before that one, as many as it shows, up to the page's size (lists.pages: "and back, where it has
+ * one"). A page that is the list's first records again is a parameter ignored, which the document
+ * allows.
  */
 export function judgeBackPage(
   v: Verdicts,
@@ -120,18 +125,22 @@ export function judgeBackPage(
   ].find((ids) => ids.has(value));
   if (!seen) return;
   const order = [...seen];
-  // The page size: the limit asked for, or the size of the list's first pages without one.
+  // The page size: the size of the list's first pages with the same limit, or the limit asked for.
+  // A server may give fewer (the maximum limit is not shown): the page then holds that many.
   const limit = reading.query.get('limit');
-  const size =
-    limit === null ? world.defaultPageSize : /^[1-9][0-9]*$/.test(limit) ? Number(limit) : undefined;
+  const given = world.pageSizes.get(limit ?? '');
+  const asked = limit !== null && /^[1-9][0-9]*$/.test(limit) ? Number(limit) : undefined;
+  const size = given !== undefined && asked !== undefined ? Math.min(given, asked) : (given ?? asked);
   if (size === undefined) return;
   const at = order.indexOf(value);
-  const expected = order.slice(Math.max(0, at - size), at);
   const shown = page.data.map(idOf);
+  const count = Math.min(size, Math.max(shown.length, 1));
+  const expected = order.slice(Math.max(0, at - count), at);
   const same = (a: string[], b: string[]) => a.length === b.length && a.every((id) => b.includes(id));
   // The list's first page again: the parameter ignored (near the top of the list too, where the
   // records before it are fewer than a page).
-  if (same(shown, order.slice(0, size))) return;
+  const firstPages = world.walks.filter((w) => w.list === key && w.limit === limit).map((w) => w.firstPage);
+  if ([...firstPages, order.slice(0, size)].some((first) => samePageAgain(first, shown))) return;
   v.check(
     'lists.pages',
     !same(shown, expected) &&
@@ -207,7 +216,13 @@ export function learnWalk(
   if (!page) return;
   const ids = page.data.map(idOf);
   if (isFirstPage(reading)) {
-    if (page.has_more && reading.query.get('limit') === null) world.defaultPageSize = ids.length;
+    if (page.has_more && ids.length > 0) {
+      const limit = reading.query.get('limit') ?? '';
+      world.pageSizes.delete(limit);
+      world.pageSizes.set(limit, ids.length);
+      for (const oldest of world.pageSizes.keys())
+        if (world.pageSizes.size > PAGE_SIZES) world.pageSizes.delete(oldest);
+    }
     if (page.has_more) keepWalk(state, world, { ...opened(reading, world, pending), ...pointers(reading) });
     else keepWholeList(state, world, listKey(reading), ids);
     return;

@@ -164,6 +164,27 @@ describe('the judge of pages asked for backwards (ending_before)', () => {
     const first = back(contacts.slice(0, 2), ids[0]);
     expect(judged([...top, ...forward(), first], 'lists.pages').broken).toEqual([]);
   });
+
+  it('takes the page size the server gives, when it caps limit below what was asked (its maximum is not shown)', () => {
+    // limit=3 asked, pages of 2 given.
+    const capped = () => [
+      exchange('GET', '/v1/contacts?limit=3', 200, page(contacts.slice(0, 2), true)),
+      exchange('GET', `/v1/contacts?limit=3&starting_after=${ids[1]}`, 200, page(contacts.slice(2, 4), true)),
+    ];
+    const backOf = (shown: typeof contacts, before: string) =>
+      exchange('GET', `/v1/contacts?limit=3&ending_before=${before}`, 200, page(shown, true));
+    // The two just before, and the first page again (the parameter ignored): silent.
+    expect(
+      judged([...created(), ...capped(), backOf(contacts.slice(1, 3), ids[3]!)], 'lists.pages').broken,
+    ).toEqual([]);
+    expect(
+      judged([...created(), ...capped(), backOf(contacts.slice(0, 2), ids[3]!)], 'lists.pages').broken,
+    ).toEqual([]);
+    // One record that is not the one just before: broken.
+    expect(
+      judged([...created(), ...capped(), backOf([contacts[0]!], ids[3]!)], 'lists.pages').broken,
+    ).toEqual(['lists.pages']);
+  });
 });
 
 describe('a rule the judge judges, that no exchange of the run could have broken', () => {
