@@ -27,6 +27,11 @@ export interface Focus {
   full?: boolean;
   /** Also read the contacts list with active=true and active=false. */
   active?: boolean;
+  /**
+   * Also walk both lists in the server's default pages, to their end: a deleted record must be
+   * gone from every page of every walk, those past the first of small pages too.
+   */
+  deep?: boolean;
 }
 
 const CASCADE = 'contacts.delete.cascades-conversation';
@@ -326,6 +331,33 @@ async function allMessagesList(state: Model, focus: Set<string>, full: boolean):
   }
 }
 
+/**
+ * A list walked to its end in the server's default pages (no limit): no deleted record of the
+ * kit's on any page, nor a message of a deleted conversation. (Its other values are read in the
+ * larger pages of the views above.)
+ */
+async function goneFromDefaultPages(state: Model, kind: 'contact' | 'message'): Promise<void> {
+  const view: View = kind === 'contact' ? 'contacts list' : 'all messages list';
+  const walked = await walk(`/v1/${kind}s`, {}, { maxPages: 200 });
+  for (const [i, page] of walked.pages.entries()) {
+    for (const item of page.data) {
+      const id = idOf(item);
+      const where = `the ${view} (page ${i + 1} of its default pages)`;
+      const gone = kind === 'contact' ? state.goneContacts.get(id) : state.goneMessages.get(id);
+      if (gone) fail(gone.because, view, `the deleted ${kind} ${id} is still in ${where}`, page.exchange);
+      const conversation =
+        kind === 'message' ? state.goneConversation(String(item.conversation_id)) : undefined;
+      if (conversation)
+        fail(
+          conversation.because,
+          view,
+          `${where} still shows the message ${id} of the deleted conversation ${String(item.conversation_id)}`,
+          page.exchange,
+        );
+    }
+  }
+}
+
 /** Reads every view of the records in focus and compares it with the model. */
 export async function verify(state: Model, focus: Focus): Promise<void> {
   const contacts = new Set(focus.contacts ?? []);
@@ -380,6 +412,8 @@ export async function verify(state: Model, focus: Focus): Promise<void> {
     for (const conversation of conversations) reads.push(() => conversationList(state, conversation));
     if (messages.size > 0 || full || conversations.size > 0 || state.messages.size > 0)
       reads.push(() => allMessagesList(state, messages, full));
+    if (focus.deep)
+      for (const kind of ['contact', 'message'] as const) reads.push(() => goneFromDefaultPages(state, kind));
     return reads;
   }
 }

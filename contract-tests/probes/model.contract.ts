@@ -193,7 +193,13 @@ rule(
     // A bystander conversation, the newest: the delete must leave its messages alone.
     const bystander = await message(ops, kept, 'bystander');
     mustSucceed(await ops.deleteContact(doomed), 'contacts.delete', 'deleting the contact');
-    await verify(ops.model, { contacts: [doomed, kept], messages: [bystander], full: true, active: true });
+    await verify(ops.model, {
+      contacts: [doomed, kept],
+      messages: [bystander],
+      full: true,
+      active: true,
+      deep: true,
+    });
   },
 );
 
@@ -212,7 +218,7 @@ rule(
       await message(ops, kept, 'cascadekept'),
     ];
     mustSucceed(await ops.deleteContact(doomed), 'contacts.delete', 'deleting the contact');
-    await verify(ops.model, { contacts: [doomed, kept], messages: all, full: true });
+    await verify(ops.model, { contacts: [doomed, kept], messages: all, full: true, deep: true });
     const sent = await ops.sendMessage(conversation, 'into the deleted conversation');
     t.check(!sent.ok, 'a message was sent into the conversation of a deleted contact', sent.exchange, {
       check: 'send into the deleted conversation',
@@ -232,7 +238,7 @@ rule(
       await message(ops, owner, 'after'),
     ];
     mustSucceed(await ops.deleteMessage(messages[1]!), 'messages.delete.permanent', 'deleting the message');
-    await verify(ops.model, { contacts: [owner], messages, full: true });
+    await verify(ops.model, { contacts: [owner], messages, full: true, deep: true });
     const again = await send('PUT', `/v1/messages/${encodeURIComponent(messages[1]!)}`, {
       form: { message: 'back again' },
     });

@@ -5,8 +5,6 @@
  * rogues.test.ts fails when a rogue leaves this list or joins it, so it stays measured.
  */
 export const JUDGE_BLIND: Record<string, string> = {
-  'skips the first item of a next page that is not the last':
-    'the judge sees the walk leave a message out, but names the list’s rule: no page of the same list shown whole, with no write between, held the message, to tell the paging’s fault from the list’s',
   'answers a send without message with 400, and sends it with a text of its own all the same':
     'the message the refused send made carries nothing of the request (the text is the server’s own), and a conversation may gain messages no request of the token sent (the contact’s), so a passive judge cannot tell it for a trace',
   'says has_more=false on the second page of a walk, though more follow':
