@@ -450,13 +450,13 @@ export const MODEL_ROGUES: Rogue[] = [
     make: () => {
       const rewritten = new Set<string>();
       return {
-        request(req) {
+        response(req, res) {
+          // An update the server took (a refused one changes nothing, the token's own included).
           const id = idOfPath(MESSAGE, req);
-          if (!id || !isUpdate(req, MESSAGE)) return;
-          if (sentKeys(req).some((k) => k.startsWith('reactions'))) rewritten.add(id);
-          if (sentKeys(req).includes('message')) rewritten.delete(id);
-        },
-        response(_req, res) {
+          if (id && isUpdate(req, MESSAGE) && ok(res)) {
+            if (sentKeys(req).some((k) => k.startsWith('reactions'))) rewritten.add(id);
+            if (sentKeys(req).includes('message')) rewritten.delete(id);
+          }
           eachResource(res.body, (item) => {
             if (isMessage(item) && rewritten.has(String(item.id)))
               item.message = `${String(item.message)} (reacted)`;
