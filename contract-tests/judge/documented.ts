@@ -112,7 +112,7 @@ export function judge(
       );
       break;
     case 'POST contacts':
-      createdContact(v, reading, body, state);
+      createdContact(v, reading, body, state, world);
       break;
     case 'PUT contact':
       contactRecord(v, state, body, 'the contact');

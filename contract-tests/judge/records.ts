@@ -118,14 +118,27 @@ export function messageRecord(
   mockMessage(v, item, at, state, world);
 }
 
-export function createdContact(v: Verdicts, reading: Reading, body: Json, state: SessionState): void {
+export function createdContact(
+  v: Verdicts,
+  reading: Reading,
+  body: Json,
+  state: SessionState,
+  world: World | undefined,
+): void {
   const params = reading.params;
   // conversation_id on a create answer is its own rule; the other fields are contacts.fields.
   contactRecord(v, state, body, 'the created contact', ['conversation_id']);
+  // One conversation with each contact (section 1): not one another contact, alive, holds.
+  const holder =
+    typeof body.conversation_id === 'string' ? world?.owners.get(body.conversation_id) : undefined;
   v.check(
     'contacts.create.conversation-id',
     (typeof body.conversation_id !== 'string' || body.conversation_id === '') &&
       `the created contact has conversation_id ${show(body.conversation_id)}`,
+    holder !== undefined &&
+      holder !== idOf(body) &&
+      !world?.goneContacts.has(holder) &&
+      `the created contact ${idOf(body)} has conversation_id ${show(body.conversation_id)}, the conversation of the contact ${holder}`,
   );
   v.check(
     'contacts.create.last-active-at-null',

@@ -344,7 +344,13 @@ describe('the proxy judge', () => {
     const create = (answer: unknown) => exchange('POST', '/v1/contacts', 201, answer, { sent });
     broken([exchange('GET', '/v1/contacts', 200, page([c, other]))], 'documented', state);
     broken([exchange('DELETE', `/v1/contacts/${c.id}`, 204)], 'documented', state);
-    const made = (id: unknown) => ({ ...contact(3), ...sent, display_name: 'ada', id });
+    const made = (id: unknown) => ({
+      ...contact(3),
+      ...sent,
+      display_name: 'ada',
+      id,
+      conversation_id: `conv-${String(id)}`,
+    });
     expect(broken([create(made(c.id))], 'documented', state)).toEqual(['api.unique-ids']);
     expect(broken([create(made(other.id))], 'documented', state)).toEqual(['api.unique-ids']);
     expect(broken([create(made('C999'))], 'documented', state)).toEqual([]);
@@ -357,6 +363,27 @@ describe('the proxy judge', () => {
       early,
     );
     expect(broken([slow], 'documented', early)).toEqual([]);
+  });
+
+  it('holds a new contact to a conversation of its own: not one another contact, alive, holds (contacts.create.conversation-id)', () => {
+    const state = newSession();
+    const [c, gone] = [contact(1), contact(2)];
+    const sent = { username: 'ada', phone_number: '+1 555 0100' };
+    const create = (answer: unknown) => exchange('POST', '/v1/contacts', 201, answer, { sent });
+    broken([exchange('GET', '/v1/contacts', 200, page([c, gone]))], 'documented', state);
+    broken([exchange('DELETE', `/v1/contacts/${gone.id}`, 204)], 'documented', state);
+    const made = (id: string, conversation: unknown) => ({
+      ...contact(3),
+      ...sent,
+      display_name: 'ada',
+      id,
+      conversation_id: conversation,
+    });
+    expect(broken([create(made('C8', c.conversation_id))], 'documented', state)).toEqual([
+      'contacts.create.conversation-id',
+    ]);
+    // The conversation of a deleted contact is no other contact's now.
+    expect(broken([create(made('C9', gone.conversation_id))], 'documented', state)).toEqual([]);
   });
 
   it('holds an update without display_name to the name the contact had (contacts.update.keeps-the-rest)', () => {
