@@ -326,6 +326,19 @@ export function updatedMessage(
     );
     v.check('messages.update.keeps-the-rest', ...kept);
   }
+  // "When the message was last updated": an update that changed it (new text, a reaction or an
+  // attachment it did not have) leaves a time there, not the null of a message never updated.
+  const changed =
+    attachments > 0 ||
+    (known !== undefined &&
+      ((typeof params.message === 'string' && known.text !== undefined && params.message !== known.text) ||
+        [...sent].some(([name, usernames]) =>
+          [...usernames].some((username) => !known.reactions.get(name)?.has(username)),
+        )));
+  v.check(
+    'messages.update.updated-at',
+    changed && body.updated_at === null && `the update ${describeUpdate(params)} answered updated_at null`,
+  );
   if (v.has('mock.updated-at'))
     v.check(
       'mock.updated-at',
@@ -335,6 +348,16 @@ export function updatedMessage(
         body.updated_at < body.created_at &&
         `updated_at ${body.updated_at} is before created_at ${body.created_at}`,
     );
+}
+
+/** What an update of a message sent, in words. */
+function describeUpdate(params: Json): string {
+  const parts = [
+    typeof params.message === 'string' ? 'a new text' : '',
+    sentReactions(params).size > 0 ? 'a reaction' : '',
+    sentAttachments(params) > 0 ? 'an attachment' : '',
+  ].filter(Boolean);
+  return `that sent ${parts.join(' and ') || 'nothing'}`;
 }
 
 // ---- what earlier exchanges of this token make certain ----

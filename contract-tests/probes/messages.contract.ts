@@ -367,6 +367,37 @@ rule('messages.update.add-attachment', 'PUT attachments adds an attachment', asy
 });
 
 rule(
+  'messages.update.updated-at',
+  'an update that edits the text, adds a reaction or adds an attachment leaves updated_at a time, in its answer and after',
+  async (t: RuleContext) => {
+    const contact = await sender();
+    const updates: [string, (id: string) => Promise<Exchange>][] = [
+      ['a text edit', (id) => send('PUT', path(id), { form: { message: messageText('stamped') } })],
+      ['a reaction', async (id) => (await react(id, contact.username)).exchange],
+      ['an attachment', (id) => send('PUT', path(id), { form: attachmentPairs(0, 'stamped.pdf') })],
+    ];
+    let judged = 0;
+    for (const [what, update] of updates) {
+      const message = await makeMessage(contact.conversation_id, 'stamped');
+      const updated = await update(message.id);
+      // A refused reaction name or attachment shape is the server's to refuse (formats are not shown).
+      if (is4xx(updated)) continue;
+      judged += 1;
+      const body = t.object(updated, `PUT /v1/messages/:id with ${what}`);
+      t.check(body.updated_at !== null, `the answer to ${what} has updated_at null`, updated);
+      const retrieved = await send('GET', path(message.id));
+      t.check(
+        (retrieved.body as Json | undefined)?.updated_at !== null,
+        `after ${what}, the retrieved message has updated_at null`,
+        retrieved,
+      );
+    }
+    if (judged === 0)
+      t.notRun('the server refused every update the kit tried; see messages.update.edit-text');
+  },
+);
+
+rule(
   'messages.delete.permanent',
   'a deleted message can no longer be retrieved, updated or listed',
   async (t: RuleContext) => {

@@ -251,6 +251,11 @@ export const RULES: readonly Rule[] = [
     'An update changes what it was sent and nothing else: conversation_id, created_at, the sender, the text when it was not sent, and the reactions and attachments already there stay, in every view.',
   ),
   documented(
+    'messages.update.updated-at',
+    '2.2, 4.2 rule 4',
+    '`updated_at` is when the message was last updated: once an update that edits the text, adds a reaction or adds an attachment is answered, it is a time, not null.',
+  ),
+  documented(
     'messages.delete.permanent',
     '1, 4.2 rule 5',
     'Deleting a message removes it permanently: it can no longer be retrieved, listed (in its conversation or across all) or updated.',

@@ -307,12 +307,14 @@ export const CONVENTION_ROGUES: ConventionRogue[] = [
     }),
   },
   {
+    // A time once the message is updated (the document's rule), but not the time of the update.
     rule: 'mock.updated-at',
-    how: 'never sets updated_at: it stays null after updates',
+    how: 'sets updated_at an hour before the message was created, on every update',
     make: () => ({
       response(_req, res) {
         eachResource(res.body, (item) => {
-          if (isMessage(item)) item.updated_at = null;
+          if (isMessage(item) && item.updated_at !== null && typeof item.created_at === 'number')
+            item.updated_at = item.created_at - 3600;
         });
       },
     }),

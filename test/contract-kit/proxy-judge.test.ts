@@ -365,6 +365,31 @@ describe('the proxy judge', () => {
     expect(broken([slow], 'documented', early)).toEqual([]);
   });
 
+  it('holds an update that changed a message to a time in updated_at, not null (messages.update.updated-at)', () => {
+    const state = newSession();
+    const m = message(1);
+    const c = contact(1);
+    broken(
+      [exchange('GET', `/v1/contacts/${c.id}`, 200, c), exchange('GET', `/v1/messages/${m.id}`, 200, m)],
+      'documented',
+      state,
+    );
+    const heart = { 'reactions[heart][]': 'bob' };
+    const reacted = { ...m, reactions: [{ heart: ['bob'] }] };
+    const put = (answer: unknown, sent: Record<string, string>) =>
+      exchange('PUT', `/v1/messages/${m.id}`, 200, answer, { sent });
+    expect(broken([put(reacted, heart)], 'documented', state)).toEqual(['messages.update.updated-at']);
+    // The same reaction again changes nothing: updated_at may stay as it was.
+    expect(broken([put(reacted, heart)], 'documented', state)).toEqual([]);
+    expect(
+      broken(
+        [put({ ...reacted, message: 'new text', updated_at: now() }, { message: 'new text' })],
+        'documented',
+        state,
+      ),
+    ).toEqual([]);
+  });
+
   it('holds a new contact to a conversation of its own: not one another contact, alive, holds (contacts.create.conversation-id)', () => {
     const state = newSession();
     const [c, gone] = [contact(1), contact(2)];

@@ -1042,6 +1042,28 @@ export const VIEW_ROGUES: Rogue[] = [
       },
     }),
   },
+  {
+    rule: 'messages.update.updated-at',
+    how: 'leaves updated_at null after an update that only adds a reaction, in every view',
+    make: () => {
+      // The messages whose last update only added a reaction: every view shows them never updated.
+      const stamped = new Set<string>();
+      return {
+        response(req, res) {
+          if (isUpdate(req, MESSAGE) && ok(res)) {
+            const id = idOfPath(MESSAGE, req)!;
+            const reactionOnly = sentKeys(req).every((key) => key.startsWith('reactions'));
+            if (reactionOnly && sentKeys(req).length > 0) stamped.add(decodeURIComponent(id));
+            else stamped.delete(decodeURIComponent(id));
+          }
+          if (ok(res))
+            eachResource(res.body, (item) => {
+              if (isMessage(item) && stamped.has(String(item.id))) item.updated_at = null;
+            });
+        },
+      };
+    },
+  },
 ];
 
 /**
