@@ -39,7 +39,8 @@ export const CONTACT_FIELDS: DocTable = {
   id: { type: 'string', changes: 'never', sender: true },
   username: { type: 'string', create: 'required', changes: 'never', sender: true, sent: 'text' },
   phone_number: { type: 'string', create: 'required', changes: 'never', sender: true, sent: 'phone' },
-  avatar_url: { type: 'string', create: 'optional', changes: 'never', sender: true, sent: 'text' },
+  // No default is given for an avatar left out: a server may answer none (null), as for display_name.
+  avatar_url: { type: 'string|null', create: 'optional', changes: 'never', sender: true, sent: 'text' },
   display_name: { type: 'string|null', create: 'optional', changes: 'update', sent: 'text' },
   conversation_id: { type: 'string', changes: 'never' },
   last_active_at: { type: 'timestamp|null', changes: 'server', sender: true },

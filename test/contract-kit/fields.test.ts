@@ -149,6 +149,25 @@ describe('what the table asks of a value', () => {
     expect(nonIntegerTimestamps({ created_at: null }, 'contact')).toEqual([]);
   });
 
+  it('takes an avatar_url of null, as a display_name (the document gives an avatar left out no default), and no other null string', () => {
+    const contact = {
+      id: 'c1',
+      username: 'ada',
+      phone_number: '+15550100',
+      avatar_url: null,
+      display_name: null,
+      conversation_id: 'v1',
+      last_active_at: null,
+      created_at: 1795723087,
+    };
+    expect(problems(contact, CONTACT)).toEqual([]);
+    expect(problems({ ...contact, phone_number: null }, CONTACT)).toEqual([
+      'phone_number should be string, got null',
+    ]);
+    // Sent, it must come back as sent: null is then a value lost.
+    expect(kept('https://example.com/a.png', null, 'text')).toBe('lost');
+  });
+
   it('takes a number and its digits for one value, and nothing else', () => {
     expect(sameValue(1795723087, '1795723087')).toBe(true);
     expect(sameValue('1795723087', 1795723087)).toBe(true);
