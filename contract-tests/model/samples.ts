@@ -51,7 +51,11 @@ export const USERNAME_STYLES: UsernameStyle[] = [
   { separator: '.', max: 32 },
   { separator: '-', max: 32 },
   { separator: '', max: 15 },
+  { separator: '', max: 8 },
 ];
+
+/** Below this length a username has no room for its label: run id, process and counter only. */
+const COMPACT = 15;
 export const PHONES = ['+15550102783', '+1 555 010 2783', '+1-555-010-2783', '(555) 010-2783', '15550102783'];
 export const AVATARS = [
   'https://example.com/avatars/kit.png',
@@ -88,7 +92,8 @@ export function readUserSamples(text: string | undefined): UserSamples {
 /** The style of a username the user gave: its separator, and room for the kit's suffix. */
 export function styleOf(username: string): UsernameStyle {
   const separator = (['_', '.', '-'] as const).find((s) => username.includes(s)) ?? '';
-  return { separator, max: Math.max(username.length, 15) };
+  // As long as the name given: the server takes that length. Six at least, for a unique name.
+  return { separator, max: Math.max(username.length, 6) };
 }
 
 /** The keys of an attachment the user gave as a JSON object. */
@@ -137,6 +142,14 @@ export function usernameFor(
   if (longest) {
     const name = usernameFor(label, n, style);
     return `${name}${'x'.repeat(max - name.length)}`;
+  }
+  if (max < COMPACT) {
+    // The run id's first two letters, then random letters and digits: a counter would repeat,
+    // for each test file counts from one in the same process (six make two in a billion alike).
+    const random = Array.from({ length: Math.max(4, max - 2) }, () =>
+      Math.floor(Math.random() * 36).toString(36),
+    ).join('');
+    return `${config.runId.slice(0, 2)}${random}`;
   }
   const tail = `${process.pid.toString(36)}${n}`;
   const room = max - config.runId.length - tail.length - 2 * separator.length;

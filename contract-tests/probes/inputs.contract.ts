@@ -104,7 +104,7 @@ rule(
     const ops = start();
     const { id } = await owner(ops, 'noparam');
     const empty = await ops.renameContact(id, undefined);
-    const named = await ops.renameContact(id, 'Renamed After Nothing');
+    const named = await ops.renameContact(id, 'After Nothing');
     mustSucceed(named, 'contacts.update.display-name', 'renaming');
     if (!empty.ok)
       throw new RuleFailure(

@@ -1,4 +1,4 @@
-import { USERNAME_STYLES, usernameFor } from '../../contract-tests/model/samples';
+import { styleOf, USERNAME_STYLES, usernameFor } from '../../contract-tests/model/samples';
 
 /**
  * The usernames the kit sends (model/samples.ts). The search for a style sends the longest name
@@ -11,6 +11,17 @@ describe('the usernames the kit sends', () => {
       expect(usernameFor('sample', 9001, style, true)).toHaveLength(style.max);
       for (const n of [1, 45, 99_999])
         expect(usernameFor('keepsother', n, style).length).toBeLessThanOrEqual(style.max);
+    }
+  });
+
+  it('fits a short username given with --sample: as long as it, of letters and digits from a letter, each unique', () => {
+    for (const sample of ['kit_user', 'kitbob']) {
+      const style = styleOf(sample);
+      expect(style.max).toBe(sample.length);
+      const names = Array.from({ length: 500 }, (_, n) => usernameFor('a long label', n, style));
+      for (const name of names) expect(name).toMatch(new RegExp(`^[a-z][a-z0-9]{1,${sample.length - 1}}$`));
+      expect(new Set(names).size).toBe(names.length);
+      expect(usernameFor('sample', 9001, style, true)).toHaveLength(sample.length);
     }
   });
 });
