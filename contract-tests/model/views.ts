@@ -4,6 +4,7 @@ import { Model } from './model';
 import { asPage, idOf, walk, type Walk } from './paging';
 import { NotRun, RuleFailure } from './harness';
 import { settled } from './settle';
+import { config } from '../http/config';
 import { mapAtOnce } from '../http/at-once';
 import { compareContact, compareMessage, fail, show, type View } from './compare';
 
@@ -338,6 +339,9 @@ async function allMessagesList(state: Model, focus: Set<string>, full: boolean):
  */
 async function goneFromDefaultPages(state: Model, kind: 'contact' | 'message'): Promise<void> {
   const view: View = kind === 'contact' ? 'contacts list' : 'all messages list';
+  // After the window a list may take to show a delete (--settle-ms): a delete landing in the list
+  // while it is walked would move its pages (with page numbers or offsets), which is no fault.
+  if (config.settleMs > 0) await new Promise((resolve) => setTimeout(resolve, config.settleMs));
   const walked = await walk(`/v1/${kind}s`, {}, { maxPages: 200 });
   for (const [i, page] of walked.pages.entries()) {
     for (const item of page.data) {
