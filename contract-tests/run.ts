@@ -175,6 +175,11 @@ async function preflight(): Promise<string | undefined> {
     if (answer.status === 401 || answer.status === 403) {
       return `the server refused the token: ${describeExchange(answer, 200)}`;
     }
+    const location = answer.headers.location;
+    if (answer.status >= 300 && answer.status < 400 && typeof location === 'string') {
+      // The kit asks for the document's paths as they are and follows no redirect.
+      return `the server redirects GET /v1/contacts to ${location} (${answer.status}), and the kit follows no redirect: give the base URL the endpoints answer at`;
+    }
     if (answer.status < 200 || answer.status >= 300 || answer.body === undefined) {
       return `the server answers nothing usable: ${describeExchange(answer, 200)} (is the base URL the server's root, without /v1?)`;
     }

@@ -489,6 +489,19 @@ describe('the contract kit', () => {
       }
     }, 60_000);
 
+    it('exits 2 on a server that redirects the endpoints, and names where to', async () => {
+      const app = express();
+      app.use((req, res) => void res.redirect(308, `${req.path}/`));
+      const server = await listenOn(app);
+      try {
+        const run = await runBin(['--base-url', urlOf(server), '--token', 't']);
+        expect(run.code).toBe(2);
+        expect(run.output).toContain('redirects GET /v1/contacts to /v1/contacts/ (308)');
+      } finally {
+        await new Promise((done) => server.close(done));
+      }
+    }, 60_000);
+
     it('exits 2, and fails no rule, when the server stops answering in the middle of the run', async () => {
       const server = await startWrapped({
         request: (req) =>
