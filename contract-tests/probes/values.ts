@@ -22,6 +22,8 @@ export const VALUE_CLASSES: readonly ValueClass[] = [
   { name: 'right-to-left', value: 'محمد علي · שלום' },
   { name: 'combining marks', value: 'e\u0301te\u0301 n\u0303' },
   { name: 'form-encoding characters', value: 'a & b = c + d % e [f] g' },
+  // Alone: beside a bare %, a second decoding would fail and keep the text as it was.
+  { name: 'text that looks percent-encoded', value: 'code %41 and %2B%26 as typed' },
   { name: 'markup and escapes', value: '<b>Tom & "Jerry"</b> it\'s 100% \\ ok' },
   { name: 'a newline and a tab', value: 'line one\nline two\tend' },
   { name: 'spaces at both ends', value: '  spaced at both ends  ' },
