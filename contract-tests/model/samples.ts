@@ -54,7 +54,7 @@ export const USERNAME_STYLES: UsernameStyle[] = [
   { separator: '', max: 8 },
 ];
 
-/** Below this length a username has no room for its label: run id, process and counter only. */
+/** Below this length a username has no room for its label or counter: see usernameFor. */
 const COMPACT = 15;
 export const PHONES = ['+15550102783', '+1 555 010 2783', '+1-555-010-2783', '(555) 010-2783', '15550102783'];
 export const AVATARS = [
