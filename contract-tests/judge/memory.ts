@@ -268,11 +268,17 @@ export function dropRefused(state: SessionState, world: World, username: string)
 }
 
 /** The ids of a list shown whole (one page, or a walk that held still), kept for the walks of that list. */
-export function keepWholeList(state: SessionState, world: World, key: string, ids: string[]): void {
+export function keepWholeList(
+  state: SessionState,
+  world: World,
+  key: string,
+  ids: string[],
+  quiet: number,
+): void {
   dropWholeList(state, world, key);
   if (ids.length > WALK_ITEMS) return;
   const bytes = idsBytes(key, ids);
-  world.wholeLists.set(key, { writes: world.writes, ids: new Set(ids), bytes });
+  world.wholeLists.set(key, { writes: world.writes, quiet, ids: new Set(ids), bytes });
   count(state, bytes, world);
   while (world.wholeLists.size > WHOLE_LISTS)
     dropWholeList(state, world, world.wholeLists.keys().next().value as string);

@@ -68,6 +68,7 @@ function ensureWorld(state: SessionState, authorization: string): World {
       wholeLists: new Map(),
       pageSizes: new Map(),
       writes: 0,
+      lastWriteAt: 0,
       refused: new Map(),
       formsRefused: new Map(),
       deletes: [],
@@ -201,7 +202,11 @@ export function learn(state: SessionState, reading: Reading, pending: readonly P
   const method = exchange.method;
   // Refused or not, a write may have moved the token's lists (judge/walks.ts).
   const writing = !['GET', 'HEAD', 'OPTIONS'].includes(method);
-  if (writing && state.worlds.has(authorization)) state.worlds.get(authorization)!.writes += 1;
+  if (writing && state.worlds.has(authorization)) {
+    const world = state.worlds.get(authorization)!;
+    world.writes += 1;
+    world.lastWriteAt = Math.max(world.lastWriteAt, at);
+  }
   if (refusedForm(reading))
     noteFormRefused(state, ensureWorld(state, authorization), copy(sentKey(reading)), exchange.status);
   const refusal = refusedCreate(reading);

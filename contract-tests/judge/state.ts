@@ -93,7 +93,7 @@ export interface World {
    * The last time each list was shown whole, by `listKey`: a first page with has_more=false, or a
    * walk to its end that held still. Its ids in the list's order, and the world's writes then.
    */
-  wholeLists: Map<string, { writes: number; ids: Set<string>; bytes: number }>;
+  wholeLists: Map<string, { writes: number; quiet: number; ids: Set<string>; bytes: number }>;
   /**
    * How many records a first page holds when it is not the whole list, by its limit ('' for none):
    * the page size the server gives, which may be less than a limit asked (its maximum is not shown).
@@ -102,6 +102,8 @@ export interface World {
   pageSizes: Map<string, number>;
   /** The writes of this token seen so far, answered or refused: what may have moved its lists. */
   writes: number;
+  /** When the latest of them ended: a list may show it late, up to --settle-ms after. */
+  lastWriteAt: number;
   /** The last deletes the token made, the oldest first (judge/traces.ts): what each named, and when its answer ended. */
   deletes: { kind: 'contact' | 'message'; id: string; at: number }[];
   /**
@@ -122,6 +124,11 @@ export interface OpenWalk {
   /** When its first page was asked for, and the world's writes then. */
   start: number;
   writes: number;
+  /**
+   * How long before its first page the token's last write had ended: one less than --settle-ms
+   * old may land in the list while it is walked, and move its pages (judge/walks.ts `lagging`).
+   */
+  quiet: number;
   /** A write of its token was on its way while one of its pages was. */
   moved: boolean;
   /** Pages so far, and their items (repeated ones counted again), and their ids. */

@@ -88,6 +88,14 @@ function walkOf(world: World, reading: Reading): OpenWalk | undefined {
 const mineOnTheirWay = (pending: readonly PendingWrite[], reading: Reading) =>
   pending.some((write) => write.authorization === reading.authorization);
 
+/**
+ * Whether a write of the token that ended less than --settle-ms before the walk began may have
+ * landed in the list while it was walked: the list may show a write that late (its window), and a
+ * write landing mid-walk moves the pages as one made then would. Such a walk is judged, and what
+ * such a landing explains (a record shown twice, or left out) is not held against the server.
+ */
+const lagging = (walk: { quiet: number }, settleMs: number) => settleMs > 0 && walk.quiet < settleMs;
+
 /** Whether nothing of the token's own moved the list since the walk began: no write answered, none on its way. */
 const heldStill = (walk: OpenWalk, world: World, pending: readonly PendingWrite[], reading: Reading) =>
   !walk.moved && walk.writes === world.writes && !mineOnTheirWay(pending, reading);
@@ -110,6 +118,7 @@ export function judgeBackPage(
   reading: Reading,
   world: World,
   pending: readonly PendingWrite[],
+  settleMs: number,
 ): void {
   const page = pageOf(reading);
   const back = [...reading.query].find(([name]) => BACK.test(name));
@@ -119,9 +128,11 @@ export function judgeBackPage(
   const whole = world.wholeLists.get(key);
   const seen = [
     ...world.walks
-      .filter((w) => w.list === key && w.ordered && !w.moved && w.writes === world.writes)
+      .filter(
+        (w) => w.list === key && w.ordered && !w.moved && w.writes === world.writes && !lagging(w, settleMs),
+      )
       .map((w) => w.ids),
-    ...(whole && whole.writes === world.writes ? [whole.ids] : []),
+    ...(whole && whole.writes === world.writes && !lagging(whole, settleMs) ? [whole.ids] : []),
   ].find((ids) => ids.has(value));
   if (!seen) return;
   const order = [...seen];
@@ -167,9 +178,12 @@ export function judgeWalk(
   const walk = walkOf(world, reading);
   if (!walk || !heldStill(walk, world, pending, reading)) return;
   const listed = new Set([...walk.ids, ...page.data.map(idOf)]);
-  const missing = alive(walk.start - settleMs).filter((id) => !listed.has(id));
+  const missing = lagging(walk, settleMs) ? [] : alive(walk.start - settleMs).filter((id) => !listed.has(id));
   const whole = world.wholeLists.get(walk.list);
-  const paging = whole && whole.writes === walk.writes ? missing.filter((id) => whole.ids.has(id)) : [];
+  const paging =
+    whole && whole.writes === walk.writes && !lagging(whole, settleMs)
+      ? missing.filter((id) => whole.ids.has(id))
+      : [];
   const pages = walk.pages + 1;
   if (paging.length > 0)
     v.check(
@@ -193,11 +207,12 @@ export function judgeNextPage(
   reading: Reading,
   world: World,
   pending: readonly PendingWrite[],
+  settleMs: number,
 ): void {
   const page = pageOf(reading);
   const walk = page && walkOf(world, reading);
   if (!page || !walk || !heldStill(walk, world, pending, reading)) return;
-  const again = page.data.map(idOf).filter((id) => walk.ids.has(id));
+  const again = lagging(walk, settleMs) ? [] : page.data.map(idOf).filter((id) => walk.ids.has(id));
   v.check(
     'lists.pages',
     again.length > 0 &&
@@ -224,14 +239,14 @@ export function learnWalk(
         if (world.pageSizes.size > PAGE_SIZES) world.pageSizes.delete(oldest);
     }
     if (page.has_more) keepWalk(state, world, { ...opened(reading, world, pending), ...pointers(reading) });
-    else keepWholeList(state, world, listKey(reading), ids);
+    else keepWholeList(state, world, listKey(reading), ids, reading.exchange.startedAt - world.lastWriteAt);
     return;
   }
   const walk = walkOf(world, reading);
   if (!walk) return;
   dropWalk(state, world, walk);
   if (!page.has_more && !walk.moved && walk.writes === world.writes && !mineOnTheirWay(pending, reading))
-    if (walk.ordered) keepWholeList(state, world, walk.list, [...new Set([...walk.ids, ...ids])]);
+    if (walk.ordered) keepWholeList(state, world, walk.list, [...new Set([...walk.ids, ...ids])], walk.quiet);
   if (page.has_more)
     keepWalk(state, world, {
       ...walk,
@@ -253,6 +268,7 @@ function opened(reading: Reading, world: World, pending: readonly PendingWrite[]
     limit: reading.query.get('limit'),
     start: reading.exchange.startedAt,
     writes: world.writes,
+    quiet: reading.exchange.startedAt - world.lastWriteAt,
     moved: pending.some((write) => write.authorization === reading.authorization),
     pages: 1,
     listed: ids.length,

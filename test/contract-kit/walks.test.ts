@@ -12,8 +12,8 @@ const contacts = [1, 2, 3, 4, 5].map((n) => contact(n));
 const ids = contacts.map((c) => String(c.id));
 
 /** The rules the judge found broken over these exchanges, and how many it judged against a rule. */
-function judged(exchanges: ProxyExchange[], rule = 'contacts.list') {
-  const judging = startJudging('documented');
+function judged(exchanges: ProxyExchange[], rule = 'contacts.list', settleMs = 0) {
+  const judging = startJudging('documented', { settleMs });
   const broken = new Set<string>();
   for (const e of exchanges) {
     const outcome = judging.judge(e);
@@ -52,6 +52,30 @@ describe('the judge of whole walks', () => {
       exchange('GET', `/v1/contacts?limit=2&starting_after=${ids[3]}`, 200, page([contacts[4]])),
     ];
     expect(judged([...before, ...walk])).toEqual({ broken: [], checks: 1 });
+  });
+
+  it('with --settle-ms, holds nothing against a walk that began less than that after a write of the token: the write may land mid-walk', () => {
+    // Each exchange here takes a second: the delete ends a second before the walk begins.
+    const walkAfterADelete = () => [
+      ...created(),
+      ...[1, 2, 3].map(() => exchange('GET', `/v1/contacts/${ids[0]}`, 200, contacts[0])),
+      exchange('DELETE', `/v1/contacts/${ids[4]}`, 204),
+      exchange('GET', '/v1/contacts?limit=2', 200, page(contacts.slice(0, 2), true)),
+      exchange(
+        'GET',
+        `/v1/contacts?limit=2&starting_after=${ids[1]}`,
+        200,
+        page([contacts[1]!, contacts[3]!]),
+      ),
+    ];
+    // Judged all the same (it counts), and what the late delete explains is no fault.
+    expect(judged(walkAfterADelete(), 'contacts.list', 3000)).toEqual({ broken: [], checks: 1 });
+    expect(judged(walkAfterADelete(), 'lists.pages', 3000).broken).toEqual([]);
+    // Begun longer than the window after it, the same walk shows a record twice and leaves one out.
+    expect(judged(walkAfterADelete(), 'contacts.list', 500).broken.sort()).toEqual([
+      'contacts.list',
+      'lists.pages',
+    ]);
   });
 
   it('does not judge a walk during which the token wrote: the list may have moved under it', () => {
