@@ -1,11 +1,11 @@
 import { deleting, isObject, type Json, type PendingWrite, type Reading } from '../http/exchange';
 import type { SessionState, World } from './session';
-import { idOf, listKey, pageOf, samePageAgain } from './pages';
+import { idOf, isBackParam, listKey, pageOf, samePageAgain } from './pages';
 import { mockPage } from './conventions';
 import { PAGE, problems } from '../rules/fields';
 import { contactRecord, messageRecord } from './records';
 import { show, type Verdicts } from './verdicts';
-import { FIRST_PAGE_PARAMS, isFirstPage, judgeBackPage, judgeNextPage, judgeWalk } from './walks';
+import { FIRST_PAGE_PARAMS, isFirstPage, judgeBackPage, judgeNextPage, judgeWalk, lagging } from './walks';
 
 /** A page of a list: its fields and records, its size, its filter, and has_more against the list. */
 
@@ -119,14 +119,15 @@ function hasMore(
   // none of the items of the page before (unless it is that same page: the parameter was ignored).
   const lastDelete = Math.max(0, ...world.goneContacts.values(), ...world.goneMessages.values());
   for (const [name, value] of reading.query) {
-    if (FIRST_PAGE_PARAMS.has(name) || /before|prev|back/i.test(name)) continue;
+    if (FIRST_PAGE_PARAMS.has(name) || isBackParam(name)) continue;
     const open = world.openPages.get(`${listKey(reading)}|${value}`);
     if (open === undefined || open.at > started) continue;
     const ids = page.data.map(idOf);
     // A write that ended less than --settle-ms before the page before may land in between, and
-    // push its last items onto this page (see walks.ts `lagging`).
-    const lagging = settleMs > 0 && open.at - world.lastWriteAt < settleMs;
-    const again = lagging ? [] : ids.filter((id) => open.ids.includes(id));
+    // push its last items onto this page.
+    const again = lagging({ quiet: open.at - world.lastWriteAt }, settleMs)
+      ? []
+      : ids.filter((id) => open.ids.includes(id));
     if (!samePageAgain(open.ids, ids))
       v.check(
         'lists.pages',

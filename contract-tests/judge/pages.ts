@@ -27,3 +27,6 @@ export function samePageAgain(before: readonly string[], shown: readonly string[
     ? before.every((id) => shown.includes(id))
     : shown.length > 0 && before.join('\n') === shown.join('\n');
 }
+
+/** A parameter that asks for a page backwards (ending_before, prev, back, ...): no next page, though it names an id. */
+export const isBackParam = (name: string): boolean => /before|prev|back/i.test(name);

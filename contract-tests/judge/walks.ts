@@ -1,5 +1,5 @@
 import type { Json, PendingWrite, Reading } from '../http/exchange';
-import { idOf, listKey, pageOf, samePageAgain } from './pages';
+import { idOf, isBackParam, listKey, pageOf, samePageAgain } from './pages';
 import { dropWalk, keepWalk, keepWholeList } from './memory';
 import type { OpenWalk, SessionState, World } from './state';
 import type { Verdicts } from './verdicts';
@@ -76,7 +76,7 @@ function walkOf(world: World, reading: Reading): OpenWalk | undefined {
     if (walk.list !== key || walk.limit !== limit) return false;
     for (const [name, value] of reading.query) {
       // A page asked for backwards is no next page, though it names the last id (judgeBackPage).
-      if (FIRST_PAGE_PARAMS.has(name) || /before|prev|back/i.test(name)) continue;
+      if (FIRST_PAGE_PARAMS.has(name) || isBackParam(name)) continue;
       if (value === walk.lastId || (walk.token !== undefined && value === walk.token)) return true;
       if (name === 'page' && value === String(walk.pages + 1)) return true;
       if (name === 'offset' && value === String(walk.listed)) return true;
@@ -94,7 +94,8 @@ const mineOnTheirWay = (pending: readonly PendingWrite[], reading: Reading) =>
  * write landing mid-walk moves the pages as one made then would. Such a walk is judged, and what
  * such a landing explains (a record shown twice, or left out) is not held against the server.
  */
-const lagging = (walk: { quiet: number }, settleMs: number) => settleMs > 0 && walk.quiet < settleMs;
+export const lagging = (walk: { quiet: number }, settleMs: number): boolean =>
+  settleMs > 0 && walk.quiet < settleMs;
 
 /** Whether nothing of the token's own moved the list since the walk began: no write answered, none on its way. */
 const heldStill = (walk: OpenWalk, world: World, pending: readonly PendingWrite[], reading: Reading) =>
@@ -235,8 +236,8 @@ export function learnWalk(
       const limit = reading.query.get('limit') ?? '';
       world.pageSizes.delete(limit);
       world.pageSizes.set(limit, ids.length);
-      for (const oldest of world.pageSizes.keys())
-        if (world.pageSizes.size > PAGE_SIZES) world.pageSizes.delete(oldest);
+      // One more at most: the least recently given limit goes.
+      if (world.pageSizes.size > PAGE_SIZES) world.pageSizes.delete(world.pageSizes.keys().next().value!);
     }
     if (page.has_more) keepWalk(state, world, { ...opened(reading, world, pending), ...pointers(reading) });
     else keepWholeList(state, world, listKey(reading), ids, reading.exchange.startedAt - world.lastWriteAt);
