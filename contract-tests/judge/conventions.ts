@@ -8,7 +8,7 @@ import { show, where, type Problem, type Verdicts } from './verdicts';
 
 /**
  * The mock's conventions (C1–C20) in one exchange: judged in the mock rule set only. The documented
- * rules are in documented.ts, records.ts and lists.ts.
+ * rules are in documented.ts, records.ts, writes.ts and lists.ts.
  */
 
 const MOCK_DEFAULT_LIMIT = 10;

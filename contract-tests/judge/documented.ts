@@ -5,15 +5,8 @@ import { idOf } from './pages';
 import type { RuleSet } from '../rules/rules';
 import { conventionsOfAnyAnswer, PARAMETERS, preflight, requestConventions } from './conventions';
 import { list } from './lists';
-import {
-  contactRecord,
-  createdContact,
-  messageRecord,
-  sentMessage,
-  updatedContact,
-  updatedMessage,
-  views,
-} from './records';
+import { contactRecord, messageRecord, views } from './records';
+import { createdContact, sentMessage, updatedContact, updatedMessage } from './writes';
 import { routeId, show, Verdicts, type Judgement } from './verdicts';
 import { formParameters, refusedForOptional, refusedUpdate } from './refusals';
 import { goneUnasked, refusedShown } from './traces';
