@@ -476,30 +476,30 @@ describe('the contract kit', () => {
       expect(run.output).toContain('no token');
     }, 60_000);
 
-    it('exits 2 when the server answers nothing usable', async () => {
+    /** The kit's bin against a server that answers every request with one handler. */
+    async function binAgainst(handler: express.RequestHandler) {
       const app = express();
-      app.use((_req, res) => void res.status(200).type('html').send('<html>maintenance</html>'));
+      app.use(handler);
       const server = await listenOn(app);
       try {
-        const run = await runBin(['--base-url', urlOf(server), '--token', 't']);
-        expect(run.code).toBe(2);
-        expect(run.output).toContain('nothing usable');
+        return await runBin(['--base-url', urlOf(server), '--token', 't']);
       } finally {
         await new Promise((done) => server.close(done));
       }
+    }
+
+    it('exits 2 when the server answers nothing usable', async () => {
+      const run = await binAgainst(
+        (_req, res) => void res.status(200).type('html').send('<html>maintenance</html>'),
+      );
+      expect(run.code).toBe(2);
+      expect(run.output).toContain('nothing usable');
     }, 60_000);
 
     it('exits 2 on a server that redirects the endpoints, and names where to', async () => {
-      const app = express();
-      app.use((req, res) => void res.redirect(308, `${req.path}/`));
-      const server = await listenOn(app);
-      try {
-        const run = await runBin(['--base-url', urlOf(server), '--token', 't']);
-        expect(run.code).toBe(2);
-        expect(run.output).toContain('redirects GET /v1/contacts to /v1/contacts/ (308)');
-      } finally {
-        await new Promise((done) => server.close(done));
-      }
+      const run = await binAgainst((req, res) => void res.redirect(308, `${req.path}/`));
+      expect(run.code).toBe(2);
+      expect(run.output).toContain('redirects GET /v1/contacts to /v1/contacts/ (308)');
     }, 60_000);
 
     it('exits 2, and fails no rule, when the server stops answering in the middle of the run', async () => {
