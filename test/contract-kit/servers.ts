@@ -315,6 +315,19 @@ export const ROGUES: Rogue[] = [
       },
     }),
   },
+  {
+    rule: 'api.auth-required',
+    how: "serves the list of one conversation's messages without Authorization, as the last user seen",
+    make: () => {
+      let last = 'Bearer rogue-anonymous';
+      return {
+        request(req) {
+          if (req.headers.authorization) last = req.headers.authorization;
+          else if (isList(req) && req.query.has('conversation_id')) req.headers.authorization = last;
+        },
+      };
+    },
+  },
 ];
 
 const auth = (req: ProxyRequest) => ({ authorization: req.headers.authorization ?? '' });
@@ -680,6 +693,66 @@ export const MODEL_ROGUES: Rogue[] = [
           body(res).data = (body(res).data as Json[]).slice(0, -1);
       },
     }),
+  },
+  {
+    rule: 'contacts.delete.cascades-conversation',
+    how: "shows a deleted contact's messages again at the end of the list of all messages, past its first page",
+    make: () => {
+      // The messages of each token's deleted contacts, as they were.
+      const ghosts = new Map<string, Json[]>();
+      const all = async (inner: Parameters<NonNullable<Wrapper['request']>>[1], req: ProxyRequest) => {
+        const items: Json[] = [];
+        for (let after: string | undefined; ;) {
+          const page = await inner(
+            'GET',
+            `/v1/messages?limit=100${after ? `&starting_after=${after}` : ''}`,
+            auth(req),
+          );
+          items.push(...dataOf(page));
+          if (!ok(page) || !body(page).has_more || items.length === 0) return items;
+          after = String(items.at(-1)!.id);
+        }
+      };
+      return {
+        async request(req, inner) {
+          const token = req.headers.authorization ?? '';
+          const contact = CONTACT.exec(req.path);
+          if (req.method === 'DELETE' && contact) {
+            const found = await inner('GET', req.path, auth(req));
+            if (!ok(found)) return;
+            const conversation = String(body(found).conversation_id);
+            const gone = (await all(inner, req)).filter((m) => String(m.conversation_id) === conversation);
+            ghosts.set(token, [...(ghosts.get(token) ?? []), ...gone]);
+            return;
+          }
+          const cursor = req.query.get('starting_after') ?? req.query.get('ending_before');
+          const mine = ghosts.get(token);
+          if (
+            !isList(req) ||
+            !/messages/.test(req.path) ||
+            req.query.has('conversation_id') ||
+            !cursor ||
+            !mine
+          )
+            return;
+          const limit = Number(req.query.get('limit') ?? '10');
+          if (!Number.isInteger(limit) || limit < 1 || limit > 100) return;
+          // The list as the mock orders it, then the ghosts (as a query that sorts the rows it
+          // should have left out last would show them).
+          const merged = [...(await all(inner, req)), ...mine];
+          const i = merged.findIndex((m) => String(m.id) === cursor);
+          if (i === -1) return;
+          const forward = req.query.has('starting_after');
+          const from = forward ? i + 1 : Math.max(0, i - limit);
+          const to = forward ? i + 1 + limit : i;
+          return {
+            status: 200,
+            headers: {},
+            body: { data: merged.slice(from, to), has_more: forward ? to < merged.length : from > 0 },
+          };
+        },
+      };
+    },
   },
 ];
 
@@ -1287,6 +1360,21 @@ export const INPUT_ROGUES: Rogue[] = [
           if (data.length > Number(req.query.get('limit') ?? 10)) data.pop();
         }
         return res;
+      },
+    }),
+  },
+  {
+    rule: 'messages.update.edit-text',
+    how: 'decodes the text of a message edit twice, when sent as a form (text that looks percent-encoded, %41, becomes other text)',
+    make: () => ({
+      request(req) {
+        const text = isUpdate(req, MESSAGE) ? req.form?.get('message') : undefined;
+        if (text === undefined || text === null || !/%[0-9A-Fa-f]{2}/.test(text)) return;
+        try {
+          req.form!.set('message', decodeURIComponent(text));
+        } catch {
+          // Not decodable a second time: sent as it came.
+        }
       },
     }),
   },
