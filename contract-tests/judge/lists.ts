@@ -47,6 +47,7 @@ export function list(
       'lists.limit',
       page.data.length > Number(limit) && `limit=${limit}, and the page holds ${page.data.length} items`,
     );
+  if (kind === 'contacts' && world) sameChoice(v, reading, page, state, world, settleMs, pending);
   const conversation = query.get('conversation_id');
   if (kind === 'messages' && conversation !== null) {
     const stray = page.data.filter((m) => m.conversation_id !== conversation);
@@ -72,6 +73,43 @@ export function list(
     );
   }
   if (v.has('mock.newest-first')) mockPage(v, reading, page);
+}
+
+/** How long a choice of `active` is taken to hold with no write: a server may let activity expire. */
+const ACTIVE_HOLDS_MS = 10_000;
+
+/**
+ * A page of contacts chosen by `active`, asked with more (a limit, a page further): it holds only
+ * contacts the same choice shown whole held, with no write between. What `active` selects is the
+ * server's to say; that a parameter beside it leaves that choice alone is not (lists.limit: "limit
+ * lowers how many, never which"; the paging parameter pages the same list). Only contacts the token
+ * made, with no other writer, and only shortly after the whole list: a server may count activity
+ * that the kit does not see, or that expires.
+ */
+function sameChoice(
+  v: Verdicts,
+  reading: Reading,
+  page: { data: Json[] },
+  state: SessionState,
+  world: World,
+  settleMs: number,
+  pending: readonly PendingWrite[],
+): void {
+  const { query } = reading;
+  const active = query.get('active');
+  const beside = [...query.keys()].filter((name) => name !== 'active');
+  if (active === null || beside.length === 0 || !state.soleWriter) return;
+  if (pending.some((write) => write.authorization === reading.authorization)) return;
+  const whole = world.wholeLists.get(listKey(reading));
+  if (!whole || whole.writes !== world.writes || lagging(whole, settleMs)) return;
+  if (reading.exchange.startedAt - whole.at > ACTIVE_HOLDS_MS) return;
+  const other = page.data.map(idOf).filter((id) => world.ledger.created.has(id) && !whole.ids.has(id));
+  const by = query.get('limit') !== null ? 'lists.limit' : 'lists.pages';
+  v.check(
+    by,
+    other.length > 0 &&
+      `with ${beside.join(' and ')}, active=${active} lists ${other.length} contact(s) that active=${active} shown whole just before, with no write between, did not hold (e.g. ${other[0]})`,
+  );
 }
 
 /**

@@ -274,11 +274,12 @@ export function keepWholeList(
   key: string,
   ids: string[],
   quiet: number,
+  at: number,
 ): void {
   dropWholeList(state, world, key);
   if (ids.length > WALK_ITEMS) return;
   const bytes = idsBytes(key, ids);
-  world.wholeLists.set(key, { writes: world.writes, quiet, ids: new Set(ids), bytes });
+  world.wholeLists.set(key, { writes: world.writes, quiet, at, ids: new Set(ids), bytes });
   count(state, bytes, world);
   while (world.wholeLists.size > WHOLE_LISTS)
     dropWholeList(state, world, world.wholeLists.keys().next().value as string);

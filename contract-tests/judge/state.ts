@@ -91,9 +91,10 @@ export interface World {
   walks: OpenWalk[];
   /**
    * The last time each list was shown whole, by `listKey`: a first page with has_more=false, or a
-   * walk to its end that held still. Its ids in the list's order, and the world's writes then.
+   * walk to its end that held still. Its ids in the list's order, the world's writes then, and when
+   * its last page was answered.
    */
-  wholeLists: Map<string, { writes: number; quiet: number; ids: Set<string>; bytes: number }>;
+  wholeLists: Map<string, { writes: number; quiet: number; at: number; ids: Set<string>; bytes: number }>;
   /**
    * How many records a first page holds when it is not the whole list, by its limit ('' for none):
    * the page size the server gives, which may be less than a limit asked (its maximum is not shown).

@@ -240,14 +240,30 @@ export function learnWalk(
       if (world.pageSizes.size > PAGE_SIZES) world.pageSizes.delete(world.pageSizes.keys().next().value!);
     }
     if (page.has_more) keepWalk(state, world, { ...opened(reading, world, pending), ...pointers(reading) });
-    else keepWholeList(state, world, listKey(reading), ids, reading.exchange.startedAt - world.lastWriteAt);
+    else
+      keepWholeList(
+        state,
+        world,
+        listKey(reading),
+        ids,
+        reading.exchange.startedAt - world.lastWriteAt,
+        reading.exchange.finishedAt,
+      );
     return;
   }
   const walk = walkOf(world, reading);
   if (!walk) return;
   dropWalk(state, world, walk);
   if (!page.has_more && !walk.moved && walk.writes === world.writes && !mineOnTheirWay(pending, reading))
-    if (walk.ordered) keepWholeList(state, world, walk.list, [...new Set([...walk.ids, ...ids])], walk.quiet);
+    if (walk.ordered)
+      keepWholeList(
+        state,
+        world,
+        walk.list,
+        [...new Set([...walk.ids, ...ids])],
+        walk.quiet,
+        reading.exchange.finishedAt,
+      );
   if (page.has_more)
     keepWalk(state, world, {
       ...walk,

@@ -211,6 +211,50 @@ describe('the judge of pages asked for backwards (ending_before)', () => {
   });
 });
 
+describe('the judge of a choice of active beside another parameter', () => {
+  /** The rules broken when the contacts that active=true chose (the first two) are shown whole, then `after` follows. */
+  function broken(after: () => ProxyExchange[], soleWriter = true) {
+    const judging = startJudging('documented', { soleWriter });
+    const rules = new Set<string>();
+    // Made in this order: each exchange takes a second of the clock.
+    const before = [
+      ...created(),
+      exchange('GET', '/v1/contacts?active=true', 200, page(contacts.slice(0, 2))),
+    ];
+    for (const e of [...before, ...after()]) {
+      const outcome = judging.judge(e);
+      if (outcome.kind === 'judged') for (const v of outcome.violations) rules.add(v.rule);
+    }
+    return [...rules];
+  }
+  const limited = (shown: number[]) =>
+    exchange(
+      'GET',
+      '/v1/contacts?active=true&limit=2',
+      200,
+      page(
+        shown.map((i) => contacts[i]!),
+        true,
+      ),
+    );
+
+  it('fails lists.limit for a page with limit that holds a contact the choice shown whole did not, with no write between', () => {
+    expect(broken(() => [limited([2, 3])])).toEqual(['lists.limit']);
+    expect(broken(() => [limited([0, 1])])).toEqual([]);
+  });
+
+  it('holds nothing against it after a write, long after (activity may expire), or with another writer of the token', () => {
+    const renamed = { ...contacts[4], display_name: 'x' };
+    const write = () =>
+      exchange('PUT', `/v1/contacts/${ids[4]}`, 200, renamed, { sent: { display_name: 'x' } });
+    expect(broken(() => [write(), limited([2, 3])])).toEqual([]);
+    const reads = () =>
+      Array.from({ length: 11 }, () => exchange('GET', `/v1/contacts/${ids[0]}`, 200, contacts[0]));
+    expect(broken(() => [...reads(), limited([2, 3])])).toEqual([]);
+    expect(broken(() => [limited([2, 3])], false)).toEqual([]);
+  });
+});
+
 describe('a rule the judge judges, that no exchange of the run could have broken', () => {
   const verdict = (rule: string, outcome: RuleVerdict['verdict']): RuleVerdict => ({
     rule: findRule(rule)!,
