@@ -186,7 +186,20 @@ export function judgeWalk(
       ? missing.filter((id) => whole.ids.has(id))
       : [];
   const pages = walk.pages + 1;
-  if (paging.length > 0)
+  // What the walk showed is the whole list's first records, in its order, and what it left out all
+  // comes after them: the walk ended early, and the page that said has_more=false was wrong.
+  const order = whole ? [...whole.ids] : [];
+  const endedEarly =
+    paging.length > 0 &&
+    listed.size < order.length &&
+    order.slice(0, listed.size).every((id) => listed.has(id)) &&
+    paging.every((id) => order.indexOf(id) >= listed.size);
+  if (endedEarly)
+    v.check(
+      'lists.has-more',
+      `walked page by page (${pages} pages), the list says has_more=false after ${listed.size} records, the first of the ${order.length} that the same list shown whole held, with no write between (the next would be ${order[listed.size]})`,
+    );
+  else if (paging.length > 0)
     v.check(
       'lists.pages',
       `walked page by page to its end (${pages} pages), the list leaves out ${paging.length} record(s) that the same list shown on one page held, with no write between (e.g. ${paging[0]})`,

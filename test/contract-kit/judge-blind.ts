@@ -7,8 +7,6 @@
 export const JUDGE_BLIND: Record<string, string> = {
   'answers a send without message with 400, and sends it with a text of its own all the same':
     'the message the refused send made carries nothing of the request (the text is the server’s own), and a conversation may gain messages no request of the token sent (the contact’s), so a passive judge cannot tell it for a trace',
-  'says has_more=false on the second page of a walk, though more follow':
-    'the judge sees the walk end short of records it saw alive, and names the list’s rule: without the list’s order it cannot tell a walk that ended early (has_more) from records left out, and timestamps of one second tie',
 };
 
 /** The same, for the rogues of the mock's conventions (convention-rogues.test.ts, mock rule set). */

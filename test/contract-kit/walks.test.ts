@@ -160,6 +160,16 @@ describe('the judge of whole walks', () => {
     ];
     expect(judged([...before, ...walk], 'lists.pages').broken).toEqual(['lists.pages']);
   });
+
+  it('names has_more (lists.has-more) when the walk showed the first records of the whole list in its order and ended before the rest', () => {
+    const before = created();
+    const walk = [
+      exchange('GET', '/v1/contacts?limit=100', 200, page(contacts)),
+      exchange('GET', '/v1/contacts?limit=2', 200, page(contacts.slice(0, 2), true)),
+      exchange('GET', `/v1/contacts?limit=2&starting_after=${ids[1]}`, 200, page(contacts.slice(2, 4))),
+    ];
+    expect(judged([...before, ...walk], 'lists.has-more').broken).toEqual(['lists.has-more']);
+  });
 });
 
 describe('the judge of pages asked for backwards (ending_before)', () => {
