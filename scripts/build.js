@@ -155,7 +155,10 @@ async function build() {
   }
 }
 
-module.exports = { INPUTS };
+/** Whether dist/ was built from the sources as they are now. */
+const upToDate = () => readStamp() === stampOfInputs();
+
+module.exports = { INPUTS, upToDate };
 
 if (require.main === module) {
   build().catch((error) => {
