@@ -89,7 +89,7 @@ const ACTIVE_HOLDS_MS = 10_000;
 function sameChoice(
   v: Verdicts,
   reading: Reading,
-  page: { data: Json[] },
+  page: { has_more: boolean; data: Json[] },
   state: SessionState,
   world: World,
   settleMs: number,
@@ -103,12 +103,25 @@ function sameChoice(
   const whole = world.wholeLists.get(listKey(reading));
   if (!whole || whole.writes !== world.writes || lagging(whole, settleMs)) return;
   if (reading.exchange.startedAt - whole.at > ACTIVE_HOLDS_MS) return;
-  const other = page.data.map(idOf).filter((id) => world.ledger.created.has(id) && !whole.ids.has(id));
+  const shown = new Set(page.data.map(idOf));
+  const other = [...shown].filter((id) => world.ledger.created.has(id) && !whole.ids.has(id));
   const by = query.get('limit') !== null ? 'lists.limit' : 'lists.pages';
   v.check(
     by,
     other.length > 0 &&
       `with ${beside.join(' and ')}, active=${active} lists ${other.length} contact(s) that active=${active} shown whole just before, with no write between, did not hold (e.g. ${other[0]})`,
+  );
+  // A first page that says it is the last: it holds every contact of the token's that the choice
+  // shown whole held.
+  if (!isFirstPage(reading) || page.has_more) return;
+  const left = [...whole.ids].filter((id) => world.ledger.created.has(id) && !shown.has(id));
+  const limit = query.get('limit');
+  // A full page is wrong to say so; a shorter one leaves them out (as hasMore below).
+  const full = limit !== null && /^[0-9]+$/.test(limit) && page.data.length >= Number(limit);
+  v.check(
+    full ? 'lists.has-more' : 'contacts.list',
+    left.length > 0 &&
+      `with ${beside.join(' and ')}, active=${active} says has_more=false, but ${left.length} contact(s) that active=${active} shown whole just before held, with no write between, are not on it (e.g. ${left[0]})`,
   );
 }
 

@@ -270,6 +270,11 @@ export function updatedMessage(
     changed &&
       body.updated_at === null &&
       `the update ${describeUpdate(params, sent, attachments)} answered updated_at null`,
+    // A message is updated after it is made: never before its created_at.
+    typeof body.updated_at === 'number' &&
+      typeof body.created_at === 'number' &&
+      body.updated_at < body.created_at &&
+      `the update answered updated_at ${body.updated_at}, before the message's created_at ${body.created_at}`,
   );
   if (v.has('mock.updated-at'))
     v.check(

@@ -388,6 +388,15 @@ describe('the proxy judge', () => {
         state,
       ),
     ).toEqual([]);
+    // Nor a time before the message was made.
+    const before = Number(m.created_at) - 1;
+    expect(
+      broken(
+        [put({ ...reacted, message: 'newer text', updated_at: before }, { message: 'newer text' })],
+        'documented',
+        state,
+      ),
+    ).toEqual(['messages.update.updated-at']);
   });
 
   it('holds a new contact to a conversation of its own: not one another contact, alive, holds (contacts.create.conversation-id)', () => {

@@ -253,6 +253,11 @@ describe('the judge of a choice of active beside another parameter', () => {
     expect(broken(() => [limited([0, 1])])).toEqual([]);
   });
 
+  it('fails lists.has-more for a full first page with limit that says has_more=false, while the choice shown whole held more', () => {
+    const last = exchange('GET', '/v1/contacts?active=true&limit=1', 200, page([contacts[0]!]));
+    expect(broken(() => [last])).toEqual(['lists.has-more']);
+  });
+
   it('holds nothing against it after a write, long after (activity may expire), or with another writer of the token', () => {
     const renamed = { ...contacts[4], display_name: 'x' };
     const write = () =>
