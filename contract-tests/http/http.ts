@@ -55,8 +55,14 @@ function toPairs(form: Pairs | Record<string, string | undefined>): Pairs {
   return Object.entries(form).filter((entry): entry is [string, string] => entry[1] !== undefined);
 }
 
-function encodePairs(pairs: Pairs): string {
-  return pairs.map(([k, v]) => `${encodeURIComponent(k)}=${encodeURIComponent(v)}`).join('&');
+/**
+ * Pairs as a query string, or (`form`) as a form body the way browsers write one: there a space is
+ * `+`, which the server must read back as a space (a `+` of the value itself goes as `%2B`).
+ */
+function encodePairs(pairs: Pairs, form = false): string {
+  const encode = (text: string) =>
+    form ? encodeURIComponent(text).replace(/%20/g, '+') : encodeURIComponent(text);
+  return pairs.map(([k, v]) => `${encode(k)}=${encode(v)}`).join('&');
 }
 
 function withQuery(path: string, query: Query | undefined): string {
@@ -175,7 +181,7 @@ async function sendOnce(method: string, fullPath: string, options: RequestOption
   let sent: string | undefined;
   let bodyText: string | undefined;
   if (options.form !== undefined) {
-    sent = bodyText = encodePairs(toPairs(options.form));
+    sent = bodyText = encodePairs(toPairs(options.form), true);
     requestHeaders['content-type'] = 'application/x-www-form-urlencoded';
     req = req.type('form').send(sent);
   } else if (options.json !== undefined) {

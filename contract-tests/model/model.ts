@@ -77,9 +77,17 @@ export function reactionsOf(value: unknown): Map<string, Set<string>> | undefine
 export interface MessageChange {
   message?: string;
   reaction?: { name: string; username: string };
+  /** Several reactions in one update (2.3: the parameter is a list of them). */
+  reactions?: { name: string; username: string }[];
   /** One attachment, or several in one update. */
   attachment?: string | string[];
 }
+
+/** The reactions an update sends. */
+export const sentReactionsOf = (sent: MessageChange): { name: string; username: string }[] => [
+  ...(sent.reaction ? [sent.reaction] : []),
+  ...(sent.reactions ?? []),
+];
 
 /** The file names of the attachments an update sends. */
 export const filesOf = (sent: MessageChange): string[] =>
@@ -248,14 +256,15 @@ export class Model {
     // An update that also edits the text must keep every reaction and attachment, those it adds
     // included: what such an update loses is laid to the edit (keeps-the-rest).
     const withText = sent.message !== undefined;
+    const added = sentReactionsOf(sent);
     const reactionRule =
-      sent.reaction && !withText ? 'messages.update.add-reaction' : 'messages.update.keeps-the-rest';
+      added.length > 0 && !withText ? 'messages.update.add-reaction' : 'messages.update.keeps-the-rest';
     for (const usernames of message.reactions.values())
       for (const username of usernames.keys()) usernames.set(username, reactionRule);
-    if (sent.reaction) {
-      const usernames = message.reactions.get(sent.reaction.name) ?? new Map<string, string>();
-      usernames.set(sent.reaction.username, reactionRule);
-      message.reactions.set(sent.reaction.name, usernames);
+    for (const { name, username } of added) {
+      const usernames = message.reactions.get(name) ?? new Map<string, string>();
+      usernames.set(username, reactionRule);
+      message.reactions.set(name, usernames);
     }
     const files = filesOf(sent);
     if (files.length > 0) {

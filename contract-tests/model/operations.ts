@@ -1,6 +1,6 @@
 import { attachmentPairs, contactForm, messageText, postContact, postMessage, type Json } from './data';
 import { is2xx, send, type Exchange, type Pairs } from '../http/http';
-import { filesOf, Model, type MessageChange } from './model';
+import { filesOf, Model, sentReactionsOf, type MessageChange } from './model';
 import { reactionNames } from './samples';
 import { RuleFailure } from './harness';
 import { compareContact, compareMessage } from './compare';
@@ -63,7 +63,7 @@ export function mustSucceed(done: Done, rule: string, what: string): void {
 export function changePairs(parts: MessageChange): [string, string][] {
   const pairs: [string, string][] = [];
   if (parts.message !== undefined) pairs.push(['message', parts.message]);
-  if (parts.reaction) pairs.push([`reactions[${parts.reaction.name}][]`, parts.reaction.username]);
+  for (const { name, username } of sentReactionsOf(parts)) pairs.push([`reactions[${name}][]`, username]);
   pairs.push(...filesOf(parts).flatMap((file, i) => attachmentPairs(i, file)));
   return pairs;
 }

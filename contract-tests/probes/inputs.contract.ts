@@ -243,7 +243,8 @@ rule(
         if (done.ok) made.push(done.id!);
         return done;
       },
-      { start: 125, make: (length) => longValue(`${config.runId} `, length) },
+      // The text sent is the run id, a space and this: as long as the probe says in all.
+      { start: 125, make: (length) => longValue('', length - config.runId.length - 1) },
     );
     await atOnce(texts.tasks);
     noneTaken(t, texts.taken(), 'text');
@@ -253,11 +254,12 @@ rule(
 
 rule(
   'messages.update.edit-text',
-  'every class of text and long texts probed upward are taken by an edit as sent, in every view',
+  'every class of text and long texts probed upward are taken by an edit as sent, in every view; the longest then takes two reactions',
   async (t) => {
     const ops = start();
     const { id: contactId, conversation } = await owner(ops, 'edits');
     const edited: string[] = [];
+    const longest = { id: '', length: 0 };
     const edits = everyClass(
       'edited text',
       async (text, label) => {
@@ -266,12 +268,20 @@ rule(
         mustSucceed(sent, 'messages.send', 'sending a message');
         const done = await ops.editMessage(sent.id!, label, `${config.runId} ${text}`);
         edited.push(sent.id!);
+        if (done.ok && text.length > longest.length)
+          Object.assign(longest, { id: sent.id!, length: text.length });
         return done;
       },
-      { start: 125, make: (length) => longValue(`${config.runId} `, length) },
+      // The text sent is the run id, a space and this: as long as the probe says in all.
+      { start: 125, make: (length) => longValue('', length - config.runId.length - 1) },
     );
     await atOnce(edits.tasks);
     noneTaken(t, edits.taken(), 'edited text');
+    // A message with the longest text taken keeps what an update adds, as any other: two
+    // reactions, the second beside the first.
+    const first = await ops.reactAny(longest.id, 'long_reactor_a');
+    if (first && !refusedOrFailed(first, []))
+      refusedOrFailed(await ops.react(longest.id, first.name, 'long_reactor_b'), []);
     await verify(ops.model, { contacts: [contactId], messages: edited });
   },
 );

@@ -86,6 +86,13 @@ describe('the contract kit against rogue servers', () => {
       'api.unique-ids',
       'messages.list.conversation-filter',
       'lists.limit',
+      'messages.update.add-reaction',
+      'messages.update.add-reaction',
+      'messages.send.attachments',
+      'messages.update.add-reaction',
+      'contacts.update.display-name',
+      'messages.update.updated-at',
+      'lists.has-more',
     ]);
   });
 

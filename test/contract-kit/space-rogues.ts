@@ -210,4 +210,118 @@ export const SPACE_ROGUES: Rogue[] = [
       },
     }),
   },
+  {
+    rule: 'messages.update.add-reaction',
+    how: 'shows at most three users of a reaction, the latest three',
+    make: () => ({
+      response(_req, res) {
+        eachResource(res.body, (item) => {
+          if (isMessage(item) && Array.isArray(item.reactions))
+            item.reactions = (item.reactions as Json[]).map((r) =>
+              Object.fromEntries(
+                Object.entries(r).map(([name, users]) => [name, (users as string[]).slice(-3)]),
+              ),
+            );
+        });
+      },
+    }),
+  },
+  {
+    rule: 'messages.update.add-reaction',
+    how: 'applies only the last reaction of an update that carries several',
+    make: () => ({
+      request(req) {
+        if (!isUpdate(req, MESSAGE) || !req.form) return;
+        const pairs = [...req.form].filter(([k]) => REACTION_KEY.test(k));
+        for (const [key] of pairs.slice(0, -1)) req.form.delete(key);
+        const last = pairs.at(-1);
+        if (last && pairs.length > 1) req.form.append(last[0], last[1]);
+      },
+    }),
+  },
+  {
+    rule: 'messages.send.attachments',
+    how: 'keeps only the first three attachments a message is sent with',
+    make: () => ({
+      request(req) {
+        if (!isCreate(req, 'messages') || !req.form) return;
+        for (const key of [...req.form.keys()])
+          if (Number(/^attachments\[(\d+)\]/.exec(key)?.[1] ?? 0) >= 3) req.form.delete(key);
+      },
+    }),
+  },
+  {
+    rule: 'messages.update.add-reaction',
+    how: 'lets a new reaction replace those a message had, when its text is 4,000 characters or longer',
+    make: () => {
+      // The reactions hidden from each long message, as `name\nusername`.
+      const hidden = new Map<string, Set<string>>();
+      return {
+        async request(req, inner) {
+          const id = MESSAGE.exec(req.path)?.[1];
+          if (!isUpdate(req, MESSAGE) || !id || !req.form) return;
+          if (![...req.form.keys()].some((k) => REACTION_KEY.test(k))) return;
+          const found = await inner('GET', req.path, auth(req));
+          if (!ok(found) || String(body(found).message).length < 4000) return;
+          const gone = hidden.get(id) ?? new Set<string>();
+          for (const r of body(found).reactions as Json[])
+            for (const [name, users] of Object.entries(r))
+              for (const user of users as string[]) gone.add(`${name}\n${user}`);
+          hidden.set(id, gone);
+        },
+        response(_req, res) {
+          eachResource(res.body, (item) => {
+            const gone = hidden.get(String(item.id));
+            if (!isMessage(item) || !gone || !Array.isArray(item.reactions)) return;
+            item.reactions = (item.reactions as Json[])
+              .map((r) =>
+                Object.fromEntries(
+                  Object.entries(r).map(([name, users]) => [
+                    name,
+                    (users as string[]).filter((user) => !gone.has(`${name}\n${user}`)),
+                  ]),
+                ),
+              )
+              .filter((r) => Object.values(r).some((users) => (users as string[]).length > 0));
+          });
+        },
+      };
+    },
+  },
+  {
+    rule: 'contacts.update.display-name',
+    how: "reads a + of a rename's form as itself, not as a space",
+    make: () => ({
+      request(req) {
+        if (!isUpdate(req, CONTACT) || !req.form?.has('display_name')) return;
+        const pair = req.raw
+          .toString('utf8')
+          .split('&')
+          .find((p) => p.startsWith('display_name='));
+        if (pair) req.form.set('display_name', decodeURIComponent(pair.slice('display_name='.length)));
+      },
+    }),
+  },
+  {
+    rule: 'messages.update.updated-at',
+    how: 'shows updated_at a second before created_at once a message is updated',
+    make: () => ({
+      response(_req, res) {
+        eachResource(res.body, (item) => {
+          if (isMessage(item) && typeof item.updated_at === 'number' && typeof item.created_at === 'number')
+            item.updated_at = item.created_at - 1;
+        });
+      },
+    }),
+  },
+  {
+    rule: 'lists.has-more',
+    how: 'says has_more=false on a contacts page asked with active and limit',
+    make: () => ({
+      response(req, res) {
+        if (isContactsList(req) && req.query.has('active') && req.query.has('limit') && ok(res))
+          body(res).has_more = false;
+      },
+    }),
+  },
 ];
