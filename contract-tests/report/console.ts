@@ -1,5 +1,6 @@
 import { REFERENCE } from '../rules/reference';
 import { SETTLED } from '../model/settle';
+import { readConfig } from '../http/config';
 import type { RuleVerdict } from '../judge/rule-verdict';
 import type { KitResult } from '../run';
 
@@ -95,13 +96,25 @@ export function formatConsole(result: KitResult): string {
     lines.push('Could not judge:');
     for (const problem of result.problems) lines.push(`  ${problem}`);
   }
+  // Lists that lacked a write may only show it late: a hint, never a verdict. (The run sets
+  // CONTRACT_SETTLE_MS from --settle-ms: read now, not when this module was loaded.)
+  const listFailed = result.verdicts.some(
+    (v) => v.verdict === 'fail' && /^lists\.|\.list(\.|$)/.test(v.rule.id),
+  );
+  if (listFailed && readConfig().settleMs === 0)
+    lines.push(
+      '',
+      "Lists failed. If the server's lists show a write some time after it is answered, --settle-ms <ms> gives them that long.",
+    );
   lines.push('');
   const verdict =
     result.exitCode === 0
       ? 'the server conforms'
       : result.exitCode === 1
         ? 'at least one rule failed'
-        : 'the run could not judge';
+        : result.problems.length > 0
+          ? 'the run could not judge, for the reasons above'
+          : 'the run could not judge';
   lines.push(
     `${summaryLine(result)} in ${(result.durationMs / 1000).toFixed(1)} s: ${verdict} (exit ${result.exitCode})`,
   );
