@@ -62,6 +62,8 @@ export type RecordLine =
       label: string;
       /** What tells this record from another that a server might later give the same id. */
       fingerprint?: string;
+      /** A contact's conversation. */
+      conversation?: string;
     }
   | {
       kind: 'deleted';

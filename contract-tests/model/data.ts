@@ -49,7 +49,16 @@ function remembered(resource: 'contact' | 'message', body: Json, label: string):
   const id = body.id;
   if (typeof id !== 'string' && typeof id !== 'number') return;
   created.push({ resource, id: String(id) });
-  writeRecord({ kind: 'created', resource, id: String(id), label, fingerprint: fingerprint(resource, body) });
+  writeRecord({
+    kind: 'created',
+    resource,
+    id: String(id),
+    label,
+    fingerprint: fingerprint(resource, body),
+    ...(resource === 'contact' && body.conversation_id != null
+      ? { conversation: String(body.conversation_id) }
+      : {}),
+  });
 }
 
 /** Every delete the server said it did, whichever test sent it: the last sweep reads them back. */

@@ -25,7 +25,9 @@ const TEST = 'last sweep: every record the kit made, after the run';
  * contacts list and the list of all messages (read with the largest page the server allows,
  * waiting out --settle-ms). A record that came back (a delete that did not hold, a later create
  * that brought it back) fails the rule of the delete that took it, with the exchange that showed
- * it, as a verdict in the run's records.
+ * it, as a verdict in the run's records. Nothing can be sent into the conversation of the contact
+ * deleted first: a conversation that takes messages again some time after its contact's delete
+ * fails the cascade.
  */
 export async function lastSweep(records: RecordLine[]): Promise<void> {
   const made = new Map<string, string>();
@@ -86,6 +88,32 @@ export async function lastSweep(records: RecordLine[]): Promise<void> {
       fail(rule, 'last sweep: retrieve', error.message, error.exchange);
     });
   });
+  // The conversation of the contact deleted first, the longest ago: still nothing can be sent
+  // into it (a message sent all the same is the kit's to delete).
+  const conversations = new Map<string, string>();
+  for (const line of records)
+    if (line.kind === 'created' && line.resource === 'contact' && line.conversation)
+      conversations.set(line.id, line.conversation);
+  const first = [...deleted.values()].find((d) => d.rule === 'contacts.delete' && conversations.has(d.id));
+  if (first && !failed.has('contacts.delete.cascades-conversation')) {
+    const conversation = conversations.get(first.id)!;
+    const sent = await send('POST', '/v1/messages', {
+      form: [
+        ['conversation_id', conversation],
+        ['message', 'last sweep: into a deleted conversation'],
+      ],
+    });
+    const made = is2xx(sent) && sent.body && typeof sent.body === 'object' ? (sent.body as Json) : undefined;
+    if (made && (typeof made.id === 'string' || typeof made.id === 'number'))
+      writeRecord({ kind: 'created', resource: 'message', id: String(made.id), label: 'last sweep' });
+    if (is2xx(sent))
+      fail(
+        'contacts.delete.cascades-conversation',
+        'last sweep: send into a deleted conversation',
+        `at the end of the run, a message is sent into the conversation ${conversation} of the contact ${first.id}, deleted during it`,
+        sent,
+      );
+  }
   for (const [resource, path] of [
     ['contact', '/v1/contacts'],
     ['message', '/v1/messages'],

@@ -754,6 +754,44 @@ export const MODEL_ROGUES: Rogue[] = [
       };
     },
   },
+  {
+    rule: 'contacts.delete.cascades-conversation',
+    how: "takes messages into a deleted contact's conversation again a second after the delete",
+    make: () => {
+      // Each deleted contact's conversation: the contact as it was, and when it went.
+      const gone = new Map<string, { contact: Json; at: number }>();
+      return {
+        async request(req, inner) {
+          if (req.method === 'DELETE' && CONTACT.test(req.path)) {
+            const found = await inner('GET', req.path, auth(req));
+            if (ok(found))
+              gone.set(String(body(found).conversation_id), { contact: body(found), at: Date.now() });
+            return;
+          }
+          const conversation = isCreate(req, 'messages') ? req.form?.get('conversation_id') : undefined;
+          const deleted = conversation ? gone.get(conversation) : undefined;
+          if (!deleted || Date.now() - deleted.at < 1000) return;
+          const { id, username, phone_number, avatar_url, last_active_at, created_at } = deleted.contact;
+          const now = Math.floor(Date.now() / 1000);
+          return {
+            status: 201,
+            headers: {},
+            body: {
+              id: `Ghost${String(Date.now()).slice(-11)}`,
+              conversation_id: conversation,
+              message: req.form!.get('message') ?? '',
+              contact: { id, username, phone_number, avatar_url, last_active_at, created_at },
+              reactions: [],
+              attachments: [],
+              created_at: now,
+              read_at: null,
+              updated_at: null,
+            },
+          };
+        },
+      };
+    },
+  },
 ];
 
 /** Deep-edits every value under one of `keys`. */
