@@ -50,6 +50,8 @@ rule(
     // Nine more users of that name in one update: a dozen in all (a server may refuse so many: an answer).
     const users = 'defghijkl'.split('').map((c) => ({ name: first.name, username: `repeat_${c}` }));
     answered(await ops.updateParts(id, { reactions: users }), 'nine users in one update');
+    // A username with capitals: kept as sent (a server may refuse it: an answer).
+    answered(await ops.react(id, first.name, 'Repeat_McKay'), 'a user with capitals');
     // Every other name the kit knows, and more: a dozen names in all. Those refused are the
     // server's choice (2.5).
     const names = [...new Set([...reactionNames(), ...REACTIONS, ...MORE_NAMES])].filter(

@@ -93,6 +93,8 @@ describe('the contract kit against rogue servers', () => {
       'contacts.update.display-name',
       'messages.update.updated-at',
       'lists.has-more',
+      'messages.update.add-reaction',
+      'contacts.update.display-name',
     ]);
   });
 

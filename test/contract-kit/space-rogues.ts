@@ -324,4 +324,33 @@ export const SPACE_ROGUES: Rogue[] = [
       },
     }),
   },
+  {
+    rule: 'messages.update.add-reaction',
+    how: 'lower-cases the usernames of reactions',
+    make: () => ({
+      request(req) {
+        if (!isUpdate(req, MESSAGE) || !req.form) return;
+        const pairs = [...req.form];
+        if (!pairs.some(([k, v]) => REACTION_KEY.test(k) && v !== v.toLowerCase())) return;
+        for (const [key] of pairs) req.form.delete(key);
+        for (const [key, value] of pairs)
+          req.form.append(key, REACTION_KEY.test(key) ? value.toLowerCase() : value);
+      },
+    }),
+  },
+  {
+    rule: 'contacts.update.display-name',
+    how: 'shows the display_name given at creation on the pages of the contacts list past the first (starting_after)',
+    make: () => {
+      const created = new Map<string, unknown>();
+      return {
+        response(req, res) {
+          if (isCreate(req, 'contacts') && ok(res)) created.set(String(body(res).id), body(res).display_name);
+          if (!isContactsList(req) || !req.query.has('starting_after') || !ok(res)) return;
+          for (const item of body(res).data as Json[])
+            if (created.has(String(item.id))) item.display_name = created.get(String(item.id));
+        },
+      };
+    },
+  },
 ];
