@@ -1,6 +1,7 @@
 import { ApiError } from './errors';
 import { MAX_TIMESTAMP } from './store/order';
 import { valueOf } from './input/fields';
+import { LIMITS } from './input/limits';
 import { checkInteger, checkString, describe, isPlainRecord } from './input/params';
 import { ATTACHMENT } from './resources/attachment';
 import { CONTACT } from './resources/contact';
@@ -91,9 +92,9 @@ export class FixtureChecker {
             throw new FixtureError(path, `'${value as string}' is not the conversation_id of any contact.`);
         },
         {
-          reactions: (value, path) => list(value, path).map((r, j) => reaction(r, `${path}[${j}]`)),
+          reactions: (value, path) => reactions(list(value, path), path),
           attachments: (value, path) =>
-            list(value, path).map((a, j) =>
+            bounded(list(value, path), path, LIMITS.attachmentsPerMessage, 'attachments').map((a, j) =>
               attachment(a, `${path}[${j}]`, messageId as string, (i, where) => this.#unique(i, where)),
             ),
         },
@@ -274,6 +275,29 @@ function time(value: unknown, path: string): number {
   return checkInteger(value, path, 0, MAX_TIMESTAMP);
 }
 
+/**
+ * A list no longer than what one message may hold through the API (C15, C16): a fixture's message
+ * must be one that the API's updates can go on writing to.
+ */
+function bounded(items: unknown[], path: string, max: number, what: string): unknown[] {
+  if (items.length > max) throw new FixtureError(path, `a message holds at most ${max} ${what}.`);
+  return items;
+}
+
+/** A message's reactions as C15 keeps them: one object per name, each name once, within the limits. */
+function reactions(raw: unknown[], path: string): Reaction[] {
+  bounded(raw, path, LIMITS.reactionNamesPerMessage, 'reaction names');
+  const names = new Set<string>();
+  return raw.map((r, j) => {
+    const checked = reaction(r, `${path}[${j}]`);
+    const name = Object.keys(checked)[0]!;
+    if (names.has(name))
+      throw new FixtureError(path, `lists the reaction '${name}' twice; give each name one object.`);
+    names.add(name);
+    return checked;
+  });
+}
+
 function reaction(raw: unknown, path: string): Reaction {
   if (!isPlainRecord(raw) || Object.keys(raw).length !== 1) {
     throw new FixtureError(path, 'must be an object with one reaction name, e.g. {"heart": ["alice"]}.');
@@ -282,6 +306,11 @@ function reaction(raw: unknown, path: string): Reaction {
   checkString(name, path, REACTION_NAME);
   if (!Array.isArray(usernames) || usernames.length === 0)
     throw new FixtureError(`${path}.${name}`, 'must be a non-empty list of usernames.');
+  if (usernames.length > LIMITS.usernamesPerReaction)
+    throw new FixtureError(
+      `${path}.${name}`,
+      `a reaction holds at most ${LIMITS.usernamesPerReaction} usernames.`,
+    );
   const list = usernames.map((u: unknown, k: number) => checkString(u, `${path}.${name}[${k}]`, USERNAME));
   if (new Set(list).size !== list.length)
     throw new FixtureError(`${path}.${name}`, 'lists a username twice.');

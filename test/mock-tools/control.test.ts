@@ -99,6 +99,17 @@ describe('Control routes under /__mock/', () => {
       expect(snapshot(app)).toBe(before);
     });
 
+    it('refuses a message whose reactions repeat a name, as the API could not go on updating it', async () => {
+      const app = makeApp();
+      const state = (await api(app).get('/__mock/state').expect(200)).body;
+      state.messages[3].reactions = [{ heart: ['x'] }, { heart: ['y'] }];
+      const before = snapshot(app);
+      const res = await api(app).put('/__mock/state').send(state).expect(400);
+      expectError(res.body, 'parameter_invalid', 'messages[3].reactions');
+      expect(res.body.message).toContain("'heart' twice");
+      expect(snapshot(app)).toBe(before);
+    });
+
     it("reads the document as JSON whatever its Content-Type says, as curl's -d and -T send it", async () => {
       const app = makeApp();
       const state = (await api(app).get('/__mock/state').expect(200)).body;

@@ -87,6 +87,38 @@ describe('validateFixture', () => {
       (d) => ((d.messages[0]!.reactions = [{ heart: 'bob' } as never]), d),
       'messages[0].reactions[0].heart',
     ],
+    [
+      'a reaction name given in two objects',
+      (d) => ((d.messages[3]!.reactions = [{ heart: ['x'] }, { heart: ['y'] }]), d),
+      'messages[3].reactions',
+    ],
+    [
+      'more reaction names than a message holds (50)',
+      (d) => ((d.messages[3]!.reactions = Array.from({ length: 51 }, (_, i) => ({ [`r${i}`]: ['x'] }))), d),
+      'messages[3].reactions',
+    ],
+    [
+      'more usernames than a reaction holds (500)',
+      (d) => ((d.messages[3]!.reactions = [{ heart: Array.from({ length: 501 }, (_, i) => `u${i}`) }]), d),
+      'messages[3].reactions[0].heart',
+    ],
+    [
+      'more attachments than a message holds (100)',
+      (d) => {
+        const m = d.messages[3]!;
+        m.attachments = Array.from({ length: 101 }, (_, i) => ({
+          id: `att${String(i).padStart(13, '0')}`,
+          message_id: m.id,
+          filename: 'a.txt',
+          file_url: 'https://example.com/a.txt',
+          file_type: 'text/plain',
+          file_size: 1,
+          created_at: m.created_at,
+        }));
+        return d;
+      },
+      'messages[3].attachments',
+    ],
   ])('refuses %s, naming the record and the field', (_what, spoil, where) => {
     const doc = spoil(good());
     try {
