@@ -5,21 +5,22 @@ import { checkInteger, describe, isPlainRecord, refuseUnknown, type Params } fro
 import { World, type WorldOptions } from '../store/world';
 import { readable } from '../store/journal';
 import type { TokenSwitches, Worlds } from '../store/worlds';
-import { json, noContent, type BodyLimit } from './answer';
-import { readBody, type RequestHeaders } from './body';
-import { requestParams } from '../input/form';
+import { json, noContent } from './answer';
 import type { Route } from './routes';
-import { BODY_LIMITS, SWITCH_LIMITS } from '../input/limits';
+import { SWITCH_LIMITS } from '../input/limits';
 
 /** What a control route is given: the token, its query parameters, and the body when it reads one. */
 export interface ControlExchange {
   readonly token: string;
-  readonly params: Params;
-  /** The path and query, as the request gave it. */
-  readonly url: string;
-  readonly headers: RequestHeaders;
-  /** The body's bytes (up to `limit`, by default STATE_BODY_LIMIT), read when asked. */
-  readonly body: (limit?: BodyLimit) => Promise<Uint8Array | undefined>;
+  /** The query's parameters alone, for a route whose body is not parameters (PUT /__mock/state). */
+  readonly query: Params;
+  /**
+   * The parameters of the query and the body, read as the API reads them (C12): the same
+   * encodings, bounds and refusals, and a parameter sent in both refused.
+   */
+  readonly params: () => Promise<Params>;
+  /** The body's bytes (up to STATE_BODY_LIMIT), read when asked; for PUT /__mock/state. */
+  readonly body: () => Promise<Uint8Array | undefined>;
   /** Where the request was sent, for an error message that shows the command to use. */
   readonly location: string;
 }
@@ -50,18 +51,21 @@ export function controlRoutes(options: ControlOptions): Route<ControlExchange>[]
     {
       path: ['__mock', 'reset'],
       methods: {
-        POST: ({ params, token }) => {
-          refuseUnknown(params, ['all']);
-          const all = params.get('all');
-          if (all !== undefined && all !== 'true' && all !== 'false') {
-            throw errors.invalid('all', `must be true or false, got ${describe(all)}.`);
+        POST: async ({ params, token }) => {
+          const read = await params();
+          refuseUnknown(read, ['all']);
+          const given = read.get('all');
+          // A form or query sends text; JSON may send a boolean.
+          const all = given === true || given === 'true';
+          if (given !== undefined && !all && given !== false && given !== 'false') {
+            throw errors.invalid('all', `must be true or false, got ${describe(given)}.`);
           }
-          if (all === 'true') {
+          if (all) {
             // Each token's world is its user's own: only the admin may reset them all.
             if (options.adminToken === undefined || token !== options.adminToken) throw errors.adminOnly();
             worlds.resetAll();
           } else worlds.reset(token);
-          options.changed?.(token, all === 'true');
+          options.changed?.(token, all);
           return noContent();
         },
       },
@@ -69,11 +73,13 @@ export function controlRoutes(options: ControlOptions): Route<ControlExchange>[]
     {
       path: ['__mock', 'state'],
       methods: {
-        GET: ({ params, token }) => {
-          refuseUnknown(params, []);
+        GET: async ({ params, token }) => {
+          refuseUnknown(await params(), []);
           return json(200, worlds.of(token).toData());
         },
-        PUT: async ({ body, token, location }) => {
+        PUT: async ({ query, body, token, location }) => {
+          // The body is the fixture document: the query is the only place for parameters, and none is taken.
+          refuseUnknown(query, []);
           const bytes = (await body()) ?? new Uint8Array();
           // A fixture document is JSON, whatever the request says it is: curl sends a file given
           // with `-d` or `--data-binary` as a form, and one given with `-T` with no type.
@@ -104,8 +110,8 @@ export function controlRoutes(options: ControlOptions): Route<ControlExchange>[]
       path: ['__mock', 'conventions'],
       methods: {
         // What fills the gaps of the document here: the mock's own conventions, or a server's.
-        GET: ({ params }) => {
-          refuseUnknown(params, []);
+        GET: async ({ params }) => {
+          refuseUnknown(await params(), []);
           const read = options.conventions;
           return json(
             200,
@@ -119,7 +125,8 @@ export function controlRoutes(options: ControlOptions): Route<ControlExchange>[]
     {
       path: ['__mock', 'requests'],
       methods: {
-        GET: ({ params, token }) => {
+        GET: async ({ params: read, token }) => {
+          const params = await read();
           refuseUnknown(params, ['limit', 'since']);
           const raw = params.get('limit');
           const limit =
@@ -137,13 +144,12 @@ export function controlRoutes(options: ControlOptions): Route<ControlExchange>[]
     {
       path: ['__mock', 'switches'],
       methods: {
-        GET: ({ params, token }) => {
-          refuseUnknown(params, []);
+        GET: async ({ params, token }) => {
+          refuseUnknown(await params(), []);
           return json(200, worlds.switches(token));
         },
-        PUT: async ({ url, headers, body, token }) => {
-          const read = await readBody(headers, await body(BODY_LIMITS));
-          const params = requestParams(url, read);
+        PUT: async ({ params: read, token }) => {
+          const params = await read();
           // Every parameter is checked before anything changes: a refusal changes nothing.
           const next = { ...worlds.switches(token) };
           refuseUnknown(params, SWITCH_PARAMS);
@@ -152,8 +158,8 @@ export function controlRoutes(options: ControlOptions): Route<ControlExchange>[]
           worlds.setSwitches(token, next);
           return json(200, next);
         },
-        DELETE: ({ params, token }) => {
-          refuseUnknown(params, []);
+        DELETE: async ({ params, token }) => {
+          refuseUnknown(await params(), []);
           worlds.setSwitches(token, { latency_ms: null, errors: null });
           return noContent();
         },

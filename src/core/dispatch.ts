@@ -1,10 +1,10 @@
 import { errors } from '../errors';
-import { queryParams } from '../input/form';
-import { STATE_BODY_LIMIT } from '../input/limits';
+import { queryParams, requestParams } from '../input/form';
+import { BODY_LIMITS, STATE_BODY_LIMIT } from '../input/limits';
 import { twinAnswer } from './twin-answers';
 import { errorAnswer, preflight, withCommonHeaders, type CoreAnswer, type CoreRequest } from './answer';
 import { answerApi } from './api';
-import { header } from './body';
+import { header, readBody } from './body';
 import type { CoreContext } from './context';
 import type { ControlExchange } from './control';
 import { bodyOf, pathOf, refusal } from './request';
@@ -54,10 +54,10 @@ function answerControl(
   const found = route(x.current().control, request, segments);
   const exchange: ControlExchange = {
     token,
-    params: queryParams(request.url),
-    url: request.url,
-    headers: request.headers,
-    body: (limit = STATE_BODY_LIMIT) => bodyOf(request, limit),
+    query: queryParams(request.url),
+    params: async () =>
+      requestParams(request.url, await readBody(request.headers, await bodyOf(request, BODY_LIMITS))),
+    body: () => bodyOf(request, STATE_BODY_LIMIT),
     location: `${request.origin ?? 'http://localhost:4010'}${request.url}`,
   };
   return found.handler(exchange);

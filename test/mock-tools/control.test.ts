@@ -62,6 +62,65 @@ describe('Control routes under /__mock/', () => {
     });
   });
 
+  describe('read their parameters from the body too, as the API does', () => {
+    it('reset every world with {"all": true} in a JSON body, for the admin token only', async () => {
+      const app = makeApp({ adminToken: 'admin' });
+      const theirs = await createContact(app, {}, 'b');
+      const refused = await api(app, 'a').post('/__mock/reset').send({ all: true }).expect(403);
+      expectError(refused.body, 'forbidden', 'all');
+      await api(app, 'b').get(`/v1/contacts/${theirs.id}`).expect(200);
+      await api(app, 'admin').post('/__mock/reset').type('form').send('all=true').expect(204);
+      await api(app, 'b').get(`/v1/contacts/${theirs.id}`).expect(404);
+    });
+
+    it('refuse an unknown parameter, a malformed body and another media type, and change nothing', async () => {
+      const app = makeApp();
+      await createContact(app);
+      const before = snapshot(app);
+      const reset = () => api(app).post('/__mock/reset');
+      expectError((await reset().send({ foo: 1 }).expect(400)).body, 'parameter_unknown', 'foo');
+      expectError(
+        (await reset().set('Content-Type', 'application/json').send('{"all":').expect(400)).body,
+        'malformed_body',
+      );
+      expectError(
+        (await reset().set('Content-Type', 'text/plain').send('all=true').expect(415)).body,
+        'unsupported_media_type',
+      );
+      expectError(
+        (await reset().query('all=true').send({ all: true }).expect(400)).body,
+        'parameter_invalid',
+        'all',
+      );
+      expect(snapshot(app)).toBe(before);
+    });
+
+    it('refuse what the other control routes do not take, in the body or in the query', async () => {
+      const app = makeApp();
+      await api(app).put('/__mock/switches').send({ latency_ms: 5 }).expect(200);
+      expectError(
+        (await api(app).delete('/__mock/switches').send({ foo: 1 }).expect(400)).body,
+        'parameter_unknown',
+        'foo',
+      );
+      expect((await api(app).get('/__mock/switches').expect(200)).body.latency_ms).toBe(5);
+      expectError(
+        (await api(app).get('/__mock/requests').send({ foo: 1 }).expect(400)).body,
+        'parameter_unknown',
+        'foo',
+      );
+      const state = (await api(app).get('/__mock/state').expect(200)).body;
+      const before = snapshot(app);
+      expectError(
+        (await api(app).put('/__mock/state?foo=1').send({ contacts: [], messages: [] }).expect(400)).body,
+        'parameter_unknown',
+        'foo',
+      );
+      expect(snapshot(app)).toBe(before);
+      expect(state.contacts.length).toBeGreaterThan(0);
+    });
+  });
+
   describe('GET and PUT /__mock/state', () => {
     it('give the world as a fixture document and take it back', async () => {
       const app = makeApp();
