@@ -190,6 +190,39 @@ describe('Request bodies (C3, C12)', () => {
   );
 
   it.each([
+    'application/x-www-form-urlencoded; charset=utf-16',
+    'application/x-www-form-urlencoded; charset=latin1',
+    'application/x-www-form-urlencoded; charset=bogus',
+    'multipart/form-data; boundary=X; charset=utf-16',
+    'application/json; charset=utf-16',
+  ])('answers 415 unsupported_media_type for a body that is not UTF-8: %s', async (type) => {
+    const app = makeApp();
+    const before = snapshot(app);
+    const body = type.startsWith('multipart')
+      ? '--X\r\nContent-Disposition: form-data; name="username"\r\n\r\na\r\n--X--\r\n'
+      : type.startsWith('application/json')
+        ? '{"username": "a", "phone_number": "1"}'
+        : 'username=a&phone_number=1';
+    const res = await api(app).post('/v1/contacts').set('Content-Type', type).send(body).expect(415);
+    expectError(res.body, 'unsupported_media_type');
+    expect(res.body.message).toContain('UTF-8');
+    expect(snapshot(app)).toBe(before);
+  });
+
+  it.each([
+    'application/x-www-form-urlencoded; charset=UTF-8',
+    'application/x-www-form-urlencoded; charset=utf8',
+    'application/json; charset=utf8',
+    'application/json; charset="UTF-8"',
+  ])('reads a body whose charset is UTF-8 however it is spelled: %s', async (type) => {
+    const body = type.startsWith('application/json')
+      ? '{"username": "é", "phone_number": "1"}'
+      : 'username=%C3%A9&phone_number=1';
+    const res = await api(makeApp()).post('/v1/contacts').set('Content-Type', type).send(body).expect(201);
+    expect(res.body.username).toBe('é');
+  });
+
+  it.each([
     ['{"username": ', 'not valid JSON'],
     ['[1, 2]', 'object of parameters'],
     ['"text"', 'object of parameters'],

@@ -40,13 +40,14 @@ export async function readBody(
   }
   const contentType = header(headers, 'content-type');
   const { type, charset } = mediaType(contentType ?? '');
-  if (type === FORM) return parseFormText(decode(bytes, charset ?? 'utf-8'));
+  if (type !== FORM && type !== MULTIPART && type !== JSON_TYPE)
+    throw errors.unsupportedMediaType(contentType ?? '(none)');
+  // Every body is read as UTF-8 (`utf8` is a common spelling of it); another charset is refused.
+  if (charset !== undefined && charset !== 'utf-8' && charset !== 'utf8')
+    throw errors.unsupportedCharset(charset);
+  if (type === FORM) return parseFormText(decode(bytes));
   if (type === MULTIPART) return readMultipart(contentType!, bytes);
-  if (type === JSON_TYPE) {
-    if (charset !== undefined && !charset.startsWith('utf-')) throw errors.unsupportedCharset(charset);
-    return parseJsonParams(decode(bytes, charset ?? 'utf-8'));
-  }
-  throw errors.unsupportedMediaType(contentType ?? '(none)');
+  return parseJsonParams(decode(bytes));
 }
 
 /** How a request sent its parameters, for the hints of its refusals: its body's type (a query is a form's). */
@@ -64,14 +65,9 @@ export function header(headers: RequestHeaders, name: string): string | undefine
 /** Header names in lower case, as Node and the Fetch API's Headers give them. */
 export type RequestHeaders = Readonly<Record<string, string | readonly string[] | undefined>>;
 
-function decode(bytes: Uint8Array, charset: string): string {
-  try {
-    // Not fatal: a byte that is not of the charset becomes U+FFFD, as in body-parser's decoding.
-    return new TextDecoder(charset).decode(bytes);
-  } catch {
-    // Only an unknown charset label throws.
-    throw errors.unsupportedCharset(charset);
-  }
+/** Not fatal: a byte that is not UTF-8 becomes U+FFFD, as in body-parser's decoding. */
+function decode(bytes: Uint8Array): string {
+  return new TextDecoder('utf-8').decode(bytes);
 }
 
 /** A JSON body: an object of parameters, within the same bounds as a form. */
