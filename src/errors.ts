@@ -214,8 +214,12 @@ export const errors = {
       'unsupported_media_type',
       `Content-Type '${type}' is not supported. Send application/x-www-form-urlencoded, application/json or multipart/form-data (UTF-8).`,
     ),
-  malformedBody: (why: string) =>
-    new ApiError('malformed_body', `The request body could not be read: ${why}`),
+  malformedBody: (why: string, param?: string) =>
+    new ApiError(
+      'malformed_body',
+      `The request body could not be read${param === undefined ? '' : ` (parameter ${param})`}: ${why}`,
+      param,
+    ),
   /** PUT /__mock/state: what to send instead, as a command to paste. */
   unsupportedCharset: (charset: string) =>
     new ApiError(
@@ -232,10 +236,13 @@ export const errors = {
       'malformed_body',
       `The body is not a fixture document in JSON. Send the file as it is, e.g.: curl -X PUT ${url} -H "Authorization: Bearer <token>" -H "Content-Type: application/json" --data-binary @fixtures/mine.json`,
     ),
-  malformedUrl: () =>
+  malformedUrl: (param?: string) =>
     new ApiError(
       'malformed_url',
-      'The request URL is not valid percent-encoding. Encode it with encodeURIComponent.',
+      param === undefined
+        ? 'The request URL is not valid percent-encoding. Encode it with encodeURIComponent.'
+        : `The query parameter ${param} is not valid percent-encoding. Encode its name and value with encodeURIComponent.`,
+      param,
     ),
   malformedRequest: () =>
     new ApiError(

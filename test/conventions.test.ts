@@ -153,6 +153,19 @@ describe('Routing (C3, C20)', () => {
     const res = await api(makeApp()).get('/v1/contacts/%E0%A4%A').expect(400);
     expectError(res.body, 'malformed_url');
   });
+
+  it.each([
+    ['/v1/contacts?limit=%ZZ', 'limit'],
+    ['/v1/contacts?limit=5&active=tr%E9', 'active'],
+    ['/v1/messages?conversation_id=ok%C3%A9%E9', 'conversation_id'],
+  ])(
+    'refuses a query that is not valid percent-encoding with 400, naming its parameter: %s',
+    async (url, param) => {
+      const res = await api(makeApp()).get(url).expect(400);
+      expectError(res.body, 'malformed_url', param);
+      expect(res.body.message).toContain(param);
+    },
+  );
 });
 
 describe('Request bodies (C3, C12)', () => {
@@ -221,6 +234,22 @@ describe('Request bodies (C3, C12)', () => {
     const res = await api(makeApp()).post('/v1/contacts').set('Content-Type', type).send(body).expect(201);
     expect(res.body.username).toBe('é');
   });
+
+  it.each(['a%ZZb', 'ok%C3%A9%E9', 'a%'])(
+    'answers 400 malformed_body for a form value that is not valid percent-encoding (%s), naming it',
+    async (username) => {
+      const app = makeApp();
+      const before = snapshot(app);
+      const res = await api(app)
+        .post('/v1/contacts')
+        .type('form')
+        .send(`username=${username}&phone_number=1`)
+        .expect(400);
+      expectError(res.body, 'malformed_body', 'username');
+      expect(res.body.message).toContain('percent-encoding');
+      expect(snapshot(app)).toBe(before);
+    },
+  );
 
   it.each([
     ['{"username": ', 'not valid JSON'],

@@ -17,8 +17,11 @@ const QS_OPTIONS: qs.IParseOptions & { throwOnLimitExceeded: boolean; strictDept
   throwOnLimitExceeded: true,
 };
 
+/** Where form-encoded text came from: a refusal of its encoding names the body or the URL. */
+type FormSource = 'body' | 'query';
+
 /** Parses `a=1&reactions[heart][]=bob` style text, with the limits above. */
-export function parseFormText(text: string): Record<string, unknown> {
+export function parseFormText(text: string, source: FormSource = 'body'): Record<string, unknown> {
   let parsed: Record<string, unknown>;
   try {
     parsed = qs.parse(text, QS_OPTIONS) as Record<string, unknown>;
@@ -32,7 +35,7 @@ export function parseFormText(text: string): Record<string, unknown> {
     throw errors.malformedBody('the form encoding could not be decoded.');
   }
   // After qs, so that its parameter limit bounds this walk too.
-  return withSilentKeys(text, parsed);
+  return withSilentKeys(text, parsed, source);
 }
 
 /**
@@ -41,32 +44,43 @@ export function parseFormText(text: string): Record<string, unknown> {
  * checkJsonShape; a pair without a name (`=x`) is kept under the name '', which no operation takes,
  * so that it is refused as the unknown parameter it is, as `{"": "x"}` is.
  */
-function withSilentKeys(text: string, parsed: Record<string, unknown>): Record<string, unknown> {
+function withSilentKeys(
+  text: string,
+  parsed: Record<string, unknown>,
+  source: FormSource,
+): Record<string, unknown> {
   for (const part of text.split('&')) {
     if (part === '') continue;
     // Where qs ends a key: at `]=` when there is one, else at the first `=`.
     const bracketEquals = part.indexOf(']=');
     const end = bracketEquals === -1 ? part.indexOf('=') : bracketEquals + 1;
-    const key = decodeFormComponent(end === -1 ? part : part.slice(0, end));
+    const rawKey = end === -1 ? part : part.slice(0, end);
+    const key = decodeFormComponent(rawKey, rawKey, source);
+    // qs keeps a value it cannot decode as the text it is: refused here, naming its parameter.
+    const value = end === -1 ? '' : decodeFormComponent(part.slice(end + 1), key, source);
     if (PROTO_SEGMENT.test(key)) {
       const bracket = key.indexOf('[');
       throw protoKey(bracket > 0 ? key.slice(0, bracket) : key);
     }
-    if (key === '' && !('' in parsed)) parsed[''] = decodeFormComponent(part.slice(end + 1));
+    if (key === '' && !('' in parsed)) parsed[''] = value;
   }
   return parsed;
 }
 
 const PROTO_SEGMENT = /(?:^|\[)__proto__(?:\]|\[|$)/;
 
-function decodeFormComponent(text: string): string {
+/** A key or value of form-encoded text, decoded; broken percent-encoding is refused, naming `param`. */
+function decodeFormComponent(text: string, param: string, source: FormSource): string {
   const spaced = text.replace(/\+/g, ' ');
   try {
     return decodeURIComponent(spaced);
   } catch {
-    return spaced;
+    throw source === 'query' ? errors.malformedUrl(param) : errors.malformedBody(NOT_PERCENT_ENCODED, param);
   }
 }
+
+const NOT_PERCENT_ENCODED =
+  'a form value or name is not valid percent-encoding (a % not followed by two hex digits, or bytes that are not UTF-8). Encode it with encodeURIComponent.';
 
 export function protoKey(param: string): ApiError {
   return errors.invalid(
@@ -78,7 +92,7 @@ export function protoKey(param: string): ApiError {
 /** The query string of a URL (its path and query), parsed like a form body. */
 export function queryParams(url: string): Map<string, unknown> {
   const at = url.indexOf('?');
-  return at === -1 ? new Map() : paramsFrom(parseFormText(url.slice(at + 1)));
+  return at === -1 ? new Map() : paramsFrom(parseFormText(url.slice(at + 1), 'query'));
 }
 
 /** A request's parameters: its URL's query and its body's; a parameter sent in both is refused. */
