@@ -19,7 +19,15 @@ export async function answerApi(
   request: CoreRequest,
   segments: string[],
 ): Promise<CoreAnswer> {
-  const token = x.authenticate(header(request.headers, 'authorization'));
+  let token: string;
+  try {
+    token = x.authenticate(header(request.headers, 'authorization'));
+  } catch (error) {
+    // `--latency` slows every API answer, a 401 too (which no Prefer or token switch reaches).
+    const { wait } = switchesOf(undefined, x.latency);
+    if (wait > 0) await new Promise((done) => setTimeout(done, wait));
+    throw error;
+  }
   const { worlds } = x.current();
   const start = performance.now();
   const bytes = new JournalBytes();

@@ -1,5 +1,7 @@
 import request from 'supertest';
+import { createCore } from '../../src/core';
 import { parseLatency } from '../../src/core/switches';
+import { generateWorld } from '../../src/seed';
 import { api, expectError, makeApp, snapshot } from '../helpers';
 
 describe('Prefer: code=<status>', () => {
@@ -79,6 +81,32 @@ describe('--latency', () => {
     expect(parseLatency('200-800')).toEqual({ min: 200, max: 800 });
     for (const bad of ['', 'fast', '800-200', '-5', '1-999999'])
       expect(() => parseLatency(bad)).toThrow(/milliseconds/);
+  });
+
+  it('delays a 401 too, not only the answers of a valid token', async () => {
+    const core = createCore({
+      data: generateWorld({ seed: 1, contacts: 2, messages: 4 }),
+      latency: { min: 500, max: 500 },
+    });
+    await core.ready;
+    jest.useFakeTimers({ doNotFake: ['nextTick', 'setImmediate', 'queueMicrotask'] });
+    try {
+      let answered = false;
+      const answer = core.handle({ method: 'GET', url: '/v1/contacts', headers: {} }).then((a) => {
+        answered = true;
+        return a;
+      });
+      await new Promise((done) => setImmediate(done));
+      jest.advanceTimersByTime(499);
+      await new Promise((done) => setImmediate(done));
+      expect(answered).toBe(false);
+      jest.advanceTimersByTime(1);
+      const { status, body } = await answer;
+      expect(status).toBe(401);
+      expectError(JSON.parse(body), 'missing_token');
+    } finally {
+      jest.useRealTimers();
+    }
   });
 
   it('delays every API answer', async () => {
