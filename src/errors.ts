@@ -273,9 +273,15 @@ export const errors = {
     ),
   nestingTooDeep: (limit: number) =>
     new ApiError('nesting_too_deep', `The request nests parameters deeper than ${limit} levels. Flatten it.`),
-  /** The answer to `Prefer: code=<status>`: a proper error object of that status. */
-  simulated: (status: number) => {
-    const why = `Simulated ${status} answer, asked for with the header "Prefer: code=${status}".`;
+  /**
+   * The answer to `Prefer: code=<status>`, or to the token's error switch (`PUT /__mock/switches`):
+   * a proper error object of that status, saying which asked for it.
+   */
+  simulated: (status: number, by: 'prefer' | 'switch' = 'prefer') => {
+    const why =
+      by === 'prefer'
+        ? `Simulated ${status} answer, asked for with the header "Prefer: code=${status}".`
+        : `Simulated ${status} answer, asked for with the error switch of this token (PUT /__mock/switches).`;
     const retry = { 'Retry-After': '1' };
     switch (status) {
       case 401:

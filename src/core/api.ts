@@ -90,8 +90,9 @@ async function switched(
   let answer: CoreAnswer;
   try {
     const forced = code ?? worlds.takeForcedError(token);
-    if (forced !== undefined) entry.forced = code !== undefined ? 'prefer' : 'switch';
-    answer = forced !== undefined ? errorAnswer(errors.simulated(forced)) : await real();
+    const by = code !== undefined ? 'prefer' : 'switch';
+    if (forced !== undefined) entry.forced = by;
+    answer = forced !== undefined ? errorAnswer(errors.simulated(forced, by)) : await real();
   } catch (error) {
     answer = refusal(error, request, x.log);
   }

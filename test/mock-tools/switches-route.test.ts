@@ -55,6 +55,9 @@ describe('/__mock/switches: per-token switches of the API answers', () => {
     await api(app, 'b').get('/v1/contacts').expect(200);
     const first = await api(app, 'a').get('/v1/contacts').expect(503);
     expectError(first.body, 'service_unavailable');
+    // No Prefer header was sent: the message names the switch that forced it.
+    expect(first.body.message).not.toContain('Prefer');
+    expect(first.body.message).toContain('/__mock/switches');
     expect(first.headers['retry-after']).toBe('1');
     expect((await api(app, 'a').get('/__mock/switches').expect(200)).body.errors).toEqual({
       status: 503,
