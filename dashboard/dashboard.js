@@ -267,9 +267,12 @@
         entry.forced === 'switch' ? ' — forced by the error switch' : '',
       ),
     ];
-    if (entry.query !== undefined) parts.push(...section('Query parameters', entry.query));
+    const noQuery =
+      entry.query === undefined ||
+      (typeof entry.query === 'object' && entry.query !== null && Object.keys(entry.query).length === 0);
+    if (!noQuery) parts.push(...section('Query parameters', entry.query));
     if (entry.body !== undefined) parts.push(...section('Request body', entry.body));
-    parts.push(...section('Answer', entry.answer === undefined ? '(no body)' : entry.answer));
+    parts.push(...section('Answer', entry.answer == null ? '(no body)' : entry.answer));
     $('details-body').replaceChildren(...parts);
     $('details').hidden = false;
     renderLog();

@@ -49,10 +49,12 @@ export async function answerApi(
   entry.status = answer.status;
   entry.duration_ms = Math.round((performance.now() - start) * 100) / 100;
   // Kept as text, parsed when the journal is read (store/journal.ts): off every request's path.
+  // Every entry has its query and its answer: an empty query for a URL without one (a write's
+  // parameters are mostly in its body), null for an answer without a body (a 204).
   const at = request.url.indexOf('?');
-  if (at !== -1) entry.query = bytes.text(request.url.slice(at + 1));
+  entry.query = at === -1 ? '' : bytes.text(request.url.slice(at + 1));
   if (entry.body !== undefined) entry.body = bytes.body(entry.body);
-  if (answer.body !== '') entry.answer = bytes.text(answer.body);
+  entry.answer = answer.body === '' ? null : bytes.text(answer.body);
   worlds.record(token, entry, bytes.total);
   if (request.method !== 'GET' && request.method !== 'HEAD') {
     // A write may have grown the world: count it again against the budget of all worlds.

@@ -248,7 +248,7 @@ function fixture(): Schema {
 function journalEntry(): Schema {
   return {
     type: 'object',
-    required: ['seq', 'time', 'method', 'path', 'status', 'duration_ms'],
+    required: ['seq', 'time', 'method', 'path', 'status', 'duration_ms', 'query', 'answer'],
     properties: {
       seq: {
         type: 'integer',
@@ -260,11 +260,14 @@ function journalEntry(): Schema {
       path: { type: 'string' },
       status: { type: 'integer' },
       duration_ms: { type: 'number' },
-      query: { description: 'The query parameters, when the URL has a query.' },
+      query: {
+        description:
+          'The query parameters, `{}` when the URL has none (as its text when it could not be read).',
+      },
       body: { description: 'The parsed body, or a note of its size when over 2,048 characters.' },
       answer: {
         description:
-          "The answer's body: parsed when it is JSON of at most 2,048 characters, else its beginning as text.",
+          "The answer's body: parsed when it is JSON of at most 2,048 characters, else its beginning as text; null when it has none.",
       },
       forced: {
         type: 'string',

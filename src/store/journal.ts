@@ -16,11 +16,11 @@ export interface JournalEntry {
   path: string;
   status: number;
   duration_ms: number;
-  /** The query parameters, when the URL has a query (kept as text; parsed when the journal is read). */
+  /** The query parameters, `{}` when the URL has no query (kept as text; parsed when the journal is read). */
   query?: unknown;
   /** The parsed body of a POST or PUT, or a note of its size when it is large (kept as JSON text). */
   body?: unknown;
-  /** The answer's body (kept as text; shown parsed when it is whole JSON, else its beginning). */
+  /** The answer's body (kept as text; shown parsed when it is whole JSON, else its beginning); null when it has none. */
   answer?: unknown;
   /** Why the answer was not the real one: a `Prefer: code` header, or the token's error switch. */
   forced?: 'prefer' | 'switch';

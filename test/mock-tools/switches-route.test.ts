@@ -151,9 +151,26 @@ describe('The journal, for the dashboard', () => {
       expect.objectContaining({ status: 500, forced: 'prefer', query: { limit: '1' } }),
     );
     expect(bySwitch).toEqual(expect.objectContaining({ status: 503, forced: 'switch' }));
-    expect(bySwitch!.query).toBeUndefined();
+    expect(bySwitch!.query).toEqual({});
     expect(created!.forced).toBeUndefined();
     expect(created!.answer).toEqual(contact);
+  });
+
+  it('gives every entry its seq, query and answer: a write with a body, and a 204, too', async () => {
+    const app = makeApp();
+    const contact = await createContact(app, { username: 'zed' });
+    await api(app).delete(`/v1/contacts/${contact.id}`).expect(204);
+    const [deleted, created] = await journal(app);
+    expect(created).toEqual(
+      expect.objectContaining({
+        query: {},
+        body: expect.objectContaining({ username: 'zed' }),
+        answer: contact,
+      }),
+    );
+    expect(deleted).toEqual(expect.objectContaining({ status: 204, query: {}, answer: null }));
+    for (const entry of [created, deleted])
+      expect(Object.keys(entry!)).toEqual(expect.arrayContaining(['seq', 'query', 'answer']));
   });
 
   it('cuts a long answer to its beginning', async () => {
