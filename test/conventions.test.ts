@@ -44,6 +44,22 @@ describe('Authentication (document 5, C3, C4)', () => {
     expect(res.headers['www-authenticate']).toMatch(/^Bearer .*error="invalid_token"/);
   });
 
+  it("answers 401 invalid_token to two Authorization headers, rather than the first token's world", async () => {
+    const app = makeApp();
+    const before = snapshot(app, 'a');
+    const res = await request(app)
+      .post('/v1/contacts')
+      // An array is sent as two header lines (superagent's types allow it for Cookie only).
+      .set('Authorization', ['Bearer a', 'Bearer b'] as unknown as string)
+      .type('form')
+      .send({ username: 'two', phone_number: '1' })
+      .expect(401);
+    expectError(res.body, 'invalid_token');
+    expect(res.body.message).toContain('several Authorization headers');
+    expect(res.headers['www-authenticate']).toMatch(/^Bearer .*error="invalid_token"/);
+    expect(snapshot(app, 'a')).toBe(before);
+  });
+
   it('accepts the scheme in any case', async () => {
     await request(makeApp()).get('/v1/contacts').set('Authorization', `bearer ${TOKEN}`).expect(200);
   });

@@ -16,6 +16,9 @@ export function authenticator(tokens: readonly string[] | undefined): (header: s
     if (header === undefined || header.trim() === '') throw errors.missingToken();
     if (header.length > MAX_TOKEN_LENGTH) throw errors.invalidToken('The access token is too long.');
     const match = BEARER.exec(header);
+    // Several Authorization headers arrive joined with commas, which no token holds.
+    if (!match && header.includes(','))
+      throw errors.invalidToken('The request has several Authorization headers; send one.');
     if (!match) throw errors.invalidToken('The Authorization header is not of the form "Bearer <token>".');
     const token = match[1]!;
     if (accepted && !accepted.has(token)) throw errors.invalidToken('The access token is not accepted here.');

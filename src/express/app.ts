@@ -1,6 +1,7 @@
 import bodyParser from 'body-parser';
 import express, { type Express, type Request, type RequestHandler, type Response } from 'express';
 import type { BodyLimit, Core, CoreAnswer } from '../core';
+import type { RequestHeaders } from '../core/body';
 import { CORE_DEFAULTS, createCore, type CoreOptions } from '../core';
 import { errors, type ApiError } from '../errors';
 import { generateWorld } from '../seed';
@@ -92,7 +93,7 @@ function answerWith(core: Core): RequestHandler {
     // JSON and form bodies are inflated while read (gzip, deflate, br), so the core is given them
     // as plain bytes; a multipart body is not (it would be parsed raw), so the core refuses it.
     const inflate = compressed && !isMultipart(req);
-    const headers = inflate ? withoutEncoding(req.headers) : req.headers;
+    const headers = withEveryAuthorization(req, inflate ? withoutEncoding(req.headers) : req.headers);
     void core
       .handle({
         method: req.method,
@@ -111,6 +112,18 @@ function hasBody(req: Request): boolean {
 
 function isMultipart(req: Request): boolean {
   return /^\s*multipart\//i.test(req.headers['content-type'] ?? '');
+}
+
+/**
+ * Node keeps the first of several Authorization headers and drops the others; the core is given
+ * them all (joined, as a Fetch API's Headers joins them), so that it refuses the request (C3)
+ * rather than answer for the first token's world.
+ */
+function withEveryAuthorization(req: Request, headers: Request['headers']): RequestHeaders {
+  const values: string[] = [];
+  for (let i = 0; i < req.rawHeaders.length; i += 2)
+    if (req.rawHeaders[i]!.toLowerCase() === 'authorization') values.push(req.rawHeaders[i + 1]!);
+  return values.length > 1 ? { ...headers, authorization: values } : headers;
 }
 
 function withoutEncoding(headers: Request['headers']): Request['headers'] {
