@@ -34,6 +34,7 @@ describe('Connection limits (a client cannot hold the server)', () => {
       );
       expect(text).toMatch(/^HTTP\/1\.1 408 /);
       expect(text).toContain('"code":"request_timeout"');
+      expect(text).toMatch(/\r\nAccess-Control-Allow-Origin: \*\r\n/);
       expect(ms).toBeLessThan(5000);
     } finally {
       await server.close();

@@ -1,6 +1,7 @@
 import { STATUS_CODES, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
-import { errors } from '../errors';
+import { errorAnswer, withCommonHeaders, type CoreAnswer } from '../core/answer';
+import { errors, type ApiError } from '../errors';
 import { BODY_LIMITS } from '../input/limits';
 
 /**
@@ -25,13 +26,12 @@ export function answerClientError(error: Error & { code?: string }, socket: Dupl
         : error.code === 'HPE_CHUNK_EXTENSIONS_OVERFLOW'
           ? errors.bodyTooLarge(BODY_LIMITS.label)
           : errors.malformedRequest();
-  const body = JSON.stringify(apiError);
+  const { status, headers, body } = answerOf(apiError);
   socket.end(
     [
-      `HTTP/1.1 ${apiError.status} ${STATUS_CODES[apiError.status]}`,
-      'Content-Type: application/json; charset=utf-8',
+      `HTTP/1.1 ${status} ${STATUS_CODES[status]}`,
+      ...Object.entries(headers).map(([name, value]) => `${name}: ${value}`),
       `Content-Length: ${Buffer.byteLength(body)}`,
-      'X-Content-Type-Options: nosniff',
       'Connection: close',
       '',
       body,
@@ -39,18 +39,17 @@ export function answerClientError(error: Error & { code?: string }, socket: Dupl
   );
 }
 
+/** The refusal as the core answers every request: the error object, with the headers of every answer (C19's CORS too). */
+function answerOf(apiError: ApiError): CoreAnswer {
+  return withCommonHeaders(errorAnswer(apiError));
+}
+
 /**
  * An `Expect` header other than `100-continue` (RFC 9110 §10.1.1): 417 with the error object
  * instead of Node's bare one. Wire it with `server.on('checkExpectation', answerExpectationFailed)`.
  */
 export function answerExpectationFailed(req: IncomingMessage, res: ServerResponse): void {
-  const apiError = errors.expectationFailed(String(req.headers.expect ?? ''));
-  const body = JSON.stringify(apiError);
-  res.writeHead(apiError.status, {
-    'Content-Type': 'application/json; charset=utf-8',
-    'Content-Length': Buffer.byteLength(body),
-    'X-Content-Type-Options': 'nosniff',
-    Connection: 'close',
-  });
+  const { status, headers, body } = answerOf(errors.expectationFailed(String(req.headers.expect ?? '')));
+  res.writeHead(status, { ...headers, 'Content-Length': Buffer.byteLength(body), Connection: 'close' });
   res.end(body);
 }
