@@ -77,6 +77,10 @@ function putState(): Schema {
           properties: { contacts: { type: 'integer' }, messages: { type: 'integer' } },
         }),
       },
+      ...refusal(
+        'world_full',
+        "The fixture makes a world larger than one token's world may hold (--max-world-mb); nothing changed.",
+      ),
       ...refusals(STATE_BODY_LIMIT.label),
     },
   });

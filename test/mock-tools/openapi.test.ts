@@ -154,6 +154,11 @@ describe('The document agrees with what the mock answers', () => {
     expectDocumented('/__mock/state', 'get', state);
     expectDocumented('/__mock/state', 'put', await a.put('/__mock/state').send(state.body));
     expectDocumented('/__mock/state', 'put', await a.put('/__mock/state').send({ contacts: 1 }));
+    const full = await api(makeApp({ maxWorldBytes: 1024 }))
+      .put('/__mock/state')
+      .send(state.body)
+      .expect(409);
+    expectDocumented('/__mock/state', 'put', full);
     expectDocumented('/__mock/requests', 'get', await a.get('/__mock/requests'));
     expectDocumented('/__mock/requests', 'get', await a.get('/__mock/requests?since=1'));
     expectDocumented('/__mock/switches', 'get', await a.get('/__mock/switches'));
