@@ -4,17 +4,37 @@ export const ID_LENGTH = 16;
 /** The kinds of record an id names; ids never collide across kinds (C6). */
 export type IdKind = 'contact' | 'conversation' | 'message' | 'attachment';
 
-/** A 16-character `[A-Za-z0-9]` id (convention C6), e.g. `WAz8eIbvDR60rouK`. */
-export function randomId(): string {
+/** A source of 32-bit words, from which ids are drawn. */
+export type Words = () => number;
+
+/** A 16-character `[A-Za-z0-9]` id (convention C6), e.g. `WAz8eIbvDR60rouK`, drawn from `words`. */
+export function idFrom(words: Words): string {
   let id = '';
   while (id.length < ID_LENGTH) {
-    // The Web Crypto API: the same in Node and in browsers.
-    for (const byte of globalThis.crypto.getRandomValues(new Uint8Array(ID_LENGTH * 2))) {
-      // 248 = 4 * 62: rejecting the rest keeps every character equally likely.
-      if (byte < 248 && id.length < ID_LENGTH) id += ALPHABET[byte % 62];
-    }
+    const word = words();
+    // 4,294,967,168 = 62 · 69,273,664: rejecting the rest keeps every character equally likely.
+    if (word < 4_294_967_168) id += ALPHABET[word % 62];
   }
   return id;
 }
 
-export const ID_PATTERN = /^[A-Za-z0-9]{16}$/;
+/**
+ * A deterministic stream of 32-bit words from a text (xorshift seeded by FNV-1a): the same text
+ * gives the same words, in the same order.
+ */
+export function wordsOf(text: string): Words {
+  let state = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) state = Math.imul(state ^ text.charCodeAt(i), 0x01000193) >>> 0;
+  if (state === 0) state = 1;
+  return () => {
+    state ^= state << 13;
+    state >>>= 0;
+    state ^= state >>> 17;
+    state ^= state << 5;
+    state >>>= 0;
+    return state;
+  };
+}
+
+/** Words at random (the Web Crypto API: the same in Node and in browsers), for a world given no seed. */
+export const randomWords: Words = () => globalThis.crypto.getRandomValues(new Uint32Array(1))[0]!;

@@ -19,6 +19,38 @@ describe('The seeded world', () => {
     expect(await answers()).toEqual(await answers());
   });
 
+  it('gives the same answers to the same requests, the ids of new records too; each token its own', async () => {
+    const session = async (seed: number) => {
+      const app = createApp({ seed, contacts: 3, messages: 6, now: () => 1_800_000_000 });
+      const auth = (token: string) => ({ Authorization: `Bearer ${token}` });
+      const texts: string[] = [];
+      for (const token of ['a', 'b']) {
+        const contact = await request(app)
+          .post('/v1/contacts')
+          .set(auth(token))
+          .send({ username: 'ann', phone_number: '1' })
+          .expect(201);
+        const message = await request(app)
+          .post('/v1/messages')
+          .set(auth(token))
+          .send({
+            conversation_id: contact.body.conversation_id,
+            message: 'hi',
+            attachments: [{ filename: 'a.txt', file_url: 'https://example.com/a.txt' }],
+          })
+          .expect(201);
+        texts.push(contact.text, message.text);
+      }
+      return texts;
+    };
+    const [first, again, other] = [await session(7), await session(7), await session(8)];
+    expect(again).toEqual(first);
+    expect(other[0]).not.toBe(first[0]);
+    // Two tokens making the same requests get ids of their own: another token's id stays unknown.
+    const ids = first.map((text) => (JSON.parse(text) as { id: string }).id);
+    expect(new Set(ids).size).toBe(ids.length);
+  });
+
   it('is shipped as data for the default seed (src/default-world.json), equal to what the generator makes', () => {
     // `npm run default-world` writes the file again after a change to the generator. Both read as
     // the core loads data: a field with a fixed default that neither sets is that default.

@@ -96,7 +96,11 @@ export function controlRoutes(options: ControlOptions): Route<ControlExchange>[]
             if (error instanceof FixtureError) throw errors.invalid(error.path, error.message);
             throw error;
           }
-          const world = World.fromData(data, options.worldOptions);
+          const { idSeed } = options.worldOptions;
+          const world = World.fromData(data, {
+            ...options.worldOptions,
+            idSeed: World.idStream(idSeed, token),
+          });
           // A fixture's world is held by this token alone: within one world's bound, like its writes.
           const max = options.worldOptions.maxWrittenBytes;
           if (max !== undefined && world.heldBytes > max) throw errors.fixtureTooLarge(world.heldBytes, max);

@@ -124,6 +124,8 @@ export function createCore(options: CoreOptions = {}): Core {
     now: options.now,
     maxWrittenBytes: options.maxWorldBytes ?? CORE_DEFAULTS.maxWorldBytes,
     newId: twin && idMaker(twin.ids),
+    // Every id drawn while answering comes from the seed: the same seed and requests, the same answers.
+    idSeed: `seed ${seed}`,
   };
   const kept = options.storage && new KeptWorlds(options.storage, worldOptions, log);
   const authenticate = authenticator(

@@ -33,7 +33,9 @@ export class KeptWorlds {
     const text = this.#attempt(() => this.#storage.getItem(PREFIX + token));
     if (text === undefined || text === null) return undefined;
     try {
-      return World.fromData(validateFixture(JSON.parse(text)), this.#options);
+      // Its ids go on at random: a stream begun again at each reload would give back the ids of
+      // records the user deleted before it.
+      return World.fromData(validateFixture(JSON.parse(text)), { ...this.#options, idSeed: undefined });
     } catch {
       this.forget(token);
       return undefined;

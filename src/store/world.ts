@@ -1,6 +1,6 @@
 import BTree from 'sorted-btree';
 import { errors } from '../errors';
-import { randomId, type IdKind } from '../ids';
+import { idFrom, randomWords, wordsOf, type IdKind, type Words } from '../ids';
 import { CONTACT } from '../resources/contact';
 import { changes, created } from '../resources/field';
 import type {
@@ -44,8 +44,13 @@ export interface WorldOptions {
   now?: () => Timestamp;
   /** How many bytes (estimated) a world may add to what it started with; writes beyond are refused. */
   maxWrittenBytes?: number;
-  /** A new id of a kind, in another format than the mock's own (a twin's server); checked unused. */
-  newId?: (kind: IdKind) => string;
+  /** A new id of a kind, in another format than the mock's own (a twin's server), drawn from `words`; checked unused. */
+  newId?: (kind: IdKind, words: Words) => string;
+  /**
+   * What the world's new ids are drawn from: the same text and the same writes give the same ids
+   * (with `--seed`, the same answers). Without it, they are drawn at random.
+   */
+  idSeed?: string;
 }
 
 const DEFAULT_MAX_WRITTEN_BYTES = 64 * 1024 * 1024;
@@ -71,6 +76,8 @@ export class World {
   readonly #now: () => Timestamp;
   readonly #maxWritten: number;
   readonly #makeId: WorldOptions['newId'];
+  readonly #idSeed: string | undefined;
+  readonly #words: Words;
   /** Counted bytes of what this world's writes hold (see #charge and bytes.ts). */
   #written = 0;
   /**
@@ -87,6 +94,8 @@ export class World {
     this.#now = options.now ?? systemClock;
     this.#maxWritten = options.maxWrittenBytes ?? DEFAULT_MAX_WRITTEN_BYTES;
     this.#makeId = options.newId;
+    this.#idSeed = options.idSeed;
+    this.#words = options.idSeed === undefined ? randomWords : wordsOf(options.idSeed);
     if (from instanceof World) {
       this.#contacts = from.#contacts.clone();
       this.#conversations = from.#conversations.clone();
@@ -144,9 +153,25 @@ export class World {
     return new World(options, built);
   }
 
-  /** An independent copy that shares storage until either side writes. */
-  clone(): World {
-    return new World({ now: this.#now, maxWrittenBytes: this.#maxWritten, newId: this.#makeId }, this);
+  /**
+   * An independent copy that shares storage until either side writes. Its new ids are drawn from
+   * a stream of its own, named by `stream` (a token): the same for the same name.
+   */
+  clone(stream = 'copy'): World {
+    return new World(
+      {
+        now: this.#now,
+        maxWrittenBytes: this.#maxWritten,
+        newId: this.#makeId,
+        idSeed: World.idStream(this.#idSeed, stream),
+      },
+      this,
+    );
+  }
+
+  /** The id seed of a world made for `stream` (a token) from a world of `idSeed`: none stays none. */
+  static idStream(idSeed: string | undefined, stream: string): string | undefined {
+    return idSeed === undefined ? undefined : `${idSeed}/${stream}`;
   }
 
   /** Counted bytes of what this world's writes hold (bounded by maxWrittenBytes). */
@@ -483,7 +508,7 @@ export class World {
   /** Contact, conversation and message ids never collide (C6). */
   #newId(kind: IdKind): string {
     for (;;) {
-      const id = this.#makeId?.(kind) ?? randomId();
+      const id = this.#makeId?.(kind, this.#words) ?? idFrom(this.#words);
       if (!this.#contacts.has(id) && !this.#conversations.has(id) && !this.#messages.has(id)) return id;
     }
   }

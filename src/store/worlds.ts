@@ -99,7 +99,7 @@ export class Worlds {
   /** Back to the seeded world for one token, and no switches; its journal stays. */
   reset(token: string): void {
     const session = this.#session(token);
-    session.world = this.#seeded.clone();
+    session.world = this.#seeded.clone(token);
     session.worldBytes = 0;
     session.switches = noSwitches();
     this.#account(token, session);
@@ -167,7 +167,7 @@ export class Worlds {
     if (session === undefined) {
       const restored = this.#options.restore?.(token);
       session = {
-        world: restored ?? this.#seeded.clone(),
+        world: restored ?? this.#seeded.clone(token),
         worldBytes: restored?.heldBytes ?? 0,
         journal: new Journal(this.#options.journalSize),
         switches: noSwitches(),

@@ -1,8 +1,9 @@
+import { wordsOf, type Words } from '../ids';
 import type { WorldData } from '../store/world';
 import type { IdFormat } from './profile';
 
 /**
- * Ids in a twin's server's format: new ones at random, and the seeded world's own turned into that
+ * Ids in a twin's server's format: new ones drawn from the world's words, and the seeded world's own turned into that
  * format once, at load, by a hash of each (so that the same seed gives the same ids, and a fixture
  * keeps its links). Kinds without a format keep the mock's ids.
  */
@@ -35,29 +36,14 @@ function shaped(format: IdFormat, word: () => number): string {
   }
 }
 
-const random = () => globalThis.crypto.getRandomValues(new Uint32Array(1))[0]!;
-
-/** The world's `newId` for these formats (attachments as messages). */
-export function idMaker(formats: IdFormats): ((kind: IdKind | 'attachment') => string) | undefined {
+/** The world's `newId` for these formats (attachments as messages), drawn from the world's words. */
+export function idMaker(
+  formats: IdFormats,
+): ((kind: IdKind | 'attachment', words: Words) => string) | undefined {
   if (Object.keys(formats).length === 0) return undefined;
-  return (kind) => {
+  return (kind, words) => {
     const format = formats[kind === 'attachment' ? 'message' : kind];
-    return format ? shaped(format, random) : chars(BASE62, 16, random);
-  };
-}
-
-/** A deterministic stream of 32-bit words from a text (xorshift seeded by FNV-1a). */
-function wordsOf(text: string): () => number {
-  let state = 0x811c9dc5;
-  for (let i = 0; i < text.length; i++) state = Math.imul(state ^ text.charCodeAt(i), 0x01000193) >>> 0;
-  if (state === 0) state = 1;
-  return () => {
-    state ^= state << 13;
-    state >>>= 0;
-    state ^= state >>> 17;
-    state ^= state << 5;
-    state >>>= 0;
-    return state;
+    return format ? shaped(format, words) : chars(BASE62, 16, words);
   };
 }
 

@@ -7,19 +7,14 @@ import { scenario, sender, type Answer } from './scenario';
 
 /**
  * The golden transcript of the mock's answers: the scenario (every endpoint, body encoding,
- * refusal, switch and control route) sent to both transports, with a fixed seed, clock and ids,
+ * refusal, switch and control route) sent to both transports, with a fixed seed (which draws the
+ * ids too) and clock,
  * and every answer (status, headers, body) compared byte for byte with `answers.jsonl`.
  *
  * A change that alters an answer on purpose rewrites the file in the same commit
  * (`UPDATE_TRANSCRIPT=1 npx jest test/transcript`), so that its diff shows what changed; any
  * other change of an answer fails here.
  */
-let nextId = 0;
-jest.mock('../../src/ids', () => ({
-  ...jest.requireActual('../../src/ids'),
-  randomId: () => `Id${String(nextId++).padStart(14, '0')}`,
-}));
-
 const GOLDEN = path.join(__dirname, 'answers.jsonl');
 const OPTIONS = { seed: 7, contacts: 6, messages: 40, now: () => 1_800_000_000, maxWorldBytes: 200_000 };
 const MSW_BASE = 'http://messaging.msw.test';
@@ -46,9 +41,8 @@ afterAll(async () => {
   await express.close();
 });
 
-/** Runs the scenario against one base URL, ids starting again from the same number. */
+/** Runs the scenario against one base URL: a mock of its own, whose ids the seed draws. */
 async function answersOf(base: string): Promise<Answer[]> {
-  nextId = 0;
   const answers: Answer[] = [];
   await scenario(sender(base, answers));
   return answers;
