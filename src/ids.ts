@@ -38,3 +38,20 @@ export function wordsOf(text: string): Words {
 
 /** Words at random (the Web Crypto API: the same in Node and in browsers), for a world given no seed. */
 export const randomWords: Words = () => globalThis.crypto.getRandomValues(new Uint32Array(1))[0]!;
+
+/** A 32-bit FNV-1a hash of ids, added one at a time, as 8 hex digits: a name for a stream of words. */
+export class IdHash {
+  #state = 0x811c9dc5;
+
+  add(id: string): this {
+    let state = this.#state;
+    for (let i = 0; i < id.length; i++) state = Math.imul(state ^ id.charCodeAt(i), 0x01000193);
+    // A separator, so that ids run together do not hash as others would.
+    this.#state = Math.imul(state ^ 0x2c, 0x01000193) >>> 0;
+    return this;
+  }
+
+  get text(): string {
+    return this.#state.toString(16).padStart(8, '0');
+  }
+}

@@ -1,6 +1,6 @@
 import BTree from 'sorted-btree';
 import { errors } from '../errors';
-import { idFrom, randomWords, wordsOf, type IdKind, type Words } from '../ids';
+import { IdHash, idFrom, randomWords, wordsOf, type IdKind, type Words } from '../ids';
 import { CONTACT } from '../resources/contact';
 import { changes, created } from '../resources/field';
 import type {
@@ -31,6 +31,8 @@ export interface WorldData {
 
 /** A world's content as fromData builds it, before it is wrapped for copying. */
 interface Built {
+  /** A hash of every id the data holds (attachments' too), in its order. */
+  ids: IdHash;
   contacts: Map<string, ContactRecord>;
   conversations: Map<string, string>;
   messages: Map<string, MessageRecord>;
@@ -94,8 +96,14 @@ export class World {
     this.#now = options.now ?? systemClock;
     this.#maxWritten = options.maxWrittenBytes ?? DEFAULT_MAX_WRITTEN_BYTES;
     this.#makeId = options.newId;
-    this.#idSeed = options.idSeed;
-    this.#words = options.idSeed === undefined ? randomWords : wordsOf(options.idSeed);
+    // A world built from data draws from a stream named by the ids it holds too: data that holds
+    // ids drawn from a stream (a world exported, then served or loaded again) never starts that
+    // stream again, which would draw them once more (an attachment's id is not checked unused).
+    this.#idSeed =
+      options.idSeed === undefined || from instanceof World
+        ? options.idSeed
+        : `${options.idSeed}/${from.ids.text}`;
+    this.#words = this.#idSeed === undefined ? randomWords : wordsOf(this.#idSeed);
     if (from instanceof World) {
       this.#contacts = from.#contacts.clone();
       this.#conversations = from.#conversations.clone();
@@ -127,6 +135,7 @@ export class World {
   static fromData(data: WorldData, options: WorldOptions = {}): World {
     // Straight into plain maps and trees: this is the start-up cost of a million-message world.
     const built: Built = {
+      ids: new IdHash(),
       contacts: new Map(),
       conversations: new Map(),
       messages: new Map(),
@@ -135,6 +144,7 @@ export class World {
       conversationLists: new Map(),
     };
     for (const record of keyed(data.contacts, contactRecord)) {
+      built.ids.add(record.id).add(record.conversation_id);
       built.contacts.set(record.id, record);
       built.conversations.set(record.conversation_id, record.id);
       built.contactLists.all.set(record.key, record.id);
@@ -144,6 +154,8 @@ export class World {
       );
     }
     for (const record of keyed(data.messages, messageRecord)) {
+      built.ids.add(record.id);
+      for (const attachment of record.attachments) built.ids.add(attachment.id);
       built.messages.set(record.id, record);
       built.messageList.set(record.key, record.id);
       let list = built.conversationLists.get(record.conversation_id);

@@ -169,6 +169,25 @@ describe('Control routes under /__mock/', () => {
       expect(snapshot(app)).toBe(before);
     });
 
+    it('draws new ids unlike every id of a document loaded back, attachments too', async () => {
+      const app = makeApp();
+      const contact = await createContact(app);
+      await api(app)
+        .post('/v1/messages')
+        .send({
+          conversation_id: contact.conversation_id,
+          message: 'hi',
+          attachments: [{ filename: 'a.txt', file_url: 'https://example.com/a.txt' }],
+        })
+        .expect(201);
+      const state = (await api(app).get('/__mock/state').expect(200)).body;
+      await api(app).put('/__mock/state').send(state).expect(200);
+      const taken = new Set(JSON.stringify(state).match(/"[A-Za-z0-9]{16}"/g));
+      const again = await createContact(app, { username: 'bea' });
+      expect(taken.has(`"${again.id}"`)).toBe(false);
+      expect(taken.has(`"${again.conversation_id}"`)).toBe(false);
+    });
+
     it("reads the document as JSON whatever its Content-Type says, as curl's -d and -T send it", async () => {
       const app = makeApp();
       const state = (await api(app).get('/__mock/state').expect(200)).body;
