@@ -277,12 +277,13 @@ rule(
     );
     await atOnce(edits.tasks);
     noneTaken(t, edits.taken(), 'edited text');
-    // A message with the longest text taken keeps what an update adds, as any other: two
+    await verify(ops.model, { contacts: [contactId], messages: edited });
+    // Then the message with the longest text taken keeps what an update adds, as any other: two
     // reactions, the second beside the first.
     const first = await ops.reactAny(longest.id, 'long_reactor_a');
-    if (first && !refusedOrFailed(first, []))
-      refusedOrFailed(await ops.react(longest.id, first.name, 'long_reactor_b'), []);
-    await verify(ops.model, { contacts: [contactId], messages: edited });
+    if (!first || refusedOrFailed(first, [])) return;
+    if (refusedOrFailed(await ops.react(longest.id, first.name, 'long_reactor_b'), [])) return;
+    await verify(ops.model, { contacts: [contactId], messages: [longest.id] });
   },
 );
 
