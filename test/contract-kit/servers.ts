@@ -17,6 +17,17 @@ const ok = (res: ProxyResponse) => res.status >= 200 && res.status < 300;
 const body = (res: ProxyResponse) => res.body as Json;
 const TIMESTAMPS = ['created_at', 'last_active_at', 'read_at', 'updated_at'];
 
+/** Serves the requests `without` picks that carry no Authorization as the last user seen. */
+function asLastUser(without: (req: ProxyRequest) => boolean): Wrapper {
+  let last = 'Bearer rogue-anonymous';
+  return {
+    request(req) {
+      if (req.headers.authorization) last = req.headers.authorization;
+      else if (without(req)) req.headers.authorization = last;
+    },
+  };
+}
+
 export interface Rogue {
   /** The rule it breaks. */
   rule: string;
@@ -173,15 +184,7 @@ export const ROGUES: Rogue[] = [
   {
     rule: 'api.auth-required',
     how: 'serves a request without Authorization as the last user seen',
-    make: () => {
-      let last = 'Bearer rogue-anonymous';
-      return {
-        request(req) {
-          if (req.headers.authorization) last = req.headers.authorization;
-          else req.headers.authorization = last;
-        },
-      };
-    },
+    make: () => asLastUser(() => true),
   },
   {
     rule: 'contacts.update.only-display-name',
@@ -318,15 +321,7 @@ export const ROGUES: Rogue[] = [
   {
     rule: 'api.auth-required',
     how: "serves the list of one conversation's messages without Authorization, as the last user seen",
-    make: () => {
-      let last = 'Bearer rogue-anonymous';
-      return {
-        request(req) {
-          if (req.headers.authorization) last = req.headers.authorization;
-          else if (isList(req) && req.query.has('conversation_id')) req.headers.authorization = last;
-        },
-      };
-    },
+    make: () => asLastUser((req) => isList(req) && req.query.has('conversation_id')),
   },
 ];
 
