@@ -836,7 +836,10 @@ export function honestButDifferent(): Wrapper {
       req.path = unprefix(req.path);
       for (const params of [req.query, req.form]) {
         if (!params) continue;
-        for (const [key, value] of [...params.entries()]) params.set(key, unprefix(value));
+        // Every value of a repeated key (several users of one reaction in one update) kept.
+        const entries = [...params.entries()];
+        for (const key of new Set(entries.map(([k]) => k))) params.delete(key);
+        for (const [key, value] of entries) params.append(key, unprefix(value));
       }
       // Its own reaction names: heart is not one of them.
       if (
