@@ -270,11 +270,14 @@ export function updatedMessage(
     changed &&
       body.updated_at === null &&
       `the update ${describeUpdate(params, sent, attachments)} answered updated_at null`,
-    // A message is updated after it is made: never before its created_at.
-    typeof body.updated_at === 'number' &&
-      typeof body.created_at === 'number' &&
-      body.updated_at < body.created_at &&
-      `the update answered updated_at ${body.updated_at}, before the message's created_at ${body.created_at}`,
+    // A message is updated after it is made: its first update is never before its created_at as
+    // known before any update (an answer that moves created_at breaks keeps-the-rest instead).
+    known !== undefined &&
+      known.updatedAt === undefined &&
+      typeof body.updated_at === 'number' &&
+      typeof known.createdAt === 'number' &&
+      body.updated_at < known.createdAt &&
+      `the first update answered updated_at ${body.updated_at}, before the message's created_at ${known.createdAt}`,
   );
   if (v.has('mock.updated-at'))
     v.check(

@@ -388,13 +388,19 @@ describe('the proxy judge', () => {
         state,
       ),
     ).toEqual([]);
-    // Nor a time before the message was made.
+    // Nor, at its first update, a time before the message was made.
+    const fresh = newSession();
+    broken(
+      [exchange('GET', `/v1/contacts/${c.id}`, 200, c), exchange('GET', `/v1/messages/${m.id}`, 200, m)],
+      'documented',
+      fresh,
+    );
     const before = Number(m.created_at) - 1;
     expect(
       broken(
-        [put({ ...reacted, message: 'newer text', updated_at: before }, { message: 'newer text' })],
+        [put({ ...m, message: 'newer text', updated_at: before }, { message: 'newer text' })],
         'documented',
-        state,
+        fresh,
       ),
     ).toEqual(['messages.update.updated-at']);
   });

@@ -134,9 +134,23 @@ const UNSEEN = [
   'says has_more=false on the second page of a walk, though more follow',
 ];
 
+/**
+ * The rogues whose fault shows only under requests the session of proxy-traffic.ts never makes
+ * (the kit makes them, and its judge names them: rogues.test.ts): the list of one conversation
+ * without a token, a walk of all messages to its end after a contact's delete, a send into a
+ * deleted contact's conversation a second after the delete.
+ */
+const NOT_SENT = [
+  "serves the list of one conversation's messages without Authorization, as the last user seen",
+  "shows a deleted contact's messages again at the end of the list of all messages, past its first page",
+  "takes messages into a deleted contact's conversation again a second after the delete",
+];
+
 describe('the proxy in front of rogue servers: the same session names exactly the rule broken', () => {
   const table = (rogues: Rogue[]) =>
-    rogues.filter((r) => !UNSEEN.includes(r.how)).map((r) => [r.rule, r.how, r] as const);
+    rogues
+      .filter((r) => !UNSEEN.includes(r.how) && !NOT_SENT.includes(r.how))
+      .map((r) => [r.rule, r.how, r] as const);
 
   it.each(table(ROGUES))(
     'names %s when the server %s',
@@ -157,6 +171,12 @@ describe('the proxy in front of rogue servers: the same session names exactly th
     },
     60_000,
   );
+
+  it('leaves out of its table only the rogues whose requests the session never sends, each still one of the rogues', () => {
+    expect([...ROGUES, ...MODEL_ROGUES].filter((r) => NOT_SENT.includes(r.how)).map((r) => r.how)).toEqual(
+      NOT_SENT,
+    );
+  });
 
   it('sees every rogue of ROGUES, and all but three of the model rogues: two it cannot see, one it names by the list', async () => {
     expect(ROGUES.filter((r) => UNSEEN.includes(r.how))).toEqual([]);
