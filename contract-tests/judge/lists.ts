@@ -59,7 +59,7 @@ export function list(
   }
   if (world) {
     const unsure = doubtful(pending, reading, world);
-    hasMore(v, reading, page, world, settleMs, unsure);
+    hasMore(v, reading, page, state, world, settleMs, unsure);
     judgeBackPage(v, reading, world, pending, settleMs);
     judgeNextPage(v, reading, world, pending, settleMs);
     judgeWalk(
@@ -69,7 +69,7 @@ export function list(
       settleMs,
       pending,
       (by) => aliveIn(reading, world, by, unsure),
-      listRule(reading),
+      (missing) => lacking(reading, state, missing, reading.exchange.startedAt),
     );
   }
   if (v.has('mock.newest-first')) mockPage(v, reading, page);
@@ -146,6 +146,7 @@ function hasMore(
   v: Verdicts,
   reading: Reading,
   page: { has_more: boolean; data: Json[] },
+  state: SessionState,
   world: World,
   settleMs: number,
   doubtful: Set<string>,
@@ -160,10 +161,11 @@ function hasMore(
     const missing = aliveIn(reading, world, started - settleMs, doubtful).filter((id) => !listed.has(id));
     const full =
       page.data.length >= (limit !== null && /^[0-9]+$/.test(limit) ? Number(limit) : DEFAULT_PAGE);
+    const lacks = full ? { rule: 'lists.has-more', after: '' } : lacking(reading, state, missing, started);
     v.check(
-      full ? 'lists.has-more' : listRule(reading),
+      lacks.rule,
       missing.length > 0 &&
-        `has_more is false on the first page${full ? '' : ` of ${page.data.length} items`}, but ${missing.length} ${reading.route.kind} seen earlier in this session are not on it (e.g. ${missing[0]})`,
+        `has_more is false on the first page${full ? '' : ` of ${page.data.length} items`}, but ${missing.length} ${reading.route.kind} seen earlier in this session are not on it (e.g. ${missing[0]})${lacks.after}`,
     );
   }
   // The page after a page that said has_more=true (asked for with its last id): not empty, and
@@ -192,6 +194,26 @@ function hasMore(
         `the page ending with ${value} said has_more=true, but the page after it (${name}=${value}) is empty`,
     );
   }
+}
+
+/**
+ * The rule a list breaks by leaving out records seen alive: its own, unless a delete of each one,
+ * refused for want of a token, ended before `by`: then the refused request took them.
+ */
+function lacking(
+  reading: Reading,
+  state: SessionState,
+  missing: string[],
+  by: number,
+): { rule: string; after: string } {
+  const refused = missing.map((id) => state.refusedDeletes.get(id));
+  if (missing.length === 0 || refused.some((r) => r === undefined || r.at > by))
+    return { rule: listRule(reading), after: '' };
+  const each = missing.length > 1 ? 'each' : 'it';
+  return {
+    rule: 'api.auth-required',
+    after: `, after a DELETE of ${each} without a valid token was refused (${refused[0]!.status})`,
+  };
 }
 
 /** The rule of a list that leaves out a record it holds. */

@@ -64,6 +64,8 @@ const UPDATED = 300;
 const REACTION = 180;
 const GONE = 2 * ENTRY;
 const PAGE = 200;
+/** A value kept with when it was seen (ContactFacts.active, MessageFacts.stamp). */
+const SEEN_VALUE = 80;
 
 /** A string's bytes: one a character if all are Latin-1 (V8's one-byte strings), two otherwise. */
 function stringBytes(text: string): number {
@@ -94,6 +96,7 @@ function contactBytes(id: string, facts: ContactFacts): number {
   for (const values of Object.values(facts.former))
     for (const value of values ?? []) bytes += 8 + valueBytes(value);
   bytes += UPDATED * Object.keys(facts.changedAt).length;
+  if (facts.active) bytes += SEEN_VALUE;
   return bytes;
 }
 
@@ -106,6 +109,7 @@ function messageBytes(id: string, facts: MessageFacts): number {
     valueBytes(facts.senderId) +
     valueBytes(facts.text);
   if (facts.updatedAt !== undefined) bytes += UPDATED;
+  if (facts.stamp) bytes += SEEN_VALUE;
   for (const text of facts.formerTexts) bytes += 8 + valueBytes(text);
   for (const [name, usernames] of facts.reactions) {
     bytes += REACTION + stringBytes(name);

@@ -170,11 +170,39 @@ export function views(
             `contact ${idOf(item)} shows its former ${field} ${show(item[field])}, not ${show(known.updatable[field])}`,
         ),
       );
+    // A time the contact was active has happened: a read after another that showed one shows it
+    // or a later one, never null or an earlier time (a list shows the contact as retrieve does).
+    const active = known.active;
+    if (active && active.at <= settledBy && 'last_active_at' in item) {
+      const now = item.last_active_at;
+      v.check(
+        active.listed || isList ? 'contacts.list' : 'contacts.retrieve',
+        (now === null ||
+          (typeof now === 'number' && typeof active.value === 'number' && now < active.value)) &&
+          `contact ${idOf(item)}: the ${active.listed ? 'list' : 'retrieve'} answered before showed last_active_at ${show(active.value)}, and this ${isList ? 'list' : 'retrieve'} shows ${show(now)}`,
+      );
+    }
   }
   for (const item of messages) {
     const known = world.messages.get(idOf(item));
     if (!known || written || known.learntAt > started) continue;
     messageView(v, item, known, settledBy, isList);
+    // Only an update moves updated_at: after one, every read shows what that update's answer (or a
+    // retrieve after it) showed, until the next (not null again, nor moved by a read or a refusal).
+    const stamp = known.stamp;
+    if (
+      stamp &&
+      known.updatedAt !== undefined &&
+      known.updatedAt <= stamp.from &&
+      stamp.at <= settledBy &&
+      'updated_at' in item &&
+      untouched(idOf(item))
+    )
+      v.check(
+        'messages.update.updated-at',
+        !sameValue(item.updated_at, stamp.value) &&
+          `message ${idOf(item)}: after its last update it showed updated_at ${show(stamp.value)}, and this ${isList ? 'list' : 'retrieve'} shows ${show(item.updated_at)}, with no update taken between`,
+      );
     // A message the session made and never updated (and it is the only writer): as it was sent.
     if (known.sent && known.updatedAt === undefined && untouched(idOf(item)))
       v.check(

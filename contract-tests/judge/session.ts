@@ -44,6 +44,7 @@ export function newSession(limits: Limits = DEFAULT_LIMITS, soleWriter = false):
     kinds: new Map(),
     memory: newMemory(limits),
     soleWriter,
+    refusedDeletes: new Map(),
   };
 }
 
@@ -122,7 +123,14 @@ export function sentAttachments(params: Json | undefined): number {
 
 const sent = (params: Json | undefined, key: string): boolean => params !== undefined && key in params;
 
-function learnContact(state: SessionState, world: World, item: Json, at: number): void {
+/** `read`: the answer was a read (not a write's), and whether a list. */
+function learnContact(
+  state: SessionState,
+  world: World,
+  item: Json,
+  at: number,
+  read?: { listed: boolean },
+): void {
   const id = idOf(item);
   if (world.goneContacts.has(id)) return;
   const known = world.contacts.get(id);
@@ -134,6 +142,11 @@ function learnContact(state: SessionState, world: World, item: Json, at: number)
   for (const field of CONTACT_UPDATES) if (field in item) updatable[field] = kept(item[field]);
   if (known?.conversationId !== undefined && world.owners.get(known.conversationId) === id)
     world.owners.delete(known.conversationId);
+  const activeAt = item.last_active_at;
+  const active =
+    read && activeAt !== null && activeAt !== undefined
+      ? { value: kept(activeAt), at, listed: read.listed }
+      : known?.active;
   world.contacts.set(id, {
     seenAt: known?.seenAt ?? at,
     learntAt: at,
@@ -142,6 +155,7 @@ function learnContact(state: SessionState, world: World, item: Json, at: number)
     updatable,
     former: known?.former ?? {},
     changedAt: known?.changedAt ?? {},
+    ...(active ? { active } : {}),
   });
   if (conversationId !== undefined) world.owners.set(conversationId, id);
   keepRecord(state, world, 'c', id);
@@ -150,7 +164,19 @@ function learnContact(state: SessionState, world: World, item: Json, at: number)
 /** No reactions: one map for every message that has none (a Map of its own holds ~200 bytes). */
 const NO_REACTIONS: Map<string, Set<string>> = new Map();
 
-function learnMessage(state: SessionState, world: World, item: Json, at: number, sent = false): void {
+/**
+ * `sent`: the answer to its send. `stampFrom`: the answer shows the message as it stays from then
+ * until the next update (a retrieve: when it was sent; an update no other overlapped: when it was
+ * answered).
+ */
+function learnMessage(
+  state: SessionState,
+  world: World,
+  item: Json,
+  at: number,
+  how: { sent?: boolean; stampFrom?: number } = {},
+): void {
+  const { sent = false, stampFrom } = how;
   const id = idOf(item);
   if (world.goneMessages.has(id)) return;
   if (typeof item.conversation_id === 'string' && world.goneConversations.has(item.conversation_id)) return;
@@ -165,11 +191,17 @@ function learnMessage(state: SessionState, world: World, item: Json, at: number,
   const reactions = found && (found.size > 0 ? found : NO_REACTIONS);
   const attachments = Array.isArray(item.attachments) ? item.attachments.length : undefined;
   const known = world.messages.get(id);
+  // Shown as it stays, after the last update the session saw: updated_at as that update left it.
+  const stamp =
+    stampFrom !== undefined && 'updated_at' in item && (known?.updatedAt ?? -Infinity) <= stampFrom
+      ? { value: kept(item.updated_at), from: stampFrom, at }
+      : undefined;
   if (known) {
     // Updated in place: a page of messages is learnt after every list.
     Object.assign(known, shown);
     if (reactions) known.reactions = reactions;
     if (attachments !== undefined) known.attachments = attachments;
+    if (stamp) known.stamp = stamp;
   } else
     world.messages.set(id, {
       ...shown,
@@ -178,6 +210,7 @@ function learnMessage(state: SessionState, world: World, item: Json, at: number,
       formerTexts: [],
       reactions: reactions ?? NO_REACTIONS,
       attachments: attachments ?? 0,
+      ...(stamp ? { stamp } : {}),
     });
   keepRecord(state, world, 'm', id);
 }
@@ -197,7 +230,14 @@ function noteKinds(state: SessionState, world: World, contacts: Json[], messages
 /** Adds what one exchange shows to the session. Call it after the exchange was judged. */
 export function learn(state: SessionState, reading: Reading, pending: readonly PendingWrite[] = []): void {
   const { exchange, route, authorization } = reading;
-  if (authorization === undefined || reading.forced) return;
+  if (reading.forced) return;
+  if (
+    exchange.method === 'DELETE' &&
+    (exchange.status === 401 || exchange.status === 403) &&
+    (route.kind === 'contact' || route.kind === 'message')
+  )
+    noteRefusedDelete(state, copy(route.id), { at: exchange.finishedAt, status: exchange.status });
+  if (authorization === undefined) return;
   const at = exchange.finishedAt;
   const method = exchange.method;
   // Refused or not, a write may have moved the token's lists (judge/walks.ts).
@@ -226,6 +266,16 @@ export function learn(state: SessionState, reading: Reading, pending: readonly P
   if (method === 'DELETE') forget(state, world, reading);
   else learnAnswer(state, world, reading, pending);
   enforce(state, authorization);
+}
+
+/** The latest deletes refused for their token, a few (each a few dozen bytes, not counted). */
+const REFUSED_DELETES = 64;
+
+function noteRefusedDelete(state: SessionState, id: string, refusal: { at: number; status: number }): void {
+  state.refusedDeletes.delete(id);
+  state.refusedDeletes.set(id, refusal);
+  if (state.refusedDeletes.size > REFUSED_DELETES)
+    state.refusedDeletes.delete(state.refusedDeletes.keys().next().value!);
 }
 
 /** A delete: the record is gone, and a contact's conversation with its messages. */
@@ -284,8 +334,12 @@ function learnAnswer(
       known.changedAt[field] = at;
     }
   }
+  // An update's answer shows updated_at as that update left it, unless an update answered before
+  // it was on its way at once (and may have been applied after it).
+  let updatedAlone = false;
   if (method === 'PUT' && route.kind === 'message') {
     const known = world.messages.get(route.id);
+    updatedAlone = (known?.updatedAt ?? -Infinity) <= exchange.startedAt;
     if (known && messages[0]) {
       if (sent(reading.params, 'message') && known.text !== messages[0].message) {
         known.formerTexts = [...known.formerTexts, known.text].slice(-20);
@@ -298,9 +352,12 @@ function learnAnswer(
       };
     }
   }
-  for (const contact of contacts) learnContact(state, world, contact, at);
+  const read = method === 'GET' ? { listed: route.kind === 'contacts' } : undefined;
+  for (const contact of contacts) learnContact(state, world, contact, at, read);
   const sending = method === 'POST' && route.kind === 'messages';
-  for (const message of messages) learnMessage(state, world, message, at, sending);
+  const stampFrom =
+    method === 'GET' && route.kind === 'message' ? exchange.startedAt : updatedAlone ? at : undefined;
+  for (const message of messages) learnMessage(state, world, message, at, { sent: sending, stampFrom });
   const page = pageOf(reading);
   const last = page?.data.at(-1);
   if (page?.has_more && last)

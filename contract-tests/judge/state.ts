@@ -52,6 +52,12 @@ export interface ContactFacts {
   /** Their values before each update the proxy saw change them, and when it ended, by field. */
   former: Partial<Record<string, unknown[]>>;
   changedAt: Partial<Record<string, number>>;
+  /**
+   * The latest `last_active_at` a read showed that was a time, when that read was answered, and
+   * whether it was a list: a time the contact was active has happened, so no later read shows
+   * null or an earlier time.
+   */
+  active?: { value: unknown; at: number; listed: boolean };
 }
 
 export interface MessageFacts {
@@ -71,6 +77,12 @@ export interface MessageFacts {
   /** When the last update of it that the proxy saw ended, and what that update added. */
   updatedAt?: number;
   lastUpdate?: { reaction: boolean; attachment: boolean };
+  /**
+   * `updated_at` as an answer showed it after the last update (that update's own, or a retrieve's
+   * sent after it): from when it held, and when it was answered. Only an update moves it, so a later
+   * read shows the same value until the next one.
+   */
+  stamp?: { value: unknown; from: number; at: number };
 }
 
 export interface World {
@@ -163,6 +175,12 @@ export interface SessionState {
    * cannot say so of live traffic (other clients may write beside it).
    */
   soleWriter: boolean;
+  /**
+   * Deletes refused for want of a valid token (401, 403), by the id they named, with when they
+   * ended and their status (the latest few): a record a list then leaves out was taken by a
+   * request the server refused (api.auth-required).
+   */
+  refusedDeletes: Map<string, { at: number; status: number }>;
 }
 
 /** From the document's table (rules/resources.ts): the contact's fields that never change. */

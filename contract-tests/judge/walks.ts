@@ -163,7 +163,8 @@ export function judgeBackPage(
 /**
  * Judges the last page of a walk that held still: the records the session saw alive in the list
  * before the walk began are all on its pages. `alive` gives those records of the page's list,
- * settled by a time (lists.ts, which the first page shown whole is judged by too).
+ * settled by a time, and `lacking` the rule that leaving some out breaks (lists.ts, which the first
+ * page shown whole is judged by too).
  */
 export function judgeWalk(
   v: Verdicts,
@@ -172,7 +173,7 @@ export function judgeWalk(
   settleMs: number,
   pending: readonly PendingWrite[],
   alive: (settledBy: number) => string[],
-  listRule: string,
+  lacking: (missing: string[]) => { rule: string; after: string },
 ): void {
   const page = pageOf(reading);
   if (!page || page.has_more || reading.query.has('active')) return;
@@ -204,12 +205,14 @@ export function judgeWalk(
       'lists.pages',
       `walked page by page to its end (${pages} pages), the list leaves out ${paging.length} record(s) that the same list shown on one page held, with no write between (e.g. ${paging[0]})`,
     );
-  else
+  else {
+    const lacks = lacking(missing);
     v.check(
-      listRule,
+      lacks.rule,
       missing.length > 0 &&
-        `walked page by page to its end (${pages} pages, no write between), the list lacks ${missing.length} ${reading.route.kind} seen alive before the walk began (e.g. ${missing[0]})`,
+        `walked page by page to its end (${pages} pages, no write between), the list lacks ${missing.length} ${reading.route.kind} seen alive before the walk began (e.g. ${missing[0]})${lacks.after}`,
     );
+  }
 }
 
 /**

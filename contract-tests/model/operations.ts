@@ -71,6 +71,17 @@ export function changePairs(parts: MessageChange): [string, string][] {
 export class Operations {
   constructor(readonly model: Model = new Model()) {}
 
+  /**
+   * An update refused for what it sent (a 4xx but for a token, a missing record or a rate limit)
+   * leaves no trace: the record it named, alive, is read back at once, for the judge of every
+   * exchange to hold to what it showed before.
+   */
+  private async refused(exchange: Exchange, path: string | undefined): Promise<Done> {
+    if (path && exchange.status >= 400 && exchange.status < 500 && ![401, 404, 429].includes(exchange.status))
+      await send('GET', path);
+    return { exchange, ok: false };
+  }
+
   /** `extra` sets or (undefined) leaves out a parameter of the kit's usual form. */
   async createContact(
     label: string,
@@ -102,7 +113,7 @@ export class Operations {
       form: displayName === undefined ? [] : { display_name: displayName },
     });
     const body = objectOf(exchange);
-    if (!body) return { exchange, ok: false };
+    if (!body) return this.refused(exchange, this.model.contacts.has(id) ? contactPath(id) : undefined);
     this.model.last = { rule: 'contacts.update.display-name', what: `an update of the contact ${id}` };
     this.model.renameContact(id, displayName);
     const contact = this.model.contacts.get(id);
@@ -151,7 +162,7 @@ export class Operations {
     for (const file of filesOf(sent)) this.model.filenames.add(file);
     const exchange = await send('PUT', messagePath(id), { form: pairs });
     const body = objectOf(exchange);
-    if (!body) return { exchange, ok: false };
+    if (!body) return this.refused(exchange, this.model.messages.has(id) ? messagePath(id) : undefined);
     this.model.last = { rule: 'messages.update.keeps-the-rest', what: `an update of the message ${id}` };
     this.model.updateMessage(id, sent, body);
     const message = this.model.messages.get(id);

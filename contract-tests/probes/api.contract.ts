@@ -3,6 +3,7 @@ import { is2xx, send } from '../http/http';
 import { rule, type RuleContext } from '../model/harness';
 import { nonIntegerTimestamps } from '../rules/fields';
 import { reactionNames } from '../model/samples';
+import { walk } from '../model/paging';
 
 useCleanup();
 
@@ -54,6 +55,10 @@ rule(
       'an update without Authorization changed the contact',
       t.last,
     );
+    // The lists too: the conversation's, and the list of all messages walked to its end (within
+    // twenty pages). The judge of every exchange holds them to the records seen alive before.
+    await send('GET', '/v1/messages', { query: { conversation_id: contact.conversation_id } });
+    await walk('/v1/messages', {}, { limit: 100, maxPages: 20 });
     const messageNow = t.object(await send('GET', m), 'the message after the refused requests');
     t.check(
       messageNow.message === message.message &&

@@ -238,7 +238,7 @@ export async function discoverSamples(user: UserSamples): Promise<Found> {
     style && phone && found.message
       ? await tryContact(contactForm(style, phone, avatar === undefined ? [] : [['avatar_url', avatar]]))
       : undefined;
-  const witness = spare && (await witnessOf(spare, made.get(spare)!, found.message!));
+  const witness = spare && (await witnessOf(spare, made.get(spare)!, found, style!));
   for (const id of made.keys()) if (id !== witness) await deleteResource('contact', id);
   return found;
 }
@@ -250,20 +250,49 @@ export async function discoverSamples(user: UserSamples): Promise<Found> {
  * reads that message again there, long after its delete, in a conversation still alive, where one
  * that came back would show (every other deleted message's conversation is gone by then, and
  * could take it along). The contact's id, or undefined (and nothing kept) when a step is refused.
+ *
+ * Beside it, what a write did, kept as long: the contact renamed and a second message updated
+ * (a new text, a reaction, an attachment), each read back at once. The last sweep reads them again
+ * at the run's end, seconds later, and the judge holds those reads to these: a change that does
+ * not last (a name, a reaction or updated_at that goes back after a while) shows there.
  */
-async function witnessOf(id: string, created: Exchange, text: string): Promise<string | undefined> {
+async function witnessOf(
+  id: string,
+  created: Exchange,
+  found: Found,
+  style: UsernameStyle,
+): Promise<string | undefined> {
   const conversation = await conversationOf(id, created);
   if (!conversation) return undefined;
-  const sent = idOf(
-    await postMessage(
-      [
-        ['conversation_id', conversation],
-        ['message', text],
+  const text = found.message!;
+  const inConversation: Pairs = [
+    ['conversation_id', conversation],
+    ['message', text],
+  ];
+  const sent = idOf(await postMessage(inConversation, { discovering: true }));
+  if (!sent || !(await deleteResource('message', sent))) return undefined;
+  const kept = idOf(await postMessage(inConversation, { discovering: true }));
+  if (kept) {
+    const path = `/v1/messages/${encodeURIComponent(kept)}`;
+    const reaction = found.reactions[0];
+    await send('PUT', path, {
+      form: [
+        ['message', `${text}, edited`],
+        ...(reaction
+          ? [[`reactions[${reaction}][]`, usernameFor('reactor', 2, style)] as [string, string]]
+          : []),
+        ...(found.attachment ? attachmentPairs(0, 'kept.pdf', found.attachment) : []),
       ],
-      { discovering: true },
-    ),
-  );
-  return sent && (await deleteResource('message', sent)) ? id : undefined;
+    });
+    await send('GET', path);
+  }
+  const name = found.contact?.displayName;
+  if (name) {
+    const contactPath = `/v1/contacts/${encodeURIComponent(id)}`;
+    await send('PUT', contactPath, { form: [['display_name', name]] });
+    await send('GET', contactPath);
+  }
+  return id;
 }
 
 async function conversationOf(contactId: string, created: Exchange): Promise<string | undefined> {

@@ -21,7 +21,7 @@ const TEST = 'last sweep: every record the kit made, after the run';
 
 /**
  * At the end of the run, after every test has deleted what it made, the kit reads back every
- * record it ever made. Each one deleted must stay gone: refused by retrieve, and absent from the
+ * record it ever made (those still alive too, for the judge). Each one deleted must stay gone: refused by retrieve, and absent from the
  * contacts list and the list of all messages (read with the largest page the server allows,
  * waiting out --settle-ms). A record that came back (a delete that did not hold, a later create
  * that brought it back) fails the rule of the delete that took it, with the exchange that showed
@@ -49,6 +49,16 @@ export async function lastSweep(records: RecordLine[]): Promise<void> {
         rule: ruleOf(line.resource, byKit),
       });
   }
+  // What the kit made and has not deleted (the witness that discover.ts keeps, with what it wrote
+  // to it, and anything a test could not delete) is read once more, seconds after its writes: the
+  // judge of every exchange holds these reads to what the earlier ones showed.
+  const alive = new Map<string, { resource: Resource; id: string }>();
+  for (const line of records)
+    if (line.kind === 'created') alive.set(`${line.resource}:${line.id}`, line);
+    else if (line.kind === 'deleted') alive.delete(`${line.resource}:${line.id}`);
+  await mapAtOnce([...alive.values()], ({ resource, id }) =>
+    send('GET', `/v1/${resource}s/${encodeURIComponent(id)}`),
+  );
   if (deleted.size === 0) return;
   /** The kit's own deleted record, shown again; a record that only took over its id is not. */
   const backAgain = (resource: Resource, item: Json) => {

@@ -283,10 +283,9 @@ describe('messaging-contract --profile-out', () => {
       expect(run.code).toBe(0);
       const profile = readProfile(file);
       const unknown = choices(profile).filter(([, observed]) => 'unknown' in observed);
+      // (The search for values before the rules updates and retrieves what it keeps for the last
+      // sweep: those statuses are observed even by a run of one rule.)
       expect(Object.fromEntries(unknown)).toEqual({
-        'successStatus.contacts.retrieve': { unknown: 'the run saw no successful contacts.retrieve' },
-        'successStatus.contacts.update': { unknown: 'the run saw no successful contacts.update' },
-        'successStatus.messages.retrieve': { unknown: 'the run saw no successful messages.retrieve' },
         'errors.status.missingParameter': {
           unknown: 'the run saw no create refused for a required parameter left out',
         },
@@ -295,7 +294,7 @@ describe('messaging-contract --profile-out', () => {
       // What it did observe is the mock's.
       for (const [name, observed] of choices(profile))
         if ('value' in observed) expect({ [name]: observed.value }).toEqual({ [name]: MOCK[name] });
-      expect(lastLine(run)).toBe(`Server profile written to ${file} (24 of 29 choices observed).`);
+      expect(lastLine(run)).toBe(`Server profile written to ${file} (27 of 29 choices observed).`);
     } finally {
       await server.close();
     }

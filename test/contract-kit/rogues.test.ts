@@ -1,6 +1,6 @@
 import { failedRules, runRogues, type KitRun } from './harness';
 import { INPUT_ROGUES, MODEL_ROGUES, ROGUES, VIEW_ROGUES } from './servers';
-import { SPACE_ROGUES } from './space-rogues';
+import { LASTING_ROGUES, SPACE_ROGUES } from './space-rogues';
 import { WITHOUT_ROGUE } from './without-rogue';
 import { RULES } from '../../contract-tests/rules/rules';
 import { JUDGE_TITLE } from '../../contract-tests/judge/judge-run';
@@ -13,7 +13,14 @@ import { JUDGE_BLIND } from './judge-blind';
  */
 describe('the contract kit against rogue servers', () => {
   let runs = new Map<number, KitRun>();
-  const all = [...ROGUES, ...MODEL_ROGUES, ...INPUT_ROGUES, ...VIEW_ROGUES, ...SPACE_ROGUES];
+  const all = [
+    ...ROGUES,
+    ...MODEL_ROGUES,
+    ...INPUT_ROGUES,
+    ...VIEW_ROGUES,
+    ...SPACE_ROGUES,
+    ...LASTING_ROGUES,
+  ];
 
   beforeAll(async () => {
     runs = await runRogues(all, (_rogue, i, url) => ['--base-url', url, '--token', `rogue-${i}`]);
@@ -94,6 +101,16 @@ describe('the contract kit against rogue servers', () => {
       'messages.update.updated-at',
       'lists.has-more',
       'messages.update.add-reaction',
+      'contacts.update.display-name',
+    ]);
+  });
+
+  it('covers what lasts: effects that go back seconds after a write, the trace of a refused write, two views of one record at once', () => {
+    expect(LASTING_ROGUES.map((r) => r.rule)).toEqual([
+      'messages.update.updated-at',
+      'messages.update.updated-at',
+      'api.auth-required',
+      'contacts.list',
       'contacts.update.display-name',
     ]);
   });

@@ -354,3 +354,112 @@ export const SPACE_ROGUES: Rogue[] = [
     },
   },
 ];
+
+const SECOND = 1000;
+/** How long ago a time taken with Date.now() was (0 for none). */
+const since = (at: number | undefined) => (at === undefined ? 0 : Date.now() - at);
+
+/**
+ * Rogues of what lasts: a write's effect that goes back seconds later, a refused write that leaves
+ * a trace, a view that shows a record otherwise than another at the same moment. Each shows only
+ * to reads made a while after a write, or to two views of one record read one after the other.
+ */
+export const LASTING_ROGUES: Rogue[] = [
+  {
+    rule: 'messages.update.updated-at',
+    how: 'shows updated_at null again two seconds after an update',
+    make: () => {
+      const updated = new Map<string, number>();
+      return {
+        response(req, res) {
+          const id = MESSAGE.exec(req.path)?.[1];
+          if (id && isUpdate(req, MESSAGE)) {
+            if (ok(res)) updated.set(decodeURIComponent(id), Date.now());
+            return;
+          }
+          eachResource(res.body, (item) => {
+            if (isMessage(item) && since(updated.get(String(item.id))) > 2 * SECOND) item.updated_at = null;
+          });
+        },
+      };
+    },
+  },
+  {
+    rule: 'messages.update.updated-at',
+    how: 'moves updated_at of a message it updated before when it refuses a later update of it',
+    make: () => {
+      const updated = new Set<string>();
+      const touched = new Map<string, number>();
+      return {
+        response(req, res) {
+          const id = MESSAGE.exec(req.path)?.[1];
+          if (id && isUpdate(req, MESSAGE)) {
+            const key = decodeURIComponent(id);
+            if (ok(res)) {
+              updated.add(key);
+              touched.delete(key);
+            } else if (updated.has(key) && [400, 413, 422].includes(res.status))
+              touched.set(key, Math.floor(Date.now() / SECOND) + 1);
+            return;
+          }
+          eachResource(res.body, (item) => {
+            const at = touched.get(String(item.id));
+            if (isMessage(item) && at !== undefined) item.updated_at = at;
+          });
+        },
+      };
+    },
+  },
+  {
+    rule: 'api.auth-required',
+    how: 'leaves a message out of the list of all messages once it refused a DELETE of it without a token',
+    make: () => {
+      const hidden = new Set<string>();
+      return {
+        response(req, res) {
+          const id = MESSAGE.exec(req.path)?.[1];
+          if (id && req.method === 'DELETE' && res.status === 401) hidden.add(decodeURIComponent(id));
+          if (isMessagesList(req) && !req.query.has('conversation_id') && ok(res))
+            body(res).data = (body(res).data as Json[]).filter((m) => !hidden.has(String(m.id)));
+        },
+      };
+    },
+  },
+  {
+    rule: 'contacts.list',
+    how: 'lists a contact never active with its created_at as last_active_at (retrieve shows null)',
+    make: () => ({
+      response(req, res) {
+        if (!isContactsList(req) || !ok(res)) return;
+        for (const item of body(res).data as Json[])
+          if (item.last_active_at === null) item.last_active_at = item.created_at;
+      },
+    }),
+  },
+  {
+    rule: 'contacts.update.display-name',
+    how: 'shows the display_name a rename replaced again two seconds after the rename',
+    make: () => {
+      const shown = new Map<string, unknown>();
+      const renamed = new Map<string, { former: unknown; at: number }>();
+      return {
+        response(req, res) {
+          const id = CONTACT.exec(req.path)?.[1];
+          if (id && isUpdate(req, CONTACT) && ok(res) && req.form?.has('display_name')) {
+            const key = decodeURIComponent(id);
+            if (shown.has(key) && shown.get(key) !== body(res).display_name)
+              renamed.set(key, { former: shown.get(key), at: Date.now() });
+            shown.set(key, body(res).display_name);
+            return;
+          }
+          eachResource(res.body, (item) => {
+            if (isMessage(item) || !('display_name' in item)) return;
+            const back = renamed.get(String(item.id));
+            if (back && since(back.at) > 2 * SECOND) item.display_name = back.former;
+            else shown.set(String(item.id), item.display_name);
+          });
+        },
+      };
+    },
+  },
+];
