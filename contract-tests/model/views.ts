@@ -335,15 +335,11 @@ async function allMessagesList(state: Model, focus: Set<string>, full: boolean):
 }
 
 /**
- * A list walked to its end in the server's default pages (no limit), or in pages of `limit`: no
- * deleted record of the kit's on any page, nor a message of a deleted conversation. (Its other values are read in the
- * larger pages of the views above.)
+ * A list walked to its end in small pages: the server's default ones (no limit), or pages of
+ * `limit`. No deleted record of the kit's is on any page, nor a message of a deleted
+ * conversation. (Its other values are read in the larger pages of the views above.)
  */
-async function goneFromDefaultPages(
-  state: Model,
-  kind: 'contact' | 'message',
-  limit?: number,
-): Promise<void> {
+async function goneFromSmallPages(state: Model, kind: 'contact' | 'message', limit?: number): Promise<void> {
   const view: View = kind === 'contact' ? 'contacts list' : 'all messages list';
   // After the window a list may take to show a delete (--settle-ms): a delete landing in the list
   // while it is walked would move its pages (with page numbers or offsets), which is no fault.
@@ -352,7 +348,7 @@ async function goneFromDefaultPages(
   for (const [i, page] of walked.pages.entries()) {
     for (const item of page.data) {
       const id = idOf(item);
-      const where = `the ${view} (page ${i + 1} of its default pages)`;
+      const where = `the ${view} (page ${i + 1} of its ${limit ? `pages of ${limit}` : 'default pages'})`;
       const gone = kind === 'contact' ? state.goneContacts.get(id) : state.goneMessages.get(id);
       if (gone) fail(gone.because, view, `the deleted ${kind} ${id} is still in ${where}`, page.exchange);
       const conversation =
@@ -426,7 +422,7 @@ export async function verify(state: Model, focus: Focus): Promise<void> {
       for (const kind of focus.deep === 'contacts'
         ? (['contact'] as const)
         : (['contact', 'message'] as const))
-        reads.push(() => goneFromDefaultPages(state, kind, focus.deep === 'contacts' ? 3 : undefined));
+        reads.push(() => goneFromSmallPages(state, kind, focus.deep === 'contacts' ? 3 : undefined));
     return reads;
   }
 }
