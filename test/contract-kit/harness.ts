@@ -160,6 +160,16 @@ export async function startWrapped(wrapper: Wrapper = {}, options: AppOptions = 
   };
 }
 
+/** Rewrites every pair of a form or a query in place, in order, each value of a repeated key too. */
+export function rewritePairs(
+  params: URLSearchParams,
+  edit: (key: string, value: string) => readonly [string, string],
+): void {
+  const pairs = [...params].map(([key, value]) => edit(key, value));
+  for (const key of new Set(params.keys())) params.delete(key);
+  for (const [key, value] of pairs) params.append(key, value);
+}
+
 /** Applies `edit` to every contact or message object in a JSON answer (single or in `data`). */
 export function eachResource(body: unknown, edit: (item: Record<string, unknown>) => void): void {
   if (!body || typeof body !== 'object') return;

@@ -1,5 +1,12 @@
 import { SENDER } from '../../contract-tests/rules/fields';
-import { eachResource, isMessage, type ProxyRequest, type ProxyResponse, type Wrapper } from './harness';
+import {
+  eachResource,
+  isMessage,
+  rewritePairs,
+  type ProxyRequest,
+  type ProxyResponse,
+  type Wrapper,
+} from './harness';
 
 /**
  * Rogue servers: the real mock with one documented rule broken by a wrapper, each named by the
@@ -834,13 +841,9 @@ export function honestButDifferent(): Wrapper {
   return {
     async request(req, inner) {
       req.path = unprefix(req.path);
-      for (const params of [req.query, req.form]) {
-        if (!params) continue;
-        // Every value of a repeated key (several users of one reaction in one update) kept.
-        const entries = [...params.entries()];
-        for (const key of new Set(entries.map(([k]) => k))) params.delete(key);
-        for (const [key, value] of entries) params.append(key, unprefix(value));
-      }
+      // Every value of a repeated key (several users of one reaction in one update) kept.
+      for (const params of [req.query, req.form])
+        if (params) rewritePairs(params, (key, value) => [key, unprefix(value)]);
       // Its own reaction names: heart is not one of them.
       if (
         req.method === 'PUT' &&
@@ -968,12 +971,10 @@ export function strictInputs(): Wrapper {
         if (attachment && attachment[2] !== 'url' && attachment[2] !== 'name') return refuse('attachments');
       }
       // The mock underneath names the same two fields file_url and filename.
-      const pairs = [...form.entries()].map(([key, value]) => {
+      rewritePairs(form, (key, value) => {
         const at = /^(attachments\[\d+\])\[(url|name)\]$/.exec(key);
-        return [at ? `${at[1]}[${at[2] === 'url' ? 'file_url' : 'filename'}]` : key, value] as const;
+        return [at ? `${at[1]}[${at[2] === 'url' ? 'file_url' : 'filename'}]` : key, value];
       });
-      for (const key of [...form.keys()]) form.delete(key);
-      for (const [key, value] of pairs) form.append(key, value);
     },
     response(_req, res) {
       eachResource(res.body, (item) => rename(item.attachments));

@@ -1,4 +1,4 @@
-import { eachResource, isMessage, type ProxyRequest, type ProxyResponse } from './harness';
+import { eachResource, isMessage, rewritePairs, type ProxyRequest, type ProxyResponse } from './harness';
 import type { Rogue } from './servers';
 
 /**
@@ -330,11 +330,8 @@ export const SPACE_ROGUES: Rogue[] = [
     make: () => ({
       request(req) {
         if (!isUpdate(req, MESSAGE) || !req.form) return;
-        const pairs = [...req.form];
-        if (!pairs.some(([k, v]) => REACTION_KEY.test(k) && v !== v.toLowerCase())) return;
-        for (const [key] of pairs) req.form.delete(key);
-        for (const [key, value] of pairs)
-          req.form.append(key, REACTION_KEY.test(key) ? value.toLowerCase() : value);
+        if (![...req.form].some(([k, v]) => REACTION_KEY.test(k) && v !== v.toLowerCase())) return;
+        rewritePairs(req.form, (key, value) => [key, REACTION_KEY.test(key) ? value.toLowerCase() : value]);
       },
     }),
   },
