@@ -93,8 +93,7 @@ function contactBytes(id: string, facts: ContactFacts): number {
   let bytes = CONTACT + 3 * stringBytes(id) + valueBytes(facts.conversationId);
   for (const value of [...Object.values(facts.stable), ...Object.values(facts.updatable)])
     bytes += valueBytes(value);
-  for (const values of Object.values(facts.former))
-    for (const value of values ?? []) bytes += 8 + valueBytes(value);
+  for (const keys of Object.values(facts.former)) for (const key of keys ?? []) bytes += 8 + stringBytes(key);
   bytes += UPDATED * Object.keys(facts.changedAt).length;
   if (facts.active) bytes += SEEN_VALUE;
   return bytes;

@@ -1,6 +1,6 @@
 import { reactionsOf } from '../model/model';
 import { isObject, type Json, type Reading } from '../http/exchange';
-import { itemsOf } from './session';
+import { formerKey, itemsOf } from './session';
 import { idOf } from './pages';
 import { CONTACT_STABLE, CONTACT_UPDATES, type MessageFacts, type SessionState, type World } from './state';
 import { mockMessage, badId, otherKind, notSeconds } from './conventions';
@@ -166,8 +166,27 @@ export function views(
         ...former.map(
           (field) =>
             item[field] !== known.updatable[field] &&
-            (known.former[field] ?? []).includes(item[field]) &&
+            known.former[field]?.has(formerKey(item[field])) &&
             `contact ${idOf(item)} shows its former ${field} ${show(item[field])}, not ${show(known.updatable[field])}`,
+        ),
+      );
+    // Read after read with nothing written between, a contact shows the values an update may
+    // change as the read before showed them: a value the server makes (a default, a
+    // normalization) is made the same way in every view. (A former value: see above.)
+    const before = known.shownBy;
+    if (before !== undefined && before !== 'write' && known.learntAt <= settledBy && untouched(idOf(item)))
+      v.check(
+        isList || before === 'list' ? 'contacts.list' : 'contacts.retrieve',
+        ...CONTACT_UPDATES.map(
+          (field) =>
+            field in item &&
+            field in known.updatable &&
+            !sameValue(item[field], known.updatable[field]) &&
+            // Neither is a value the field had before an update (judged above when it was shown).
+            ![item[field], known.updatable[field]].some((value) =>
+              known.former[field]?.has(formerKey(value)),
+            ) &&
+            `contact ${idOf(item)}: the ${before} answered before showed ${field} ${show(known.updatable[field])}, and this ${isList ? 'list' : 'retrieve'} shows ${show(item[field])}, with nothing written between`,
         ),
       );
     // A time the contact was active has happened: a read after another that showed one shows it

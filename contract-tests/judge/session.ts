@@ -150,6 +150,7 @@ function learnContact(
   world.contacts.set(id, {
     seenAt: known?.seenAt ?? at,
     learntAt: at,
+    shownBy: read ? (read.listed ? 'list' : 'retrieve') : 'write',
     ...(conversationId !== undefined ? { conversationId } : {}),
     stable,
     updatable,
@@ -159,6 +160,12 @@ function learnContact(
   });
   if (conversationId !== undefined) world.owners.set(conversationId, id);
   keepRecord(state, world, 'c', id);
+}
+
+/** A former value's key: its type, length and first 32 characters (a few dozen bytes). */
+export function formerKey(value: unknown): string {
+  const text = typeof value === 'string' ? value : (JSON.stringify(value) ?? 'undefined');
+  return `${typeof value}:${text.length}:${text.slice(0, 32)}`;
 }
 
 /** No reactions: one map for every message that has none (a Map of its own holds ~200 bytes). */
@@ -330,7 +337,7 @@ function learnAnswer(
     for (const field of CONTACT_UPDATES) {
       if (!known || !contacts[0] || !sent(reading.params, field)) continue;
       if (known.updatable[field] === contacts[0][field]) continue;
-      known.former[field] = [...(known.former[field] ?? []), known.updatable[field]].slice(-20);
+      (known.former[field] ??= new Set()).add(formerKey(known.updatable[field]));
       known.changedAt[field] = at;
     }
   }

@@ -44,13 +44,18 @@ export interface ContactFacts {
   /** When the proxy first saw it (the end of that exchange), and last. */
   seenAt: number;
   learntAt: number;
+  /** What showed it last, at `learntAt`: a list, a retrieve, or the answer to a write. */
+  shownBy?: 'list' | 'retrieve' | 'write';
   conversationId?: string;
   /** The fields no operation may change: the last values seen. */
   stable: Partial<Record<string, unknown>>;
   /** The fields an update may change (CONTACT_UPDATES): the last values seen. */
   updatable: Partial<Record<string, unknown>>;
-  /** Their values before each update the proxy saw change them, and when it ended, by field. */
-  former: Partial<Record<string, unknown[]>>;
+  /**
+   * Their values before each update the proxy saw change them, each as a short key (`formerKey`
+   * in session.ts: every one kept, in a few dozen bytes), and when it ended, by field.
+   */
+  former: Partial<Record<string, Set<string>>>;
   changedAt: Partial<Record<string, number>>;
   /**
    * The latest `last_active_at` a read showed that was a time, when that read was answered, and

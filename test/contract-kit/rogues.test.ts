@@ -111,6 +111,7 @@ describe('the contract kit against rogue servers', () => {
       'messages.update.updated-at',
       'api.auth-required',
       'contacts.list',
+      'contacts.list',
       'contacts.update.display-name',
     ]);
   });

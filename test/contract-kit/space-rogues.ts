@@ -434,6 +434,18 @@ export const LASTING_ROGUES: Rogue[] = [
     }),
   },
   {
+    rule: 'contacts.list',
+    how: 'lists a contact renamed to an empty display_name with "" where retrieve shows null, or null where it shows ""',
+    make: () => ({
+      response(req, res) {
+        if (!isContactsList(req) || !ok(res)) return;
+        for (const item of body(res).data as Json[])
+          if (item.display_name === null || item.display_name === '')
+            item.display_name = item.display_name === null ? '' : null;
+      },
+    }),
+  },
+  {
     rule: 'contacts.update.display-name',
     how: 'shows the display_name a rename replaced again two seconds after the rename',
     make: () => {
