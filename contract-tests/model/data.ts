@@ -13,6 +13,7 @@ import { mapAtOnce } from '../http/at-once';
 import { SetupFailure } from './harness';
 import { reconciler } from './reconcile';
 import { attachmentPairs, avatarSample, cannotMake, phoneFor, usernameFor } from './samples';
+import { recordPath } from '../rules/resources';
 
 /**
  * The kit's own data. Every contact's username and every message's text starts with the run id,
@@ -139,7 +140,7 @@ export async function makeContact(
   const contact = { ...body, id: String(body.id) } as Contact;
   if (typeof contact.conversation_id !== 'string' || contact.conversation_id === '') {
     // The create answer lacks it (rule contacts.create.conversation-id); the stored contact may have it.
-    const again = await send('GET', `/v1/contacts/${encodeURIComponent(contact.id)}`);
+    const again = await send('GET', recordPath('contact', contact.id));
     const stored = again.body as Json | undefined;
     if (!is2xx(again) || !stored || typeof stored.conversation_id !== 'string') {
       throw new SetupFailure(
@@ -213,7 +214,7 @@ export async function deleteResource(
   id: string,
   token?: string,
 ): Promise<boolean> {
-  const path = `/v1/${resource}s/${encodeURIComponent(id)}`;
+  const path = recordPath(resource, id);
   const removed = await send('DELETE', path, { token, evenIfUnreachable: true });
   // A delete the server did is in the ledger already (see onExchange above); one already gone is added.
   if (is2xx(removed)) return true;

@@ -1,9 +1,10 @@
 import { attachmentPairs, contactForm, messageText, postContact, postMessage, type Json } from './data';
 import { is2xx, send, type Exchange, type Pairs } from '../http/http';
 import { filesOf, Model, sentReactionsOf, type MessageChange } from './model';
-import { reactionNames } from './samples';
+import { reactionNames, reactionPair } from './samples';
 import { RuleFailure } from './harness';
 import { compareContact, compareMessage } from './compare';
+import { recordPath } from '../rules/resources';
 
 /**
  * The ten documented operations on the kit's own data, each applied to the server and, when the
@@ -16,9 +17,6 @@ export interface Done {
   /** The id of what a create made. */
   id?: string;
 }
-
-const contactPath = (id: string) => `/v1/contacts/${encodeURIComponent(id)}`;
-const messagePath = (id: string) => `/v1/messages/${encodeURIComponent(id)}`;
 
 /**
  * The JSON object a create or update answered; undefined when it was refused. A success without
@@ -63,7 +61,7 @@ export function mustSucceed(done: Done, rule: string, what: string): void {
 export function changePairs(parts: MessageChange): [string, string][] {
   const pairs: [string, string][] = [];
   if (parts.message !== undefined) pairs.push(['message', parts.message]);
-  for (const { name, username } of sentReactionsOf(parts)) pairs.push([`reactions[${name}][]`, username]);
+  for (const { name, username } of sentReactionsOf(parts)) pairs.push(reactionPair(name, username));
   pairs.push(...filesOf(parts).flatMap((file, i) => attachmentPairs(i, file)));
   return pairs;
 }
@@ -109,11 +107,12 @@ export class Operations {
 
   /** An update with display_name, or (undefined) with no parameter at all. */
   async renameContact(id: string, displayName: string | undefined): Promise<Done> {
-    const exchange = await send('PUT', contactPath(id), {
+    const exchange = await send('PUT', recordPath('contact', id), {
       form: displayName === undefined ? [] : { display_name: displayName },
     });
     const body = objectOf(exchange);
-    if (!body) return this.refused(exchange, this.model.contacts.has(id) ? contactPath(id) : undefined);
+    if (!body)
+      return this.refused(exchange, this.model.contacts.has(id) ? recordPath('contact', id) : undefined);
     this.model.last = { rule: 'contacts.update.display-name', what: `an update of the contact ${id}` };
     this.model.renameContact(id, displayName);
     const contact = this.model.contacts.get(id);
@@ -122,7 +121,7 @@ export class Operations {
   }
 
   async deleteContact(id: string): Promise<Done> {
-    const exchange = await send('DELETE', contactPath(id));
+    const exchange = await send('DELETE', recordPath('contact', id));
     if (!is2xx(exchange)) return { exchange, ok: false };
     this.model.last = { rule: 'contacts.delete', what: `the delete of the contact ${id}` };
     this.model.deleteContact(id);
@@ -160,9 +159,10 @@ export class Operations {
 
   private async updateMessage(id: string, pairs: Pairs, sent: MessageChange): Promise<Done> {
     for (const file of filesOf(sent)) this.model.filenames.add(file);
-    const exchange = await send('PUT', messagePath(id), { form: pairs });
+    const exchange = await send('PUT', recordPath('message', id), { form: pairs });
     const body = objectOf(exchange);
-    if (!body) return this.refused(exchange, this.model.messages.has(id) ? messagePath(id) : undefined);
+    if (!body)
+      return this.refused(exchange, this.model.messages.has(id) ? recordPath('message', id) : undefined);
     this.model.last = { rule: 'messages.update.keeps-the-rest', what: `an update of the message ${id}` };
     this.model.updateMessage(id, sent, body);
     const message = this.model.messages.get(id);
@@ -181,7 +181,7 @@ export class Operations {
   }
 
   react(id: string, name: string, username: string): Promise<Done> {
-    return this.updateMessage(id, [[`reactions[${name}][]`, username]], { reaction: { name, username } });
+    return this.updateMessage(id, [reactionPair(name, username)], { reaction: { name, username } });
   }
 
   /** Adds a reaction under the first name the server takes; undefined when it takes none. */
@@ -203,7 +203,7 @@ export class Operations {
   }
 
   async deleteMessage(id: string): Promise<Done> {
-    const exchange = await send('DELETE', messagePath(id));
+    const exchange = await send('DELETE', recordPath('message', id));
     if (!is2xx(exchange)) return { exchange, ok: false };
     this.model.last = { rule: 'messages.delete.permanent', what: `the delete of the message ${id}` };
     this.model.deleteMessage(id);

@@ -188,6 +188,11 @@ export const reactionNames = (): string[] => {
   return names.length > 0 ? names : REACTIONS;
 };
 
+/** A reaction as an update's form sends it (docs/api.md 2.3): the name in the key, the username as value. */
+export function reactionPair(name: string, username: string): [string, string] {
+  return [`reactions[${name}][]`, username];
+}
+
 /** An attachment in the accepted shape, made from a file name. */
 export function attachmentPairs(
   index: number,

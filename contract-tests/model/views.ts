@@ -7,6 +7,7 @@ import { settled } from './settle';
 import { config } from '../http/config';
 import { mapAtOnce } from '../http/at-once';
 import { compareContact, compareMessage, fail, show, type View } from './compare';
+import { recordPath } from '../rules/resources';
 
 /**
  * Reads every view the document gives of the records in focus and compares it with the model:
@@ -89,7 +90,7 @@ async function lacking(
 ): Promise<void> {
   if (missing.length === 0) return;
   for (const id of missing) {
-    const answer = await send('GET', `/v1/${kind}s/${encodeURIComponent(id)}`);
+    const answer = await send('GET', recordPath(kind, id));
     if (is4xx(answer) && state.last)
       fail(
         state.last.rule,
@@ -126,7 +127,7 @@ async function retrieve(
   if (gone) {
     // A record deleted by a cascade (not named by the delete) may take up to --settle-ms to go.
     const goneNow = async () => {
-      const answer = await send('GET', `/v1/${kind}s/${encodeURIComponent(id)}`);
+      const answer = await send('GET', recordPath(kind, id));
       if (!is4xx(answer))
         fail(
           gone.because,
@@ -138,7 +139,7 @@ async function retrieve(
     await (gone.because === CASCADE ? settled(goneNow) : goneNow());
     return undefined;
   }
-  const answer = await send('GET', `/v1/${kind}s/${encodeURIComponent(id)}`);
+  const answer = await send('GET', recordPath(kind, id));
   if (!known) return undefined;
   const body = answer.body as Json | undefined;
   if (is4xx(answer) && state.last && !(await listed(kind, id, conversation)))

@@ -2,8 +2,9 @@ import { makeContact, makeMessage, postContact, contactForm, useCleanup, type Js
 import { is2xx, send } from '../http/http';
 import { rule, type RuleContext } from '../model/harness';
 import { nonIntegerTimestamps } from '../rules/fields';
-import { reactionNames } from '../model/samples';
+import { reactionNames, reactionPair } from '../model/samples';
 import { walk } from '../model/paging';
+import { recordPath } from '../rules/resources';
 
 useCleanup();
 
@@ -21,8 +22,8 @@ rule(
   async (t: RuleContext) => {
     const contact = await makeContact('auth', { display_name: 'Auth Kept' });
     const message = await makeMessage(contact.conversation_id, 'auth');
-    const c = `/v1/contacts/${encodeURIComponent(contact.id)}`;
-    const m = `/v1/messages/${encodeURIComponent(message.id)}`;
+    const c = recordPath('contact', contact.id);
+    const m = recordPath('message', message.id);
     const anonymous = { token: null } as const;
     const attempts = [
       send('GET', '/v1/contacts', anonymous),
@@ -42,7 +43,7 @@ rule(
       }),
       send('GET', m, anonymous),
       send('PUT', m, { ...anonymous, form: { message: 'changed anonymously' } }),
-      send('PUT', m, { ...anonymous, form: [[`reactions[${reactionNames()[0] ?? 'like'}][]`, 'anonymous']] }),
+      send('PUT', m, { ...anonymous, form: [reactionPair(reactionNames()[0] ?? 'like', 'anonymous')] }),
       send('DELETE', m, anonymous),
     ];
     for (const attempt of attempts) {
@@ -75,7 +76,7 @@ rule(
   async (t: RuleContext) => {
     const created = await postContact(contactForm('form'));
     const body = t.object(created, 'POST /v1/contacts with a form body');
-    const updated = await send('PUT', `/v1/contacts/${encodeURIComponent(String(body.id))}`, {
+    const updated = await send('PUT', recordPath('contact', body.id), {
       form: { display_name: 'Form Name' },
     });
     t.success(updated, 'PUT /v1/contacts/:id with a form body');
@@ -89,8 +90,8 @@ rule(
   async (t: RuleContext) => {
     const contact = await makeContact('json');
     const message = await makeMessage(contact.conversation_id, 'json');
-    const c = `/v1/contacts/${encodeURIComponent(contact.id)}`;
-    const m = `/v1/messages/${encodeURIComponent(message.id)}`;
+    const c = recordPath('contact', contact.id);
+    const m = recordPath('message', message.id);
     for (const [what, exchange] of [
       ['list contacts', await send('GET', '/v1/contacts')],
       ['retrieve contact', await send('GET', c)],
@@ -116,25 +117,17 @@ rule(
     const createdContact = await postContact(contactForm('time'));
     if (is2xx(createdContact)) check(createdContact.body, 'contact', 'the created contact');
     const contact = await makeContact('time2');
-    check(
-      (await send('GET', `/v1/contacts/${encodeURIComponent(contact.id)}`)).body,
-      'contact',
-      'a retrieved contact',
-    );
+    check((await send('GET', recordPath('contact', contact.id))).body, 'contact', 'a retrieved contact');
     const contacts = (await send('GET', '/v1/contacts')).body as Json | undefined;
     for (const item of (contacts?.data as unknown[] | undefined) ?? [])
       check(item, 'contact', 'a listed contact');
     const message = await makeMessage(contact.conversation_id, 'time');
     check(message, 'message', 'the sent message');
-    const edited = await send('PUT', `/v1/messages/${encodeURIComponent(message.id)}`, {
+    const edited = await send('PUT', recordPath('message', message.id), {
       form: { message: 'time edited' },
     });
     if (edited.status < 300) check(edited.body, 'message', 'the updated message');
-    check(
-      (await send('GET', `/v1/messages/${encodeURIComponent(message.id)}`)).body,
-      'message',
-      'a retrieved message',
-    );
+    check((await send('GET', recordPath('message', message.id))).body, 'message', 'a retrieved message');
     const messages = (await send('GET', '/v1/messages')).body as Json | undefined;
     for (const item of (messages?.data as unknown[] | undefined) ?? [])
       check(item, 'message', 'a listed message');

@@ -12,10 +12,10 @@ import { idOf, walk } from '../model/paging';
 import { rule, type RuleContext } from '../model/harness';
 import { CONTACT, problems } from '../rules/fields';
 import { settled } from '../model/settle';
+import { recordPath } from '../rules/resources';
 
 useCleanup();
 
-const path = (id: unknown) => `/v1/contacts/${encodeURIComponent(String(id))}`;
 const UNKNOWN_ID = 'zz0unknown0contact0id';
 
 rule(
@@ -23,7 +23,7 @@ rule(
   'a retrieved or listed contact has the fields of 2.1 with their types',
   async (t: RuleContext) => {
     const contact = await makeContact('fields', { display_name: 'Fields Name' });
-    const retrieved = await send('GET', path(contact.id));
+    const retrieved = await send('GET', recordPath('contact', contact.id));
     const found = problems(t.object(retrieved, 'GET /v1/contacts/:id'), CONTACT);
     t.check(found.length === 0, `the retrieved contact: ${found.join('; ')}`, retrieved);
     const list = await send('GET', '/v1/contacts');
@@ -59,7 +59,7 @@ rule(
       `display_name should be the one sent, got ${JSON.stringify(body.display_name)}`,
       created,
     );
-    const retrieved = await send('GET', path(body.id));
+    const retrieved = await send('GET', recordPath('contact', body.id));
     t.success(retrieved, 'retrieving the created contact');
     t.check(
       (retrieved.body as Json | undefined)?.id === body.id,
@@ -112,7 +112,7 @@ rule(
       `display_name should default to the username ${JSON.stringify(body.username)}, got ${JSON.stringify(body.display_name)}`,
       created,
     );
-    const retrieved = await send('GET', path(body.id));
+    const retrieved = await send('GET', recordPath('contact', body.id));
     const stored = t.object(retrieved, 'retrieving the contact');
     t.check(
       stored.display_name === stored.username,
@@ -160,7 +160,7 @@ rule(
       second,
     );
     t.check(a.conversation_id !== b.conversation_id, 'two contacts share one conversation_id', second);
-    const retrieved = await send('GET', path(a.id));
+    const retrieved = await send('GET', recordPath('contact', a.id));
     t.check(
       (retrieved.body as Json | undefined)?.conversation_id === a.conversation_id,
       'the retrieved contact has another conversation_id',
@@ -171,7 +171,7 @@ rule(
 
 rule('contacts.retrieve', 'GET /v1/contacts/:id returns that contact', async (t: RuleContext) => {
   const contact = await makeContact('retrieve', { display_name: 'Retrieve Name' });
-  const retrieved = await send('GET', path(contact.id));
+  const retrieved = await send('GET', recordPath('contact', contact.id));
   const body = t.object(retrieved, 'GET /v1/contacts/:id');
   t.check(
     String(body.id) === contact.id,
@@ -192,7 +192,9 @@ rule(
   'PUT display_name returns the updated contact and keeps the new name',
   async (t: RuleContext) => {
     const contact = await makeContact('rename');
-    const updated = await send('PUT', path(contact.id), { form: { display_name: 'Renamed Contact' } });
+    const updated = await send('PUT', recordPath('contact', contact.id), {
+      form: { display_name: 'Renamed Contact' },
+    });
     const body = t.object(updated, 'PUT /v1/contacts/:id display_name');
     t.check(
       body.display_name === 'Renamed Contact',
@@ -200,7 +202,7 @@ rule(
       updated,
     );
     t.check(String(body.id) === contact.id, 'the update answered another contact', updated);
-    const retrieved = await send('GET', path(contact.id));
+    const retrieved = await send('GET', recordPath('contact', contact.id));
     t.check(
       (retrieved.body as Json | undefined)?.display_name === 'Renamed Contact',
       'the new display_name was not kept',
@@ -214,7 +216,7 @@ rule(
   'an update of any other attribute is refused or ignored',
   async (t: RuleContext) => {
     const contact = await makeContact('readonly');
-    const original = t.object(await send('GET', path(contact.id)), 'GET /v1/contacts/:id');
+    const original = t.object(await send('GET', recordPath('contact', contact.id)), 'GET /v1/contacts/:id');
     const attempts: Record<string, string> = {
       username: `${contact.username}x`,
       phone_number: '+1 555 0199 9999',
@@ -224,7 +226,7 @@ rule(
       created_at: '1600000000',
     };
     for (const [attribute, value] of Object.entries(attempts)) {
-      const answer = await send('PUT', path(contact.id), { form: { [attribute]: value } });
+      const answer = await send('PUT', recordPath('contact', contact.id), { form: { [attribute]: value } });
       t.check(
         answer.status < 500,
         `PUT ${attribute}: expected a refusal or success, got ${answer.status}`,
@@ -238,7 +240,7 @@ rule(
           answer,
         );
       }
-      const now = await send('GET', path(contact.id));
+      const now = await send('GET', recordPath('contact', contact.id));
       const stored = (now.body as Json | undefined)?.[attribute];
       t.check(
         JSON.stringify(stored) === JSON.stringify(original[attribute]),
@@ -251,8 +253,8 @@ rule(
 
 rule('contacts.delete', 'DELETE /v1/contacts/:id deletes the contact', async (t: RuleContext) => {
   const contact = await makeContact('delete');
-  t.success(await send('DELETE', path(contact.id)), 'DELETE /v1/contacts/:id');
-  t.refusal(await send('GET', path(contact.id)), 'retrieving the deleted contact');
+  t.success(await send('DELETE', recordPath('contact', contact.id)), 'DELETE /v1/contacts/:id');
+  t.refusal(await send('GET', recordPath('contact', contact.id)), 'retrieving the deleted contact');
 });
 
 rule(
@@ -261,7 +263,7 @@ rule(
   async (t: RuleContext) => {
     const contact = await makeContact('cascade');
     const messages = await makeMessages(contact.conversation_id, 'cascade', 2);
-    const removed = await send('DELETE', path(contact.id));
+    const removed = await send('DELETE', recordPath('contact', contact.id));
     if (!is2xx(removed))
       t.notRun(`the contact could not be deleted (${removed.status}); see contacts.delete`);
     // The contact itself was judged gone at once (contacts.delete); its messages, an indirect
@@ -269,7 +271,7 @@ rule(
     for (const message of messages) {
       await settled(async () =>
         t.refusal(
-          await send('GET', `/v1/messages/${encodeURIComponent(message.id)}`),
+          await send('GET', recordPath('message', message.id)),
           'retrieving a message of the deleted conversation',
         ),
       );
@@ -305,11 +307,11 @@ rule(
   'contacts.unknown-id',
   'retrieve, update and delete of an unknown contact id are refused',
   async (t: RuleContext) => {
-    t.refusal(await send('GET', path(UNKNOWN_ID)), 'GET /v1/contacts/<unknown>');
+    t.refusal(await send('GET', recordPath('contact', UNKNOWN_ID)), 'GET /v1/contacts/<unknown>');
     t.refusal(
-      await send('PUT', path(UNKNOWN_ID), { form: { display_name: 'Nobody' } }),
+      await send('PUT', recordPath('contact', UNKNOWN_ID), { form: { display_name: 'Nobody' } }),
       'PUT /v1/contacts/<unknown>',
     );
-    t.refusal(await send('DELETE', path(UNKNOWN_ID)), 'DELETE /v1/contacts/<unknown>');
+    t.refusal(await send('DELETE', recordPath('contact', UNKNOWN_ID)), 'DELETE /v1/contacts/<unknown>');
   },
 );

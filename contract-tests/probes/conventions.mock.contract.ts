@@ -23,11 +23,11 @@ import {
 import { is2xx, send, type Exchange } from '../http/http';
 import { idOf, walk } from '../model/paging';
 import { rule, type RuleContext } from '../model/harness';
+import { reactionPair } from '../model/samples';
+import { recordPath } from '../rules/resources';
 
 useCleanup();
 
-const contactPath = (id: unknown) => `/v1/contacts/${encodeURIComponent(String(id))}`;
-const messagePath = (id: unknown) => `/v1/messages/${encodeURIComponent(String(id))}`;
 const ID = /^[A-Za-z0-9]{16}$/;
 const CODES: ReadonlySet<string> = new Set(API_ERROR_CODES);
 /** The mock accepts any token, so without CONTRACT_TOKEN_2 the kit makes up a second user. */
@@ -86,9 +86,9 @@ rule(
     t.status(created, 201, 'POST /v1/contacts');
     const id = (created.body as Json).id;
     t.status(await send('GET', '/v1/contacts'), 200, 'GET /v1/contacts');
-    t.status(await send('GET', contactPath(id)), 200, 'GET /v1/contacts/:id');
+    t.status(await send('GET', recordPath('contact', id)), 200, 'GET /v1/contacts/:id');
     t.status(
-      await send('PUT', contactPath(id), { form: { display_name: 'Codes' } }),
+      await send('PUT', recordPath('contact', id), { form: { display_name: 'Codes' } }),
       200,
       'PUT /v1/contacts/:id',
     );
@@ -100,13 +100,13 @@ rule(
     t.status(sent, 201, 'POST /v1/messages');
     const mid = (sent.body as Json).id;
     t.status(await send('GET', '/v1/messages'), 200, 'GET /v1/messages');
-    t.status(await send('GET', messagePath(mid)), 200, 'GET /v1/messages/:id');
+    t.status(await send('GET', recordPath('message', mid)), 200, 'GET /v1/messages/:id');
     t.status(
-      await send('PUT', messagePath(mid), { form: { message: 'codes edited' } }),
+      await send('PUT', recordPath('message', mid), { form: { message: 'codes edited' } }),
       200,
       'PUT /v1/messages/:id',
     );
-    for (const path of [messagePath(mid), contactPath(id)]) {
+    for (const path of [recordPath('message', mid), recordPath('contact', id)]) {
       const removed = await send('DELETE', path);
       t.status(removed, 204, `DELETE ${path}`);
       t.check(removed.text === '', 'a 204 carries a body', removed);
@@ -118,7 +118,7 @@ rule(
   'mock.error-body',
   'errors are flat {type, code, message, param?} objects with known codes',
   async (t: RuleContext) => {
-    const unknown = await send('GET', contactPath('zz0unknown0contact0id'));
+    const unknown = await send('GET', recordPath('contact', 'zz0unknown0contact0id'));
     expectErrorBody(t, unknown, 404, 'not_found');
     t.check(!('param' in (unknown.body as Json)), 'param is set although no parameter is at fault', unknown);
     expectErrorBody(
@@ -163,12 +163,12 @@ rule(
       'a 401 without WWW-Authenticate: Bearer',
       unauthorized,
     );
-    t.status(await send('GET', messagePath('zz0unknown0message0id')), 404, 'an unknown message id');
+    t.status(await send('GET', recordPath('message', 'zz0unknown0message0id')), 404, 'an unknown message id');
     t.status(await send('GET', '/v1/conversations'), 404, 'an unknown route');
     for (const [method, path, allowed] of [
       ['PATCH', '/v1/contacts', ['GET', 'POST']],
       ['DELETE', '/v1/messages', ['GET', 'POST']],
-      ['POST', contactPath('zz0unknown0contact0id'), ['GET', 'PUT', 'DELETE']],
+      ['POST', recordPath('contact', 'zz0unknown0contact0id'), ['GET', 'PUT', 'DELETE']],
     ] as const) {
       const refused = await send(method, path);
       t.status(refused, 405, `${method} ${path}`);
@@ -202,15 +202,23 @@ rule(
     if (!config.token2 && (await send('GET', '/v1/contacts', { token: other })).status === 401) {
       t.notRun('the server refuses the second token the kit made up; pass --token-2 (CONTRACT_TOKEN_2)');
     }
-    expectError(t, await send('GET', contactPath(contact.id), { token: other }), 404, 'not_found');
+    expectError(t, await send('GET', recordPath('contact', contact.id), { token: other }), 404, 'not_found');
     expectError(
       t,
-      await send('PUT', contactPath(contact.id), { token: other, form: { display_name: 'Theirs' } }),
+      await send('PUT', recordPath('contact', contact.id), {
+        token: other,
+        form: { display_name: 'Theirs' },
+      }),
       404,
       'not_found',
     );
-    expectError(t, await send('DELETE', contactPath(contact.id), { token: other }), 404, 'not_found');
-    expectError(t, await send('GET', messagePath(message.id), { token: other }), 404, 'not_found');
+    expectError(
+      t,
+      await send('DELETE', recordPath('contact', contact.id), { token: other }),
+      404,
+      'not_found',
+    );
+    expectError(t, await send('GET', recordPath('message', message.id), { token: other }), 404, 'not_found');
     // That the answer is 404 not_found is mock.unknown-conversation's (C10); here, that it shows nothing.
     const listed = await send('GET', '/v1/messages', {
       token: other,
@@ -227,7 +235,7 @@ rule(
       "the other token's list shows this token's contact",
       theirs,
     );
-    const mine = await send('GET', contactPath(contact.id));
+    const mine = await send('GET', recordPath('contact', contact.id));
     t.check((mine.body as Json | undefined)?.display_name === 'Mine', 'the contact changed', mine);
     expectError(
       t,
@@ -490,7 +498,7 @@ rule(
       query: { conversation_id: contact.conversation_id },
     });
     if (config.token2 || theirs.status !== 401) expectError(t, theirs, 404, 'not_found', 'conversation_id');
-    t.status(await send('DELETE', contactPath(contact.id)), 204, 'DELETE the contact');
+    t.status(await send('DELETE', recordPath('contact', contact.id)), 204, 'DELETE the contact');
     expectError(
       t,
       await send('GET', '/v1/messages', { query: { conversation_id: contact.conversation_id } }),
@@ -507,9 +515,9 @@ rule(
   async (t: RuleContext) => {
     const contact = await makeContact('exact', { display_name: 'Before' });
     const message = await makeMessage(contact.conversation_id, 'exact');
-    await send('PUT', contactPath(contact.id), { form: { display_name: 'After' } });
-    const stored = (await send('GET', contactPath(contact.id))).body as Json;
-    const retrieved = await send('GET', messagePath(message.id));
+    await send('PUT', recordPath('contact', contact.id), { form: { display_name: 'After' } });
+    const stored = (await send('GET', recordPath('contact', contact.id))).body as Json;
+    const retrieved = await send('GET', recordPath('message', message.id));
     const sender = (retrieved.body as Json).contact as Json;
     const fields = Object.keys(SENDER);
     t.check(
@@ -577,7 +585,7 @@ rule(
     const contact = await makeContact('readonly');
     expectError(
       t,
-      await send('PUT', contactPath(contact.id), { form: { username: 'other' } }),
+      await send('PUT', recordPath('contact', contact.id), { form: { username: 'other' } }),
       400,
       'parameter_unknown',
       'username',
@@ -585,14 +593,16 @@ rule(
     const message = await makeMessage(contact.conversation_id, 'readonly');
     expectError(
       t,
-      await send('PUT', messagePath(message.id), { form: { conversation_id: contact.conversation_id } }),
+      await send('PUT', recordPath('message', message.id), {
+        form: { conversation_id: contact.conversation_id },
+      }),
       400,
       'parameter_unknown',
       'conversation_id',
     );
     expectError(
       t,
-      await send('GET', contactPath(contact.id), { query: { expand: 'all' } }),
+      await send('GET', recordPath('contact', contact.id), { query: { expand: 'all' } }),
       400,
       'parameter_unknown',
       'expand',
@@ -639,7 +649,9 @@ rule(
       'an empty display_name on create is not the username',
       empty,
     );
-    const cleared = await send('PUT', contactPath((empty.body as Json).id), { form: { display_name: '' } });
+    const cleared = await send('PUT', recordPath('contact', (empty.body as Json).id), {
+      form: { display_name: '' },
+    });
     t.check(
       (cleared.body as Json | undefined)?.display_name === null,
       'an empty display_name on update does not set it to null',
@@ -681,7 +693,7 @@ rule(
   async (t: RuleContext) => {
     const contact = await makeContact('reactions');
     const message = await makeMessage(contact.conversation_id, 'reactions');
-    const path = messagePath(message.id);
+    const path = recordPath('message', message.id);
     await send('PUT', path, { form: [['reactions[heart][]', 'alice']] });
     await send('PUT', path, {
       form: [
@@ -706,7 +718,7 @@ rule(
     );
     expectError(
       t,
-      await send('PUT', path, { form: [[`reactions[${'r'.repeat(65)}][]`, 'dave']] }),
+      await send('PUT', path, { form: [reactionPair('r'.repeat(65), 'dave')] }),
       400,
       'parameter_invalid',
     );
@@ -740,7 +752,7 @@ rule(
       'the attachment defaults are wrong',
       sent,
     );
-    const added = await send('PUT', messagePath(message.id), {
+    const added = await send('PUT', recordPath('message', message.id), {
       form: [
         ['attachments[0][filename]', 'second.png'],
         ['attachments[0][file_url]', 'https://example.com/second.png'],
@@ -748,7 +760,7 @@ rule(
         ['attachments[0][file_size]', '42'],
       ],
     });
-    const missing = await send('PUT', messagePath(message.id), {
+    const missing = await send('PUT', recordPath('message', message.id), {
       form: [['attachments[0][filename]', 'third.txt']],
     });
     expectError(t, missing, 400, 'parameter_missing', 'attachments[0][file_url]');
@@ -766,7 +778,7 @@ rule(
 rule('mock.updated-at', 'updated_at is set on every update; read_at stays null', async (t: RuleContext) => {
   const contact = await makeContact('updated');
   const message = await makeMessage(contact.conversation_id, 'updated');
-  const edited = await send('PUT', messagePath(message.id), { form: { message: 'edited once' } });
+  const edited = await send('PUT', recordPath('message', message.id), { form: { message: 'edited once' } });
   const body = edited.body as Json;
   t.check(
     Number.isInteger(body.updated_at) && Math.abs((body.updated_at as number) - nowSeconds()) < 300,
@@ -787,9 +799,9 @@ rule(
   async (t: RuleContext) => {
     const contact = await makeContact('cascade');
     const messages = await makeMessages(contact.conversation_id, 'cascade', 3);
-    t.status(await send('DELETE', contactPath(contact.id)), 204, 'DELETE the contact');
+    t.status(await send('DELETE', recordPath('contact', contact.id)), 204, 'DELETE the contact');
     for (const message of messages)
-      expectError(t, await send('GET', messagePath(message.id)), 404, 'not_found');
+      expectError(t, await send('GET', recordPath('message', message.id)), 404, 'not_found');
     const all = await send('GET', '/v1/messages', { query: { limit: 100 } });
     t.check(
       !messages.some((m) => JSON.stringify(all.body).includes(m.id)),
@@ -838,10 +850,10 @@ rule(
   async (t: RuleContext) => {
     const contact = await makeContact('routing');
     t.status(await send('GET', '/v1/contacts/'), 200, 'GET /v1/contacts/');
-    const slashed = await send('GET', `${contactPath(contact.id)}/`);
+    const slashed = await send('GET', `${recordPath('contact', contact.id)}/`);
     t.status(slashed, 200, 'GET /v1/contacts/:id/');
     t.check((slashed.body as Json).id === contact.id, 'the trailing slash answered another contact', slashed);
-    t.status(await send('HEAD', contactPath(contact.id)), 200, 'HEAD /v1/contacts/:id');
+    t.status(await send('HEAD', recordPath('contact', contact.id)), 200, 'HEAD /v1/contacts/:id');
     const head = await send('HEAD', '/v1/contacts');
     t.status(head, 200, 'HEAD /v1/contacts');
     t.check(head.text === '', 'HEAD answered a body', head);

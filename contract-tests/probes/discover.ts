@@ -1,7 +1,7 @@
 import { deleteResource, postContact, postMessage } from '../model/data';
 import { describeExchange, is2xx, send, type Exchange, type Pairs } from '../http/http';
 import { observe } from '../profile/choices';
-import { CONTACT_FIELDS, requiredOf } from '../rules/resources';
+import { CONTACT_FIELDS, requiredOf, recordPath } from '../rules/resources';
 import { writeRecord } from '../http/records';
 import { excerpt } from '../model/harness';
 import {
@@ -12,6 +12,7 @@ import {
   DISPLAY_NAMES,
   PHONES,
   phoneFor,
+  reactionPair,
   REACTIONS,
   styleOf,
   usernameFor,
@@ -207,19 +208,16 @@ export async function discoverSamples(user: UserSamples): Promise<Found> {
         found.missing['message.attachment'] = 'every attachment shape the kit tried was refused';
       const username = usernameFor('reactor', 1, style);
       for (const name of first(user['reaction.name'], REACTIONS)) {
-        const answer = await send('PUT', `/v1/messages/${encodeURIComponent(messageId)}`, {
-          form: [[`reactions[${name}][]`, username]],
+        const answer = await send('PUT', recordPath('message', messageId), {
+          form: [reactionPair(name, username)],
         });
         if (is2xx(answer)) found.reactions.push(name);
         if (found.reactions.length === 2) break;
       }
       // Refused alone, perhaps only for want of a text (the rules judge that): with one.
       for (const name of found.reactions.length > 0 ? [] : first(user['reaction.name'], REACTIONS)) {
-        const answer = await send('PUT', `/v1/messages/${encodeURIComponent(messageId)}`, {
-          form: [
-            ['message', found.message!],
-            [`reactions[${name}][]`, username],
-          ],
+        const answer = await send('PUT', recordPath('message', messageId), {
+          form: [['message', found.message!], reactionPair(name, username)],
         });
         if (is2xx(answer)) found.reactions.push(name);
         if (found.reactions.length === 2) break;
@@ -273,14 +271,12 @@ async function witnessOf(
   if (!sent || !(await deleteResource('message', sent))) return undefined;
   const kept = idOf(await postMessage(inConversation, { discovering: true }));
   if (kept) {
-    const path = `/v1/messages/${encodeURIComponent(kept)}`;
+    const path = recordPath('message', kept);
     const reaction = found.reactions[0];
     await send('PUT', path, {
       form: [
         ['message', `${text}, edited`],
-        ...(reaction
-          ? [[`reactions[${reaction}][]`, usernameFor('reactor', 2, style)] as [string, string]]
-          : []),
+        ...(reaction ? [reactionPair(reaction, usernameFor('reactor', 2, style))] : []),
         ...(found.attachment ? attachmentPairs(0, 'kept.pdf', found.attachment) : []),
       ],
     });
@@ -288,7 +284,7 @@ async function witnessOf(
   }
   const name = found.contact?.displayName;
   if (name) {
-    const contactPath = `/v1/contacts/${encodeURIComponent(id)}`;
+    const contactPath = recordPath('contact', id);
     await send('PUT', contactPath, { form: [['display_name', name]] });
     await send('GET', contactPath);
   }
@@ -299,7 +295,7 @@ async function conversationOf(contactId: string, created: Exchange): Promise<str
   const body = created.body as Record<string, unknown> | undefined;
   if (body && typeof body.conversation_id === 'string' && body.conversation_id !== '')
     return body.conversation_id;
-  const again = await send('GET', `/v1/contacts/${encodeURIComponent(contactId)}`);
+  const again = await send('GET', recordPath('contact', contactId));
   const stored = again.body as Record<string, unknown> | undefined;
   return is2xx(again) && stored && typeof stored.conversation_id === 'string'
     ? stored.conversation_id

@@ -5,6 +5,7 @@ import type { Json } from '../model/data';
 import { fingerprint, writeRecord, type RecordLine } from '../http/records';
 import { excerpt, RuleFailure } from '../model/harness';
 import { settled } from '../model/settle';
+import { recordPath } from '../rules/resources';
 
 type Resource = 'contact' | 'message';
 
@@ -21,13 +22,13 @@ const TEST = 'last sweep: every record the kit made, after the run';
 
 /**
  * At the end of the run, after every test has deleted what it made, the kit reads back every
- * record it ever made (those still alive too, for the judge). Each one deleted must stay gone: refused by retrieve, and absent from the
- * contacts list and the list of all messages (read with the largest page the server allows,
- * waiting out --settle-ms). A record that came back (a delete that did not hold, a later create
- * that brought it back) fails the rule of the delete that took it, with the exchange that showed
- * it, as a verdict in the run's records. Nothing can be sent into the conversation of the contact
- * deleted first: a conversation that takes messages again some time after its contact's delete
- * fails the cascade.
+ * record it ever made (those still alive too, for the judge). Each one deleted must stay gone:
+ * refused by retrieve, and absent from the contacts list and the list of all messages (read with
+ * the largest page the server allows, waiting out --settle-ms). A record that came back (a delete
+ * that did not hold, a later create that brought it back) fails the rule of the delete that took
+ * it, with the exchange that showed it, as a verdict in the run's records. Nothing can be sent
+ * into the conversation of the contact deleted first: a conversation that takes messages again
+ * some time after its contact's delete fails the cascade.
  */
 export async function lastSweep(records: RecordLine[]): Promise<void> {
   const made = new Map<string, string>();
@@ -56,9 +57,7 @@ export async function lastSweep(records: RecordLine[]): Promise<void> {
   for (const line of records)
     if (line.kind === 'created') alive.set(`${line.resource}:${line.id}`, line);
     else if (line.kind === 'deleted') alive.delete(`${line.resource}:${line.id}`);
-  await mapAtOnce([...alive.values()], ({ resource, id }) =>
-    send('GET', `/v1/${resource}s/${encodeURIComponent(id)}`),
-  );
+  await mapAtOnce([...alive.values()], ({ resource, id }) => send('GET', recordPath(resource, id)));
   if (deleted.size === 0) return;
   /** The kit's own deleted record, shown again; a record that only took over its id is not. */
   const backAgain = (resource: Resource, item: Json) => {
@@ -83,7 +82,7 @@ export async function lastSweep(records: RecordLine[]): Promise<void> {
   await mapAtOnce([...deleted.values()], async ({ resource, id, rule }) => {
     if (failed.has(rule)) return;
     const retrieved = async () => {
-      const answer = await send('GET', `/v1/${resource}s/${encodeURIComponent(id)}`);
+      const answer = await send('GET', recordPath(resource, id));
       const shown =
         is2xx(answer) && answer.body && typeof answer.body === 'object' ? (answer.body as Json) : undefined;
       if (shown && backAgain(resource, shown))

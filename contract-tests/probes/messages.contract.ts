@@ -10,15 +10,14 @@ import {
 } from '../model/data';
 import { is2xx, is4xx, send, type Exchange } from '../http/http';
 import { idOf, walk } from '../model/paging';
-import { reactionNames } from '../model/samples';
+import { reactionNames, reactionPair } from '../model/samples';
 import { rule, type RuleContext } from '../model/harness';
 import { MESSAGE, SENDER, SENDER_FORBIDDEN, problems, sameValue } from '../rules/fields';
-import { CONTACT_FIELDS, senderStableOf } from '../rules/resources';
+import { CONTACT_FIELDS, senderStableOf, recordPath } from '../rules/resources';
 import { settled } from '../model/settle';
 
 useCleanup();
 
-const path = (id: unknown) => `/v1/messages/${encodeURIComponent(String(id))}`;
 const UNKNOWN_ID = 'zz0unknown0message0id';
 
 /**
@@ -29,7 +28,9 @@ async function react(messageId: string, username: string): Promise<{ exchange: E
   let last: { exchange: Exchange; name: string } | undefined;
   for (const name of reactionNames()) {
     last = {
-      exchange: await send('PUT', path(messageId), { form: [[`reactions[${name}][]`, username]] }),
+      exchange: await send('PUT', recordPath('message', messageId), {
+        form: [reactionPair(name, username)],
+      }),
       name,
     };
     if (!is4xx(last.exchange)) break;
@@ -45,7 +46,7 @@ rule(
   async (t: RuleContext) => {
     const contact = await sender();
     const message = await makeMessage(contact.conversation_id, 'fields');
-    const retrieved = await send('GET', path(message.id));
+    const retrieved = await send('GET', recordPath('message', message.id));
     const wrong = problems(t.object(retrieved, 'GET /v1/messages/:id'), MESSAGE);
     t.check(wrong.length === 0, `the retrieved message: ${wrong.join('; ')}`, retrieved);
     const list = await send('GET', '/v1/messages');
@@ -71,7 +72,7 @@ rule(
       ['message', messageText('senderfields')],
     ]);
     const body = t.object(sent, 'POST /v1/messages');
-    const retrieved = await send('GET', path(body.id));
+    const retrieved = await send('GET', recordPath('message', body.id));
     const list = await send('GET', '/v1/messages');
     const listed = ((list.body as Json | undefined)?.data as Json[] | undefined) ?? [];
     for (const [where, exchange, message] of [
@@ -94,11 +95,8 @@ rule(
   async (t: RuleContext) => {
     const contact = await sender();
     const message = await makeMessage(contact.conversation_id, 'sender');
-    const stored = t.object(
-      await send('GET', `/v1/contacts/${encodeURIComponent(contact.id)}`),
-      'GET /v1/contacts/:id',
-    );
-    const retrieved = await send('GET', path(message.id));
+    const stored = t.object(await send('GET', recordPath('contact', contact.id)), 'GET /v1/contacts/:id');
+    const retrieved = await send('GET', recordPath('message', message.id));
     const of = (t.object(retrieved, 'GET /v1/messages/:id').contact ?? {}) as Json;
     // The conversation's contact as it was created, or as retrieve shows it: a fault of retrieve
     // alone is contacts.retrieve's.
@@ -121,7 +119,7 @@ rule(
     const { exchange: reacted } = await react(message.id, contact.username);
     if (!is2xx(reacted))
       t.notRun(`the server did not take a reaction (${reacted.status}); see messages.update.add-reaction`);
-    const retrieved = await send('GET', path(message.id));
+    const retrieved = await send('GET', recordPath('message', message.id));
     const list = await send('GET', '/v1/messages');
     const listed = ((list.body as Json | undefined)?.data as Json[] | undefined) ?? [];
     for (const [where, exchange, item] of [
@@ -173,7 +171,7 @@ rule(
       `the sent message's text should be ${JSON.stringify(text)}, got ${JSON.stringify(body.message)}`,
       sent,
     );
-    const retrieved = await send('GET', path(body.id));
+    const retrieved = await send('GET', recordPath('message', body.id));
     t.success(retrieved, 'retrieving the sent message');
   },
 );
@@ -279,7 +277,7 @@ rule('messages.send.attachments', 'a message sent with an attachment carries it'
 rule('messages.retrieve', 'GET /v1/messages/:id returns that message', async (t: RuleContext) => {
   const contact = await sender();
   const message = await makeMessage(contact.conversation_id, 'retrieve');
-  const retrieved = await send('GET', path(message.id));
+  const retrieved = await send('GET', recordPath('message', message.id));
   const body = t.object(retrieved, 'GET /v1/messages/:id');
   t.check(
     String(body.id) === message.id,
@@ -298,14 +296,14 @@ rule('messages.update.edit-text', 'PUT message edits the text', async (t: RuleCo
   const contact = await sender();
   const message = await makeMessage(contact.conversation_id, 'edit');
   const text = messageText('edited');
-  const updated = await send('PUT', path(message.id), { form: { message: text } });
+  const updated = await send('PUT', recordPath('message', message.id), { form: { message: text } });
   const body = t.object(updated, 'PUT /v1/messages/:id message');
   t.check(
     body.message === text,
     `the text should be ${JSON.stringify(text)}, got ${JSON.stringify(body.message)}`,
     updated,
   );
-  const retrieved = await send('GET', path(message.id));
+  const retrieved = await send('GET', recordPath('message', message.id));
   t.check((retrieved.body as Json | undefined)?.message === text, 'the edited text was not kept', retrieved);
 });
 
@@ -336,7 +334,7 @@ rule(
       `the reaction ${name} by ${contact.username} is not in reactions: ${JSON.stringify(body.reactions)}`,
       updated,
     );
-    const retrieved = await send('GET', path(message.id));
+    const retrieved = await send('GET', recordPath('message', message.id));
     t.check(
       mentions((retrieved.body as Json | undefined)?.reactions),
       'the added reaction was not kept',
@@ -349,7 +347,9 @@ rule('messages.update.add-attachment', 'PUT attachments adds an attachment', asy
   const contact = await sender();
   const message = await makeMessage(contact.conversation_id, 'attach');
   const before = Array.isArray(message.attachments) ? message.attachments.length : 0;
-  const updated = await send('PUT', path(message.id), { form: attachmentPairs(0, 'added.pdf') });
+  const updated = await send('PUT', recordPath('message', message.id), {
+    form: attachmentPairs(0, 'added.pdf'),
+  });
   if (updated.status >= 400 && updated.status < 500) {
     t.notRun(
       `the server refused the kit's attachment (${updated.status}); the document does not show an attachment's fields, the kit sends filename, file_url and file_type`,
@@ -362,7 +362,7 @@ rule('messages.update.add-attachment', 'PUT attachments adds an attachment', asy
     `attachments should have grown from ${before} to ${before + 1}, got ${JSON.stringify(body.attachments)}`,
     updated,
   );
-  const retrieved = await send('GET', path(message.id));
+  const retrieved = await send('GET', recordPath('message', message.id));
   t.check(count(retrieved.body as Json) === before + 1, 'the added attachment was not kept', retrieved);
 });
 
@@ -372,9 +372,15 @@ rule(
   async (t: RuleContext) => {
     const contact = await sender();
     const updates: [string, (id: string) => Promise<Exchange>][] = [
-      ['a text edit', (id) => send('PUT', path(id), { form: { message: messageText('stamped') } })],
+      [
+        'a text edit',
+        (id) => send('PUT', recordPath('message', id), { form: { message: messageText('stamped') } }),
+      ],
       ['a reaction', async (id) => (await react(id, contact.username)).exchange],
-      ['an attachment', (id) => send('PUT', path(id), { form: attachmentPairs(0, 'stamped.pdf') })],
+      [
+        'an attachment',
+        (id) => send('PUT', recordPath('message', id), { form: attachmentPairs(0, 'stamped.pdf') }),
+      ],
     ];
     let judged = 0;
     for (const [what, update] of updates) {
@@ -385,7 +391,7 @@ rule(
       judged += 1;
       const body = t.object(updated, `PUT /v1/messages/:id with ${what}`);
       t.check(body.updated_at !== null, `the answer to ${what} has updated_at null`, updated);
-      const retrieved = await send('GET', path(message.id));
+      const retrieved = await send('GET', recordPath('message', message.id));
       t.check(
         (retrieved.body as Json | undefined)?.updated_at !== null,
         `after ${what}, the retrieved message has updated_at null`,
@@ -403,10 +409,10 @@ rule(
   async (t: RuleContext) => {
     const contact = await sender();
     const message = await makeMessage(contact.conversation_id, 'delete');
-    t.success(await send('DELETE', path(message.id)), 'DELETE /v1/messages/:id');
-    t.refusal(await send('GET', path(message.id)), 'retrieving the deleted message');
+    t.success(await send('DELETE', recordPath('message', message.id)), 'DELETE /v1/messages/:id');
+    t.refusal(await send('GET', recordPath('message', message.id)), 'retrieving the deleted message');
     t.refusal(
-      await send('PUT', path(message.id), { form: { message: 'back again' } }),
+      await send('PUT', recordPath('message', message.id), { form: { message: 'back again' } }),
       'updating the deleted message',
     );
     await settled(async () => {
@@ -425,11 +431,11 @@ rule(
   'messages.unknown-id',
   'retrieve, update and delete of an unknown message id are refused',
   async (t: RuleContext) => {
-    t.refusal(await send('GET', path(UNKNOWN_ID)), 'GET /v1/messages/<unknown>');
+    t.refusal(await send('GET', recordPath('message', UNKNOWN_ID)), 'GET /v1/messages/<unknown>');
     t.refusal(
-      await send('PUT', path(UNKNOWN_ID), { form: { message: 'nobody' } }),
+      await send('PUT', recordPath('message', UNKNOWN_ID), { form: { message: 'nobody' } }),
       'PUT /v1/messages/<unknown>',
     );
-    t.refusal(await send('DELETE', path(UNKNOWN_ID)), 'DELETE /v1/messages/<unknown>');
+    t.refusal(await send('DELETE', recordPath('message', UNKNOWN_ID)), 'DELETE /v1/messages/<unknown>');
   },
 );

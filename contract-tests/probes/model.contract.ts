@@ -7,6 +7,7 @@ import { settled } from '../model/settle';
 import { reactionNames } from '../model/samples';
 import { verify } from '../model/views';
 import { mapAtOnce } from '../http/at-once';
+import { recordPath } from '../rules/resources';
 
 /**
  * The model's checks: after every step, every view of the records involved is read and compared
@@ -244,7 +245,7 @@ rule(
     ];
     mustSucceed(await ops.deleteMessage(messages[1]!), 'messages.delete.permanent', 'deleting the message');
     await verify(ops.model, { contacts: [owner], messages, full: true, deep: true });
-    const again = await send('PUT', `/v1/messages/${encodeURIComponent(messages[1]!)}`, {
+    const again = await send('PUT', recordPath('message', messages[1]!), {
       form: { message: 'back again' },
     });
     t.check(!is2xx(again), 'the deleted message could still be updated', again, { check: 'update' });

@@ -5,6 +5,7 @@ import { AS_CREATED, filesOf, reactionsOf, type MessageChange, type Model } from
 import { changePairs, objectOf } from '../model/operations';
 import { RuleFailure } from '../model/harness';
 import { kept } from '../rules/fields';
+import { recordPath } from '../rules/resources';
 
 /**
  * Updates sent at once. The document orders nothing between them, so the model allows every
@@ -12,8 +13,6 @@ import { kept } from '../rules/fields';
  * a rename's final value is one of those sent). A failure prints the run's seed (which fixed what
  * was sent, and in which order the requests left) and every exchange of the burst.
  */
-const messagePath = (id: string) => `/v1/messages/${encodeURIComponent(id)}`;
-const contactPath = (id: string) => `/v1/contacts/${encodeURIComponent(id)}`;
 
 /** The burst, one line, for a verdict's reason. */
 function describeBurst(exchanges: Exchange[]): string {
@@ -68,7 +67,7 @@ export async function parallelUpdates(
 ): Promise<{ exchanges: Exchange[]; acked: number }> {
   for (const change of changes) for (const file of filesOf(change)) model.filenames.add(file);
   const exchanges = await Promise.all(
-    changes.map((change) => send('PUT', messagePath(id), { form: changePairs(change) })),
+    changes.map((change) => send('PUT', recordPath('message', id), { form: changePairs(change) })),
   );
   let acked = 0;
   let latest: number | undefined;
@@ -113,7 +112,7 @@ export async function parallelRenames(
   names: string[],
 ): Promise<{ exchanges: Exchange[]; acked: number }> {
   const exchanges = await Promise.all(
-    names.map((name) => send('PUT', contactPath(id), { form: { display_name: name } })),
+    names.map((name) => send('PUT', recordPath('contact', id), { form: { display_name: name } })),
   );
   const fail = (message: string, exchange: Exchange, check: string): never => {
     throw new RuleFailure(`${message} — ${describeBurst(exchanges)}`, exchange, {
@@ -141,7 +140,7 @@ export async function parallelRenames(
     acked.push(names[i]!);
   }
   if (acked.length === 0) return { exchanges, acked: 0 };
-  const retrieved = await send('GET', contactPath(id));
+  const retrieved = await send('GET', recordPath('contact', id));
   const final = among((retrieved.body as Json | undefined)?.display_name, acked);
   if (final === undefined)
     fail(

@@ -7,6 +7,7 @@ import { afterBurst, bySeed, parallelRenames, parallelUpdates } from './parallel
 import { reactionNames } from '../model/samples';
 import { settled } from '../model/settle';
 import { verify } from '../model/views';
+import { recordPath } from '../rules/resources';
 
 /**
  * What holds whatever else happens: updates sent at once (each acknowledged one is kept, in any
@@ -117,9 +118,9 @@ rule(
     mustSucceed(await ops.editMessage(changed, 'readsedit'), 'messages.update.edit-text', 'editing the text');
     const conversation = ops.model.contacts.get(owner)!.conversationId;
     for (let i = 0; i < 5; i++) {
-      await send('GET', `/v1/contacts/${encodeURIComponent(owner)}`);
-      await send('GET', `/v1/messages/${encodeURIComponent(untouched)}`);
-      await send('GET', `/v1/messages/${encodeURIComponent(changed)}`);
+      await send('GET', recordPath('contact', owner));
+      await send('GET', recordPath('message', untouched));
+      await send('GET', recordPath('message', changed));
       if (i % 2 === 0) {
         await send('GET', '/v1/messages', { query: { conversation_id: conversation } });
         await send('GET', '/v1/contacts');

@@ -7,6 +7,7 @@ import { idsOf } from './build';
 import type { Observations } from '../http/observations';
 import { record } from './observe';
 import { errorShapeOf, seenOf } from './shapes';
+import { recordPath } from '../rules/resources';
 
 /**
  * The few requests the server profile needs beyond the kit's ordinary ones, sent by the bin once,
@@ -78,7 +79,7 @@ async function unknownId(records: RecordLine[]): Promise<void> {
     return record('unknown id', { unknown: `no id to make one like it: ${why}` }, '');
   }
   for (let attempt = 0; attempt < 3; attempt++) {
-    const answer = await send('GET', `/v1/contacts/${encodeURIComponent(madeUpId(format.value, examples))}`);
+    const answer = await send('GET', recordPath('contact', madeUpId(format.value, examples)));
     if (is4xx(answer))
       return record(
         'unknown id',

@@ -147,3 +147,8 @@ export function fieldsInWords(table: DocTable): string {
 
 /** Names in backticks. */
 export const quoted = (items: readonly string[]) => items.map((item) => `\`${item}\``);
+
+/** The path of one record, for its GET, PUT and DELETE (docs/api.md 4.1, 4.2). */
+export function recordPath(resource: 'contact' | 'message', id: unknown): string {
+  return `/v1/${resource}s/${encodeURIComponent(String(id))}`;
+}
