@@ -1,4 +1,5 @@
 import {
+  deleteNow,
   makeContacts,
   makeMessages,
   shared,
@@ -151,6 +152,39 @@ rule(
       );
     }
   }),
+);
+
+/**
+ * Pages of fifty and more, in the third contact's conversation of fifty-one messages, made for
+ * them and deleted right after, so that the other rules read the lists as they were: the largest
+ * limit is not shown, and a server may cap its pages, but has_more must still say what lies
+ * beyond. A limit the server refuses is its right.
+ */
+const LONG = 51;
+rule(
+  'lists.has-more',
+  'has_more is true while items lie beyond a page asked for with a limit of fifty or more',
+  async (t: RuleContext) => {
+    const c = (await world()).contacts[2]!;
+    const inC = await makeMessages(c.conversation_id, 'listc', LONG);
+    try {
+      await settled(async () => {
+        for (const limit of [50, 100, 1000]) {
+          const page = asPage(
+            await send('GET', '/v1/messages', { query: { conversation_id: c.conversation_id, limit } }),
+          );
+          if (!page || !page.data.every((item) => item.conversation_id === c.conversation_id)) continue;
+          t.check(
+            page.has_more === page.data.length < inC.length,
+            `a conversation of ${inC.length} messages: a page of ${page.data.length} (limit=${limit}) said has_more=${page.has_more}`,
+            page.exchange,
+          );
+        }
+      });
+    } finally {
+      await deleteNow('message', ids(inC));
+    }
+  },
 );
 
 rule(

@@ -292,14 +292,14 @@ export async function inBatches<T>(jobs: (() => Promise<T>)[], limit: number): P
  * gives the bin's arguments for the rogue at `i` on the server at `url`. The runs are keyed by
  * the rogue's index.
  */
-export async function runRogues<R extends { make(): Wrapper }>(
+export async function runRogues<R extends { make(): Wrapper; options?: AppOptions }>(
   rogues: readonly R[],
   argsOf: (rogue: R, i: number, url: string) => string[],
 ): Promise<Map<number, KitRun>> {
   const runs = new Map<number, KitRun>();
   await inBatches(
     rogues.map((rogue, i) => async () => {
-      const server = await startWrapped(rogue.make());
+      const server = await startWrapped(rogue.make(), rogue.options);
       try {
         // One worker, as on a quiet machine: under load the mock's answers can take 20 ms, and the
         // kit would take it for a far server and run four test files at once, where a rogue that

@@ -1,3 +1,4 @@
+import type { AppOptions } from '../../src/express/app';
 import { SENDER } from '../../contract-tests/rules/fields';
 import {
   eachResource,
@@ -41,6 +42,8 @@ export interface Rogue {
   /** How, in words. */
   how: string;
   make(): Wrapper;
+  /** The mock behind it, when not the default world (an account that starts empty, say). */
+  options?: AppOptions;
 }
 
 export const ROGUES: Rogue[] = [
@@ -59,6 +62,17 @@ export const ROGUES: Rogue[] = [
     make: () => ({
       response(req, res) {
         if (isList(req) && ok(res)) body(res).has_more = false;
+      },
+    }),
+  },
+  {
+    rule: 'lists.has-more',
+    how: 'says has_more=false on a page asked for with a limit of fifty or more, though more follow, on an account that starts empty',
+    // Empty, as a new server's: only the kit's own records make a list longer than fifty.
+    options: { data: { contacts: [], messages: [] } },
+    make: () => ({
+      response(req, res) {
+        if (isList(req) && ok(res) && Number(req.query.get('limit')) >= 50) body(res).has_more = false;
       },
     }),
   },
