@@ -228,7 +228,10 @@ export async function deleteNow(resource: 'contact' | 'message', ids: readonly s
   const now = new Set(ids);
   const pending = created.filter((c) => c.resource === resource && now.has(c.id));
   for (const item of pending) created.splice(created.indexOf(item), 1);
-  await mapAtOnce(pending, (item) => deleteResource(item.resource, item.id).catch(() => created.push(item)));
+  // One not gone stays for the file's clean-up to try again.
+  await mapAtOnce(pending, async (item) => {
+    if (!(await deleteResource(item.resource, item.id).catch(() => false))) created.push(item);
+  });
 }
 
 /** Deletes what this process created: messages first (in case a contact's delete does not cascade), then contacts. */
