@@ -341,8 +341,8 @@ function learnAnswer(
       known.changedAt[field] = at;
     }
   }
-  // An update's answer shows updated_at as that update left it, unless an update answered before
-  // it was on its way at once (and may have been applied after it).
+  // An update's answer shows updated_at as that update left it, unless another update of the
+  // message was on its way at once (and may have been applied after it), whichever was answered first.
   let updatedAlone = false;
   if (method === 'PUT' && route.kind === 'message') {
     const known = world.messages.get(route.id);
@@ -352,7 +352,9 @@ function learnAnswer(
         known.formerTexts = [...known.formerTexts, known.text].slice(-20);
         known.editedAt = at;
       }
-      known.updatedAt = at;
+      known.updatedAt = Math.max(known.updatedAt ?? -Infinity, at);
+      // Overlapping one judged before it: the answer that set the stamp may not show the last.
+      if (!updatedAlone) delete known.stamp;
       known.lastUpdate = {
         reaction: sentReactions(reading.params).size > 0,
         attachment: sentAttachments(reading.params) > 0,

@@ -136,11 +136,13 @@ const UNSEEN = [
 
 /**
  * The rogues whose fault shows only under requests the session of proxy-traffic.ts never makes
- * (the kit makes them, and its judge names them: rogues.test.ts): the list of one conversation
- * without a token, a walk of all messages to its end after a contact's delete, a send into a
- * deleted contact's conversation a second after the delete.
+ * (the kit makes them, and its judge names them: rogues.test.ts): a page of fifty or more of a list
+ * longer than that, the list of one conversation without a token, a walk of all messages to its
+ * end after a contact's delete, a send into a deleted contact's conversation a second after the
+ * delete.
  */
 const NOT_SENT = [
+  'says has_more=false on a page asked for with a limit of fifty or more, though more follow, on an account that starts empty',
   "serves the list of one conversation's messages without Authorization, as the last user seen",
   "shows a deleted contact's messages again at the end of the list of all messages, past its first page",
   "takes messages into a deleted contact's conversation again a second after the delete",

@@ -119,3 +119,46 @@ describe('a message the session made and never updated, read again', () => {
     expect(broken([sent(), read()], false)).toEqual([]);
   });
 });
+
+describe('updated_at after updates of one message on their way at once', () => {
+  const sent = () =>
+    exchange('POST', '/v1/messages', 201, m1, {
+      sent: { conversation_id: String(m1.conversation_id), message: String(m1.message) },
+    });
+  const put = (text: string, updatedAt: number) =>
+    exchange(
+      'PUT',
+      `/v1/messages/${id(m1)}`,
+      200,
+      { ...m1, message: text, updated_at: updatedAt },
+      {
+        sent: { message: text },
+      },
+    );
+  // Two updates: the second sent before the first was answered, answered before it.
+  const overlapping = () => {
+    const [first, second] = [put('first', 1_795_000_001), put('second', 1_795_000_002)];
+    return [
+      { ...first, finishedAt: second.finishedAt + 10 },
+      { ...second, startedAt: first.startedAt + 1 },
+    ];
+  };
+  const read = (updatedAt: number) =>
+    exchange('GET', `/v1/messages/${id(m1)}`, 200, { ...m1, message: 'second', updated_at: updatedAt });
+
+  it('takes either answer for the last: the one applied last may have been answered first', () => {
+    expect(broken([sent(), ...overlapping(), read(1_795_000_002)], true)).toEqual([]);
+  });
+
+  it('holds the reads after them to what a retrieve after both showed (messages.update.updated-at)', () => {
+    expect(broken([sent(), ...overlapping(), read(1_795_000_002), read(1_795_000_003)], true)).toEqual([
+      'messages.update.updated-at',
+    ]);
+  });
+
+  it('holds a read after one update alone to what its answer showed (messages.update.updated-at)', () => {
+    expect(broken([sent(), put('second', 1_795_000_002), read(1_795_000_003)], true)).toEqual([
+      'messages.update.updated-at',
+    ]);
+  });
+});
