@@ -31,7 +31,11 @@ export interface Message extends Json {
   conversation_id: string;
 }
 
-const created: { resource: 'contact' | 'message'; id: string }[] = [];
+interface Made {
+  resource: 'contact' | 'message';
+  id: string;
+}
+const created: Made[] = [];
 let counter = 0;
 
 /** A username the kit owns, unique, in the style the server accepts (samples.ts). */
@@ -223,32 +227,31 @@ export async function deleteResource(
   return gone;
 }
 
-/** Deletes records this process created before its file ends, a few at once; the file's clean-up skips them. */
+/** Deletes each record, a few at once; answers those not gone (refused, or no answer at all). */
+async function deleteEach(items: Made[]): Promise<Made[]> {
+  const left: Made[] = [];
+  await mapAtOnce(items, async (item) => {
+    if (!(await deleteResource(item.resource, item.id).catch(() => false))) left.push(item);
+  });
+  return left;
+}
+
+/** Deletes records this process created before its file ends; one not gone stays for the file's clean-up. */
 export async function deleteNow(resource: 'contact' | 'message', ids: readonly string[]): Promise<void> {
   const now = new Set(ids);
-  const pending = created.filter((c) => c.resource === resource && now.has(c.id));
-  for (const item of pending) created.splice(created.indexOf(item), 1);
-  // One not gone stays for the file's clean-up to try again.
-  await mapAtOnce(pending, async (item) => {
-    if (!(await deleteResource(item.resource, item.id).catch(() => false))) created.push(item);
-  });
+  const mine = (c: Made) => c.resource === resource && now.has(c.id);
+  const pending = created.filter(mine);
+  created.splice(0, created.length, ...created.filter((c) => !mine(c)));
+  created.push(...(await deleteEach(pending)));
 }
 
 /** Deletes what this process created: messages first (in case a contact's delete does not cascade), then contacts. */
 export async function cleanup(): Promise<void> {
   const pending = created.splice(0);
-  // The messages all gone before the first contact's delete; within each, a few deletes at once.
+  // The messages all gone before the first contact's delete. What is left, the bin sweeps from the
+  // ledger at the end of the run, and reports.
   for (const resource of ['message', 'contact'] as const)
-    await mapAtOnce(
-      pending.filter((c) => c.resource === resource),
-      async (item) => {
-        try {
-          await deleteResource(item.resource, item.id);
-        } catch {
-          // The bin sweeps whatever is still in the ledger at the end of the run, and reports it.
-        }
-      },
-    );
+    await deleteEach(pending.filter((c) => c.resource === resource));
 }
 
 /** Cleans up after the file's tests, whatever happened in them. */

@@ -428,8 +428,9 @@ export const LASTING_ROGUES: Rogue[] = [
     make: () => ({
       response(req, res) {
         if (!isContactsList(req) || !ok(res)) return;
-        for (const item of body(res).data as Json[])
+        eachResource(res.body, (item) => {
           if (item.last_active_at === null) item.last_active_at = item.created_at;
+        });
       },
     }),
   },
@@ -439,9 +440,10 @@ export const LASTING_ROGUES: Rogue[] = [
     make: () => ({
       response(req, res) {
         if (!isContactsList(req) || !ok(res)) return;
-        for (const item of body(res).data as Json[])
+        eachResource(res.body, (item) => {
           if (item.display_name === null || item.display_name === '')
             item.display_name = item.display_name === null ? '' : null;
+        });
       },
     }),
   },
