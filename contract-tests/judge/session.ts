@@ -172,18 +172,39 @@ export function formerKey(value: unknown): string {
 const NO_REACTIONS: Map<string, Set<string>> = new Map();
 
 /**
+ * The reactions a message showed before, with those an answer shows now. The document has no way to
+ * take a reaction away, so those that updates on their way at once acknowledged, each in its own
+ * answer, are all in every later view (the answer judged last may not show the others').
+ */
+function allShown(
+  known: Map<string, Set<string>>,
+  shown: Map<string, Set<string>>,
+): Map<string, Set<string>> {
+  const missing = [...known].some(([name, users]) => [...users].some((u) => !shown.get(name)?.has(u)));
+  if (!missing) return shown;
+  const all = new Map([...shown].map(([name, users]) => [name, new Set(users)]));
+  for (const [name, users] of known) {
+    const into = all.get(name) ?? new Set<string>();
+    for (const user of users) into.add(user);
+    all.set(name, into);
+  }
+  return all;
+}
+
+/**
  * `sent`: the answer to its send. `stampFrom`: the answer shows the message as it stays from then
  * until the next update (a retrieve: when it was sent; an update no other overlapped: when it was
- * answered).
+ * answered). `overlapped`: the answer to an update that another, judged before it, overlapped: it
+ * adds to the reactions and attachments known instead of replacing them.
  */
 function learnMessage(
   state: SessionState,
   world: World,
   item: Json,
   at: number,
-  how: { sent?: boolean; stampFrom?: number } = {},
+  how: { sent?: boolean; stampFrom?: number; overlapped?: boolean } = {},
 ): void {
-  const { sent = false, stampFrom } = how;
+  const { sent = false, stampFrom, overlapped = false } = how;
   const id = idOf(item);
   if (world.goneMessages.has(id)) return;
   if (typeof item.conversation_id === 'string' && world.goneConversations.has(item.conversation_id)) return;
@@ -206,8 +227,10 @@ function learnMessage(
   if (known) {
     // Updated in place: a page of messages is learnt after every list.
     Object.assign(known, shown);
-    if (reactions) known.reactions = reactions;
-    if (attachments !== undefined) known.attachments = attachments;
+    if (reactions) known.reactions = overlapped ? allShown(known.reactions, reactions) : reactions;
+    // Attachments likewise: the most that updates at once showed is in every later view.
+    if (attachments !== undefined)
+      known.attachments = overlapped ? Math.max(known.attachments, attachments) : attachments;
     if (stamp) known.stamp = stamp;
   } else
     world.messages.set(id, {
@@ -366,7 +389,9 @@ function learnAnswer(
   const sending = method === 'POST' && route.kind === 'messages';
   const stampFrom =
     method === 'GET' && route.kind === 'message' ? exchange.startedAt : updatedAlone ? at : undefined;
-  for (const message of messages) learnMessage(state, world, message, at, { sent: sending, stampFrom });
+  const overlapped = method === 'PUT' && route.kind === 'message' && !updatedAlone;
+  for (const message of messages)
+    learnMessage(state, world, message, at, { sent: sending, stampFrom, overlapped });
   const page = pageOf(reading);
   const last = page?.data.at(-1);
   if (page?.has_more && last)

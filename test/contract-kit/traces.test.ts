@@ -162,3 +162,64 @@ describe('updated_at after updates of one message on their way at once', () => {
     ]);
   });
 });
+
+describe('reactions and attachments that updates on their way at once acknowledged', () => {
+  const sent = () =>
+    exchange('POST', '/v1/messages', 201, m1, {
+      sent: { conversation_id: String(m1.conversation_id), message: String(m1.message) },
+    });
+  const file = (n: number) => ({
+    filename: `f${n}.png`,
+    file_url: `https://example.com/f${n}.png`,
+    file_type: 'image/png',
+  });
+  const put = (form: Record<string, string>, shown: Record<string, unknown>) =>
+    exchange(
+      'PUT',
+      `/v1/messages/${id(m1)}`,
+      200,
+      { ...m1, ...shown, updated_at: Number(m1.created_at) + 5 },
+      { sent: form },
+    );
+  /** Two updates, the second sent before the first was answered: each answered with its own change. */
+  const atOnce = (first: ProxyExchange, second: ProxyExchange) => [
+    { ...first, finishedAt: second.finishedAt + 10 },
+    { ...second, startedAt: first.startedAt + 1 },
+  ];
+  const read = (shown: Record<string, unknown>) =>
+    exchange('GET', `/v1/messages/${id(m1)}`, 200, {
+      ...m1,
+      ...shown,
+      updated_at: Number(m1.created_at) + 5,
+    });
+  const reactions = () =>
+    atOnce(
+      put({ 'reactions[heart][]': 'ann' }, { reactions: [{ heart: ['ann'] }] }),
+      put({ 'reactions[heart][]': 'bob' }, { reactions: [{ heart: ['bob'] }] }),
+    );
+  // The one applied last judged first: the answer judged last shows fewer.
+  const attachments = () =>
+    atOnce(
+      put({ 'attachments[0][file_url]': file(1).file_url }, { attachments: [file(2), file(1)] }),
+      put({ 'attachments[0][file_url]': file(2).file_url }, { attachments: [file(2)] }),
+    );
+
+  it('holds a read after them to every reaction their answers showed (messages.update.add-reaction)', () => {
+    expect(broken([sent(), ...reactions(), read({ reactions: [{ heart: ['bob'] }] })], true)).toEqual([
+      'messages.update.add-reaction',
+    ]);
+  });
+
+  it('takes a read that shows them all', () => {
+    expect(broken([sent(), ...reactions(), read({ reactions: [{ heart: ['bob', 'ann'] }] })], true)).toEqual(
+      [],
+    );
+  });
+
+  it('holds a read after them to the most attachments an answer showed (messages.update.add-attachment)', () => {
+    expect(broken([sent(), ...attachments(), read({ attachments: [file(2)] })], true)).toEqual([
+      'messages.update.add-attachment',
+    ]);
+    expect(broken([sent(), ...attachments(), read({ attachments: [file(1), file(2)] })], true)).toEqual([]);
+  });
+});
