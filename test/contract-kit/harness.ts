@@ -5,12 +5,14 @@ import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import express from 'express';
-import { createApp, type AppOptions } from '../../src/express/app';
+import { createApp, type AppOptions, type MockLocals } from '../../src/express/app';
+import type { RequestHeaders } from '../../src/core/body';
+import { dashboardFiles } from '../../src/dashboard';
 
 /**
  * Servers for testing the contract kit: the real mock (createApp), wrapped in an outer Express app
- * that forwards every request to it and may rewrite the request on the way in or the answer on
- * the way out. A rogue rewrites so that one documented rule breaks; an honest variant rewrites
+ * that hands every request to it (in this process: see mockOf) and may rewrite the request on the
+ * way in or the answer on the way out. A rogue rewrites so that one documented rule breaks; an honest variant rewrites
  * only what the document leaves open.
  */
 export interface ProxyRequest {
@@ -19,6 +21,8 @@ export interface ProxyRequest {
   path: string;
   query: URLSearchParams;
   headers: Record<string, string>;
+  /** Every Authorization header the request carried (Node's `headers` keeps the first only). */
+  authorizations: string[];
   /** The body as form pairs, when it was a form; edits to it are sent on. */
   form?: URLSearchParams;
   raw: Buffer;
@@ -59,49 +63,67 @@ function listen(app: express.Express): Promise<Server> {
 
 const urlOf = (server: Server) => `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 
-async function forward(base: string, req: ProxyRequest): Promise<ProxyResponse> {
-  const query = req.query.toString();
-  const headers = { ...req.headers };
-  delete headers['content-length'];
-  delete headers.host;
-  delete headers.connection;
-  let body: Buffer | string | undefined;
-  if (req.method !== 'GET' && req.method !== 'HEAD') {
-    body = req.form ? req.form.toString() : req.raw.length > 0 ? req.raw : undefined;
-  }
-  const answer = await fetch(`${base}${req.path}${query ? `?${query}` : ''}`, {
-    method: req.method,
-    headers,
-    body,
-  });
-  const text = await answer.text();
-  const out: Record<string, string> = {};
-  answer.headers.forEach((value, name) => {
-    if (
-      !['content-length', 'transfer-encoding', 'connection', 'content-encoding', 'keep-alive'].includes(name)
-    )
-      out[name] = value;
-  });
+/** The answer's text as a ProxyResponse: its JSON parsed, else the text as it is. */
+function responseOf(status: number, headers: Record<string, string>, text: string): ProxyResponse {
   let parsed: unknown;
   try {
     parsed = text === '' ? undefined : JSON.parse(text);
   } catch {
     parsed = undefined;
   }
-  return { status: answer.status, headers: out, body: parsed, text: parsed === undefined ? text : undefined };
+  return { status, headers, body: parsed, text: parsed === undefined ? text : undefined };
+}
+
+/** Header names as HTTP gives them to the wrappers (lower case), the values as text. */
+const lowerCased = (headers: Record<string, string | number>): Record<string, string> =>
+  Object.fromEntries(Object.entries(headers).map(([name, value]) => [name.toLowerCase(), String(value)]));
+
+/**
+ * The wrapped mock, in this process: the Express app's dashboard files, else its core, given the
+ * request as the app's transport gives it (src/express/app.ts: the body's bytes, inflated, without
+ * their Content-Encoding; every Authorization header). No socket between the two halves: a rogue
+ * run sends some 2,300 requests, and a second HTTP hop for each cost as much CPU as the kit itself.
+ */
+function mockOf(app: express.Express): (req: ProxyRequest) => Promise<ProxyResponse> {
+  const { core } = app.locals as MockLocals;
+  const files = dashboardFiles();
+  return async (req) => {
+    const query = req.query.toString();
+    const url = `${req.path}${query ? `?${query}` : ''}`;
+    const file = files.answer(req.method, req.path, url);
+    if (file !== undefined) {
+      return responseOf(
+        file.status,
+        lowerCased(file.headers),
+        req.method === 'HEAD' ? '' : (file.body?.toString() ?? ''),
+      );
+    }
+    const headers: Record<string, string | string[]> = { ...req.headers };
+    delete headers['content-encoding'];
+    if (req.authorizations.length > 1) headers.authorization = req.authorizations;
+    const raw = req.form ? Buffer.from(req.form.toString()) : req.raw;
+    const answer = await core.handle({
+      method: req.method,
+      url,
+      origin: `http://${req.headers.host ?? 'localhost'}`,
+      headers: headers as RequestHeaders,
+      body: req.method !== 'GET' && req.method !== 'HEAD' && raw.length > 0 ? raw : undefined,
+    });
+    return responseOf(answer.status, lowerCased(answer.headers), req.method === 'HEAD' ? '' : answer.body);
+  };
 }
 
 /** The mock, wrapped; with no wrapper it is the mock as it is. */
 export async function startWrapped(wrapper: Wrapper = {}, options: AppOptions = {}): Promise<Running> {
-  const innerServer = await listen(createApp(options));
-  const base = urlOf(innerServer);
+  const mock = mockOf(createApp(options));
   const inner: Inner = (method, pathAndQuery, headers) => {
     const [p, q] = pathAndQuery.split('?');
-    return forward(base, {
+    return mock({
       method,
       path: p!,
       query: new URLSearchParams(q ?? ''),
       headers,
+      authorizations: headers.authorization === undefined ? [] : [headers.authorization],
       raw: Buffer.alloc(0),
     });
   };
@@ -115,11 +137,16 @@ export async function startWrapped(wrapper: Wrapper = {}, options: AppOptions = 
     for (const [name, value] of Object.entries(request.headers)) {
       if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(', ') : value;
     }
+    const authorizations: string[] = [];
+    for (let i = 0; i < request.rawHeaders.length; i += 2)
+      if (request.rawHeaders[i]!.toLowerCase() === 'authorization')
+        authorizations.push(request.rawHeaders[i + 1]!);
     const req: ProxyRequest = {
       method: request.method,
       path: at === -1 ? request.originalUrl : request.originalUrl.slice(0, at),
       query: new URLSearchParams(at === -1 ? '' : request.originalUrl.slice(at + 1)),
       headers,
+      authorizations,
       raw,
       form: request.is('application/x-www-form-urlencoded')
         ? new URLSearchParams(raw.toString('utf8'))
@@ -127,7 +154,7 @@ export async function startWrapped(wrapper: Wrapper = {}, options: AppOptions = 
     };
     try {
       const early = await wrapper.request?.(req, inner);
-      const res = early ?? (await forward(base, req));
+      const res = early ?? (await mock(req));
       if (!early) await wrapper.response?.(req, res, inner);
       // Status 0 stands for "no answer at all": the connection is dropped, as by a crashed server.
       if (res.status === 0) {
@@ -135,7 +162,9 @@ export async function startWrapped(wrapper: Wrapper = {}, options: AppOptions = 
         return;
       }
       response.status(res.status);
-      for (const [name, value] of Object.entries(res.headers)) response.setHeader(name, value);
+      for (const [name, value] of Object.entries(res.headers))
+        if (!['content-length', 'transfer-encoding', 'connection', 'keep-alive'].includes(name.toLowerCase()))
+          response.setHeader(name, value);
       if (res.body !== undefined) {
         response.setHeader('content-type', 'application/json; charset=utf-8');
         response.end(JSON.stringify(res.body));
@@ -150,12 +179,10 @@ export async function startWrapped(wrapper: Wrapper = {}, options: AppOptions = 
   return {
     url: urlOf(outerServer),
     close: async () => {
-      for (const server of [outerServer, innerServer]) {
-        await new Promise<void>((done) => {
-          server.close(() => done());
-          server.closeAllConnections();
-        });
-      }
+      await new Promise<void>((done) => {
+        outerServer.close(() => done());
+        outerServer.closeAllConnections();
+      });
     },
   };
 }
