@@ -18,7 +18,7 @@
 const TRANSIENT_STATUSES: ReadonlySet<number> = new Set([502, 503, 504]);
 
 /** Methods that do the same sent once or twice (the API's PUT and DELETE are idempotent). */
-const IDEMPOTENT_METHODS: ReadonlySet<string> = new Set(['GET', 'HEAD', 'OPTIONS', 'PUT', 'DELETE']);
+export const IDEMPOTENT_METHODS: ReadonlySet<string> = new Set(['GET', 'HEAD', 'OPTIONS', 'PUT', 'DELETE']);
 
 /** Sends of one request at most while its answers are transient. */
 export const MAX_ATTEMPTS = 5;
