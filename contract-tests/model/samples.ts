@@ -126,6 +126,9 @@ function found(): Found {
 let cache: Found | undefined;
 const current = () => (cache ??= found());
 
+/** The short usernames drawn in this module (a test file's own, in jest), never drawn twice. */
+const compactNames = new Set<string>();
+
 /**
  * A unique username in the accepted style; it starts with the run id, for the sweep. The style's
  * `max` is the longest the kit sends: the search for the style (`longest`) sends one that long,
@@ -145,11 +148,17 @@ export function usernameFor(
   }
   if (max < COMPACT) {
     // The run id's first two letters, then random letters and digits: a counter would repeat,
-    // for each test file counts from one in the same process (six make two in a billion alike).
-    const random = Array.from({ length: Math.max(4, max - 2) }, () =>
-      Math.floor(Math.random() * 36).toString(36),
-    ).join('');
-    return `${config.runId.slice(0, 2)}${random}`;
+    // for each test file counts from one in the same process. Four of them make one in 1.7 million:
+    // among a file's few hundred names two could be alike, so a name drawn before is drawn again.
+    for (;;) {
+      const random = Array.from({ length: Math.max(4, max - 2) }, () =>
+        Math.floor(Math.random() * 36).toString(36),
+      ).join('');
+      const name = `${config.runId.slice(0, 2)}${random}`;
+      if (compactNames.has(name)) continue;
+      compactNames.add(name);
+      return name;
+    }
   }
   const tail = `${process.pid.toString(36)}${n}`;
   const room = max - config.runId.length - tail.length - 2 * separator.length;

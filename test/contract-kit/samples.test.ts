@@ -25,3 +25,17 @@ describe('the usernames the kit sends', () => {
     }
   });
 });
+
+describe('short usernames drawn at random', () => {
+  afterEach(() => jest.restoreAllMocks());
+
+  it('never gives the same one twice, even when the draw repeats itself', () => {
+    const style = styleOf('kitbob');
+    // The first two names draw the same four characters; the third draws others.
+    const draws = [...Array(8).fill(0.5), ...Array(4).fill(0.25)];
+    jest.spyOn(Math, 'random').mockImplementation(() => draws.shift() ?? 0.75);
+    const names = [usernameFor('a', 1, style), usernameFor('b', 2, style)];
+    expect(names[0]).not.toBe(names[1]);
+    expect(names[1]!.slice(2)).toBe('9999');
+  });
+});
