@@ -140,23 +140,18 @@ class NoAnswerError extends InfraError {
 }
 
 /**
- * Connections kept open between requests (one pool per process, per protocol): a run sends some
- * 2,300 requests, and a new connection for each cost a tenth of the kit's time. Only for methods
- * that may be sent twice (RFC 9110 §9.2.2): a POST goes on a connection of its own, so that a
- * connection the server closed as it went cannot leave its outcome unknown.
+ * Connections kept open between requests (one pool per process, for the run's one base URL): a run
+ * sends some 2,300 requests, and a new connection for each cost a tenth of the kit's time. Only for
+ * methods that may be sent twice (RFC 9110 §9.2.2): a POST goes on a connection of its own, so that
+ * a connection the server closed as it went cannot leave its outcome unknown.
  */
-const pools = new Map<string, http.Agent>();
+let pool: http.Agent | undefined;
 
 function poolFor(method: string): http.Agent | undefined {
   if (!IDEMPOTENT_METHODS.has(method)) return undefined;
-  const secure = config.baseUrl.startsWith('https:');
-  const key = secure ? 'https' : 'http';
-  let pool = pools.get(key);
-  if (pool === undefined) {
-    pool = secure ? new https.Agent({ keepAlive: true }) : new http.Agent({ keepAlive: true });
-    pools.set(key, pool);
-  }
-  return pool;
+  return (pool ??= config.baseUrl.startsWith('https:')
+    ? new https.Agent({ keepAlive: true })
+    : new http.Agent({ keepAlive: true }));
 }
 
 /**
@@ -170,15 +165,15 @@ async function sendOn(
   method: string,
   target: string,
 ) {
-  const pool = poolFor(method);
-  const first = build(pool);
+  const kept = poolFor(method);
+  const first = build(kept);
   try {
     return await first;
   } catch (error) {
     const e = error as { response?: unknown; code?: string; message?: string };
     const reused = (first as unknown as { req?: { reusedSocket?: boolean } }).req?.reusedSocket === true;
     const closed = e.code === 'ECONNRESET' || e.code === 'EPIPE' || /socket hang up/i.test(e.message ?? '');
-    if (pool === undefined || e.response !== undefined || !reused || !closed) throw error;
+    if (kept === undefined || e.response !== undefined || !reused || !closed) throw error;
     writeRecord({
       kind: 'transient',
       what: `${method} ${target}: ${e.code ?? e.message} (a kept-open connection)`,

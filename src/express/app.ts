@@ -120,10 +120,16 @@ function isMultipart(req: Request): boolean {
  * rather than answer for the first token's world.
  */
 function withEveryAuthorization(req: Request, headers: Request['headers']): RequestHeaders {
-  const values: string[] = [];
-  for (let i = 0; i < req.rawHeaders.length; i += 2)
-    if (req.rawHeaders[i]!.toLowerCase() === 'authorization') values.push(req.rawHeaders[i + 1]!);
+  const values = everyAuthorization(req.rawHeaders);
   return values.length > 1 ? { ...headers, authorization: values } : headers;
+}
+
+/** Every Authorization header of a request, from Node's `rawHeaders` (name, value, name, value…). */
+export function everyAuthorization(rawHeaders: readonly string[]): string[] {
+  const values: string[] = [];
+  for (let i = 0; i < rawHeaders.length; i += 2)
+    if (rawHeaders[i]!.toLowerCase() === 'authorization') values.push(rawHeaders[i + 1]!);
+  return values;
 }
 
 function withoutEncoding(headers: Request['headers']): Request['headers'] {

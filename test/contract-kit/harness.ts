@@ -5,15 +5,15 @@ import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import express from 'express';
-import { createApp, type AppOptions, type MockLocals } from '../../src/express/app';
+import { createApp, everyAuthorization, type AppOptions, type MockLocals } from '../../src/express/app';
 import type { RequestHeaders } from '../../src/core/body';
 import { dashboardFiles } from '../../src/dashboard';
 
 /**
  * Servers for testing the contract kit: the real mock (createApp), wrapped in an outer Express app
  * that hands every request to it (in this process: see mockOf) and may rewrite the request on the
- * way in or the answer on the way out. A rogue rewrites so that one documented rule breaks; an honest variant rewrites
- * only what the document leaves open.
+ * way in or the answer on the way out. A rogue rewrites so that one documented rule breaks; an
+ * honest variant rewrites only what the document leaves open.
  */
 export interface ProxyRequest {
   method: string;
@@ -137,16 +137,12 @@ export async function startWrapped(wrapper: Wrapper = {}, options: AppOptions = 
     for (const [name, value] of Object.entries(request.headers)) {
       if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(', ') : value;
     }
-    const authorizations: string[] = [];
-    for (let i = 0; i < request.rawHeaders.length; i += 2)
-      if (request.rawHeaders[i]!.toLowerCase() === 'authorization')
-        authorizations.push(request.rawHeaders[i + 1]!);
     const req: ProxyRequest = {
       method: request.method,
       path: at === -1 ? request.originalUrl : request.originalUrl.slice(0, at),
       query: new URLSearchParams(at === -1 ? '' : request.originalUrl.slice(at + 1)),
       headers,
-      authorizations,
+      authorizations: everyAuthorization(request.rawHeaders),
       raw,
       form: request.is('application/x-www-form-urlencoded')
         ? new URLSearchParams(raw.toString('utf8'))
