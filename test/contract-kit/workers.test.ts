@@ -103,7 +103,11 @@ describe('the kit’s own writes and its walks (http/stillness.ts)', () => {
   });
 
   it('reads a line another process is still appending once it is whole, and reads every line once', () => {
-    const before = Date.now();
+    // A millisecond after the write the test before ended: one that ended in the same millisecond
+    // as the walk began is rightly taken for a write during it.
+    const ended = Date.now();
+    let before = ended;
+    while (before === ended) before = Date.now();
     const other = path.join(dir, 'writes-3.jsonl');
     const line = JSON.stringify({ id: `${live}:3`, s: Date.now() });
     fs.writeFileSync(other, line.slice(0, 9));
