@@ -167,6 +167,7 @@ export function views(
           (field) =>
             item[field] !== known.updatable[field] &&
             known.former[field]?.has(formerKey(item[field])) &&
+            !known.unsettled?.[field]?.has(formerKey(item[field])) &&
             `contact ${idOf(item)} shows its former ${field} ${show(item[field])}, not ${show(known.updatable[field])}`,
         ),
       );
@@ -255,6 +256,7 @@ function messageView(v: Verdicts, item: Json, known: MessageFacts, started: numb
       'messages.update.edit-text',
       item.message !== known.text &&
         known.formerTexts.includes(item.message) &&
+        !known.unsettledTexts?.includes(item.message) &&
         `message ${id} shows its former text ${show(item.message)}, not ${show(known.text)}`,
     );
   if (!updated) return;

@@ -156,6 +156,8 @@ function learnContact(
     updatable,
     former: known?.former ?? {},
     changedAt: known?.changedAt ?? {},
+    ...(known?.updatedAt !== undefined ? { updatedAt: known.updatedAt } : {}),
+    ...(known?.unsettled ? { unsettled: known.unsettled } : {}),
     ...(active ? { active } : {}),
   });
   if (conversationId !== undefined) world.owners.set(conversationId, id);
@@ -355,14 +357,23 @@ function learnAnswer(
   if (typeof username === 'string') dropRefused(state, world, username);
   // A late answer, sent before a deletion this world forgot, could show a deleted record alive.
   if (!teaches(world, exchange.startedAt)) return;
+  // Updates of one record on their way at once may be applied in any order, whichever was answered
+  // first: the values they answered are all unsettled, and a former value only after one on its own.
   if (method === 'PUT' && route.kind === 'contact') {
     const known = world.contacts.get(route.id);
+    const alone = (known?.updatedAt ?? -Infinity) <= exchange.startedAt;
     for (const field of CONTACT_UPDATES) {
       if (!known || !contacts[0] || !sent(reading.params, field)) continue;
+      if (alone) delete known.unsettled?.[field];
+      else
+        ((known.unsettled ??= {})[field] ??= new Set())
+          .add(formerKey(known.updatable[field]))
+          .add(formerKey(contacts[0][field]));
       if (known.updatable[field] === contacts[0][field]) continue;
       (known.former[field] ??= new Set()).add(formerKey(known.updatable[field]));
       known.changedAt[field] = at;
     }
+    if (known && contacts[0]) known.updatedAt = Math.max(known.updatedAt ?? -Infinity, at);
   }
   // An update's answer shows updated_at as that update left it, unless another update of the
   // message was on its way at once (and may have been applied after it), whichever was answered first.
@@ -371,9 +382,17 @@ function learnAnswer(
     const known = world.messages.get(route.id);
     updatedAlone = (known?.updatedAt ?? -Infinity) <= exchange.startedAt;
     if (known && messages[0]) {
-      if (sent(reading.params, 'message') && known.text !== messages[0].message) {
-        known.formerTexts = [...known.formerTexts, known.text].slice(-20);
-        known.editedAt = at;
+      if (sent(reading.params, 'message')) {
+        const shown = messages[0].message;
+        if (updatedAlone) delete known.unsettledTexts;
+        else
+          known.unsettledTexts = [
+            ...new Set([...(known.unsettledTexts ?? []), known.text, kept(shown)]),
+          ].slice(-20);
+        if (known.text !== shown) {
+          known.formerTexts = [...known.formerTexts, known.text].slice(-20);
+          known.editedAt = at;
+        }
       }
       known.updatedAt = Math.max(known.updatedAt ?? -Infinity, at);
       // Overlapping one judged before it: the answer that set the stamp may not show the last.

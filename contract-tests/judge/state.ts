@@ -57,6 +57,13 @@ export interface ContactFacts {
    */
   former: Partial<Record<string, Set<string>>>;
   changedAt: Partial<Record<string, number>>;
+  /** When the last update of it that the proxy saw ended. */
+  updatedAt?: number;
+  /**
+   * The values that updates on their way at once answered, by field (keys as `former`'s), until an
+   * update on its own: the server may have applied any of them last, so none is a former value yet.
+   */
+  unsettled?: Partial<Record<string, Set<string>>>;
   /**
    * The latest `last_active_at` a read showed that was a time, when that read was answered, and
    * whether it was a list: a time the contact was active has happened, so no later read shows
@@ -76,6 +83,8 @@ export interface MessageFacts {
   senderId: unknown;
   text: unknown;
   formerTexts: unknown[];
+  /** The texts that edits on their way at once answered, until an update on its own (see ContactFacts). */
+  unsettledTexts?: unknown[];
   editedAt?: number;
   reactions: Map<string, Set<string>>;
   attachments: number;

@@ -156,6 +156,20 @@ describe('updated_at after updates of one message on their way at once', () => {
     ]);
   });
 
+  it('takes either text for the last: the edit applied last may have been answered first', () => {
+    const readText = (text: string) =>
+      exchange('GET', `/v1/messages/${id(m1)}`, 200, { ...m1, message: text, updated_at: 1_795_000_001 });
+    expect(broken([sent(), ...overlapping(), readText('first')], true)).toEqual([]);
+  });
+
+  it('holds the reads after a later edit on its own to its text (messages.update.edit-text)', () => {
+    const readText = (text: string) =>
+      exchange('GET', `/v1/messages/${id(m1)}`, 200, { ...m1, message: text, updated_at: 1_795_000_003 });
+    expect(broken([sent(), ...overlapping(), put('third', 1_795_000_003), readText('first')], true)).toEqual([
+      'messages.update.edit-text',
+    ]);
+  });
+
   it('holds a read after one update alone to what its answer showed (messages.update.updated-at)', () => {
     expect(broken([sent(), put('second', 1_795_000_002), read(1_795_000_003)], true)).toEqual([
       'messages.update.updated-at',
@@ -221,5 +235,48 @@ describe('reactions and attachments that updates on their way at once acknowledg
       'messages.update.add-attachment',
     ]);
     expect(broken([sent(), ...attachments(), read({ attachments: [file(1), file(2)] })], true)).toEqual([]);
+  });
+});
+
+describe('renames of one contact on their way at once', () => {
+  const created = () =>
+    exchange('POST', '/v1/contacts', 201, c1, {
+      sent: {
+        username: String(c1.username),
+        phone_number: String(c1.phone_number),
+        display_name: String(c1.display_name),
+      },
+    });
+  const rename = (name: string) =>
+    exchange(
+      'PUT',
+      `/v1/contacts/${id(c1)}`,
+      200,
+      { ...c1, display_name: name },
+      { sent: { display_name: name } },
+    );
+  /** Two renames, the second sent before the first was answered. */
+  const atOnce = () => {
+    const [first, second] = [rename('Ann'), rename('Di')];
+    return [
+      { ...first, finishedAt: second.finishedAt + 10 },
+      { ...second, startedAt: first.startedAt + 1 },
+    ];
+  };
+  const read = (name: string) =>
+    exchange('GET', `/v1/contacts/${id(c1)}`, 200, { ...c1, display_name: name });
+
+  it('takes either name for the last: the rename applied last may have been answered first', () => {
+    expect(broken([created(), ...atOnce(), read('Ann')])).toEqual([]);
+    expect(broken([created(), ...atOnce(), read('Di')])).toEqual([]);
+  });
+
+  it('holds a read to the name before them, and after a later rename on its own, to theirs (contacts.update.display-name)', () => {
+    expect(broken([created(), ...atOnce(), read(String(c1.display_name))])).toEqual([
+      'contacts.update.display-name',
+    ]);
+    expect(broken([created(), ...atOnce(), rename('Cy'), read('Ann')])).toEqual([
+      'contacts.update.display-name',
+    ]);
   });
 });
