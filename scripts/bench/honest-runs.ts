@@ -6,10 +6,12 @@
  *
  * The servers: the mock as `npm start` runs it (the built `dist/cli/bin.js`), and the staging
  * servers of the kit's tests (test/contract-kit/staging.ts): every STAGING_VARIANTS entry and the
- * one behind a flaky edge (FLAKY_EDGE), which the test suite expects to pass (exit 0) as well.
+ * ones as real services run them (STAGING_HARD_VARIANTS: strict formats, gzip, a rate limit, a path
+ * prefix, ids shared across kinds, lists that settle late, a flaky edge), which the test suite
+ * expects to pass (exit 0) as well.
  *
  * `npm run bench -- --only honest [--honest-runs N] [--honest-staging-runs M]`, or alone:
- * `npx tsx scripts/bench/honest-runs.ts [--runs N] [--staging-runs M] [--servers mock,staging,edge]`.
+ * `npx tsx scripts/bench/honest-runs.ts [--runs N] [--staging-runs M] [--servers mock,staging,hard|edge]`.
  * One run at a time (the kit's own default workers), a new token each run.
  */
 import { parseArgs } from 'node:util';
@@ -32,9 +34,20 @@ function servers(which: Set<string>): HonestServer[] {
   if (which.has('staging'))
     for (const variant of STAGING_VARIANTS)
       list.push({ name: `staging: ${variant.name}`, start: () => startStaging(variant.options), args: [] });
-  if (which.has('edge')) {
-    const edge = STAGING_HARD_VARIANTS.find((v) => v.options.flakyEdge);
-    if (edge) list.push({ name: `staging: ${edge.name}`, start: () => startStaging(edge.options), args: [] });
+  // The staging servers as real services run them, with the options the test suite gives the kit
+  // for them (the path prefix in the base URL, a settle window five times the server's); `edge`:
+  // only the one behind a flaky edge.
+  for (const variant of STAGING_HARD_VARIANTS) {
+    if (!which.has('hard') && !(which.has('edge') && variant.options.flakyEdge)) continue;
+    const { prefix = '', settleMs } = variant.options;
+    list.push({
+      name: `staging: ${variant.name}`,
+      start: async () => {
+        const server = await startStaging(variant.options);
+        return { url: server.url + prefix, close: () => server.close() };
+      },
+      args: settleMs ? ['--settle-ms', String(settleMs * 5)] : [],
+    });
   }
   return list;
 }
@@ -114,7 +127,7 @@ export async function honestRuns(
   options: { runs: number; stagingRuns?: number; servers?: string[] },
   say: (line: string) => void = console.log,
 ): Promise<HonestResult[]> {
-  const which = new Set(options.servers ?? ['mock', 'staging', 'edge']);
+  const which = new Set(options.servers ?? ['mock', 'staging', 'hard']);
   const results: HonestResult[] = [];
   for (const server of servers(which)) {
     const runs = server.name.startsWith('staging') ? (options.stagingRuns ?? options.runs) : options.runs;
@@ -136,7 +149,7 @@ if (require.main === module) {
     options: {
       runs: { type: 'string', default: '50' },
       'staging-runs': { type: 'string' },
-      servers: { type: 'string', default: 'mock,staging,edge' },
+      servers: { type: 'string', default: 'mock,staging,hard' },
     },
   });
   const runs = Math.max(0, Math.round(Number(values.runs)));
