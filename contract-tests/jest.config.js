@@ -14,7 +14,8 @@ const fromSource = fs.existsSync(path.join(__dirname, 'run.ts'));
 /** @type {import('jest').Config} */
 module.exports = {
   rootDir: __dirname,
-  testEnvironment: 'node',
+  // Node's, with the kit's HTTP client loaded once per process (environment.js).
+  testEnvironment: path.join(__dirname, 'environment.js'),
   testMatch: [`<rootDir>/**/*.contract.${fromSource ? 'ts' : 'js'}`],
   transform: fromSource ? { '^.+\\.ts$': '<rootDir>/esbuild-transform.js' } : {},
   // An installed kit lives under node_modules/, which jest leaves out of its search by default.

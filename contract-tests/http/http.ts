@@ -1,6 +1,6 @@
 import http from 'node:http';
 import https from 'node:https';
-import request from 'supertest';
+import type { Response, Test } from 'supertest';
 import { describeExchange, is2xx, parseJson, type Exchange } from '../../common/http';
 import { config } from './config';
 import { IDEMPOTENT_METHODS, isTransientStatus, withRetries } from '../../common/transient';
@@ -8,6 +8,15 @@ import { slowDown } from './at-once';
 import { markUnreachable, spendRequests, unreachable, writeRecord } from './records';
 import { writeEnded, writeStarting } from './stillness';
 import { recordWire, type WireRecord } from './wire';
+
+/**
+ * supertest, as the kit's jest environment (environment.js) loaded it once for the process, or
+ * loaded here when the kit's files run under another environment.
+ */
+const KIT_SUPERTEST = '__messagingContractSupertest';
+const request =
+  (globalThis as { [KIT_SUPERTEST]?: typeof import('supertest') })[KIT_SUPERTEST] ??
+  (require('supertest') as typeof import('supertest'));
 
 // One shape of an exchange for the kit and the account walker (common/http.ts).
 export { describeExchange, is2xx, type Exchange };
@@ -160,11 +169,7 @@ function poolFor(method: string): http.Agent | undefined {
  * again at once on a new connection, as browsers do. It counts as a transient answer all the same
  * (an edge may have dropped it on purpose), but waits for no backoff.
  */
-async function sendOn(
-  build: (agent: http.Agent | undefined) => request.Test,
-  method: string,
-  target: string,
-) {
+async function sendOn(build: (agent: http.Agent | undefined) => Test, method: string, target: string) {
   const kept = poolFor(method);
   const first = build(kept);
   try {
@@ -231,7 +236,7 @@ async function sendOnce(method: string, fullPath: string, options: RequestOption
   const verb = method.toLowerCase() as 'get' | 'post' | 'put' | 'delete' | 'head' | 'options' | 'patch';
   // The headers as given (their names' case too), the content type as the body's.
   const build = (agent: http.Agent | undefined) => {
-    let req = (request(config.baseUrl)[verb] as (url: string) => request.Test)(fullPath)
+    let req = (request(config.baseUrl)[verb] as (url: string) => Test)(fullPath)
       .timeout({ response: config.timeoutMs, deadline: config.timeoutMs * 2 })
       .buffer(true)
       .parse(readText as never);
@@ -248,11 +253,11 @@ async function sendOnce(method: string, fullPath: string, options: RequestOption
       ? await writeStarting()
       : undefined;
   const startedAt = Date.now();
-  let res: request.Response;
+  let res: Response;
   try {
     res = await sendOn(build, method, `${config.baseUrl}${fullPath}`);
   } catch (error) {
-    const e = error as { response?: request.Response; message?: string; code?: string; timeout?: number };
+    const e = error as { response?: Response; message?: string; code?: string; timeout?: number };
     if (e.response) {
       res = e.response;
     } else {

@@ -143,18 +143,34 @@ export function markUnreachable(reason: string): void {
  * false, and spends nothing, when the cost does not fit in the budget (config.maxRequests; 0: none).
  */
 export function spendRequests(cost: number): boolean {
-  if (!config.resultsDir || config.maxRequests === 0 || !fs.existsSync(config.resultsDir)) return true;
+  if (!config.resultsDir || config.maxRequests === 0) return true;
   const file = path.join(config.resultsDir, 'SPENT');
-  const spent = fs.existsSync(file) ? fs.statSync(file).size : 0;
+  const spent = fs.statSync(file, { throwIfNoEntry: false })?.size ?? 0;
   if (spent + cost > config.maxRequests) return false;
-  fs.appendFileSync(file, '.'.repeat(cost));
+  appendToRun(file, '.'.repeat(cost));
   return true;
+}
+
+/**
+ * Appends to a file of the run's results folder, or does nothing once the folder is gone (the run
+ * has ended under a request still on its way). Each request appends a few lines: no other check
+ * of the folder is made first.
+ */
+export function appendToRun(file: string, text: string): void {
+  try {
+    fs.appendFileSync(file, text);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+  }
 }
 
 export function unreachable(): string | undefined {
   if (!config.resultsDir) return undefined;
+  const file = unreachableFile(config.resultsDir);
+  // Asked before every request: a missing file is the rule, and no error is made for it.
+  if (!fs.existsSync(file)) return undefined;
   try {
-    return fs.readFileSync(unreachableFile(config.resultsDir), 'utf8');
+    return fs.readFileSync(file, 'utf8');
   } catch {
     return undefined;
   }

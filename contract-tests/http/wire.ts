@@ -1,8 +1,7 @@
-import fs from 'node:fs';
 import path from 'node:path';
 import type { ProxyExchange } from './exchange';
 import { config } from './config';
-import { readJsonLines } from './records';
+import { appendToRun, readJsonLines } from './records';
 
 /**
  * Every exchange the kit makes, as it went over the wire: what the one judge (judge/judging.ts,
@@ -24,8 +23,7 @@ export interface WireRecord extends Omit<ProxyExchange, 'seq' | 'requestBody' | 
 const fileOf = (dir: string) => path.join(dir, `exchanges-${process.pid}.jsonl`);
 
 export function recordWire(record: WireRecord): void {
-  if (!config.resultsDir || !fs.existsSync(config.resultsDir)) return;
-  fs.appendFileSync(fileOf(config.resultsDir), `${JSON.stringify(record)}\n`);
+  if (config.resultsDir) appendToRun(fileOf(config.resultsDir), `${JSON.stringify(record)}\n`);
 }
 
 /** The run's exchanges, from every process, in the order their answers came. */
