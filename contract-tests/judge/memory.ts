@@ -93,8 +93,8 @@ function contactBytes(id: string, facts: ContactFacts): number {
   let bytes = CONTACT + 3 * stringBytes(id) + valueBytes(facts.conversationId);
   for (const value of [...Object.values(facts.stable), ...Object.values(facts.updatable)])
     bytes += valueBytes(value);
-  for (const keys of [...Object.values(facts.former), ...Object.values(facts.unsettled ?? {})])
-    for (const key of keys ?? []) bytes += 8 + stringBytes(key);
+  for (const byField of [facts.former, facts.unsettled ?? {}])
+    for (const keys of Object.values(byField)) for (const key of keys ?? []) bytes += 8 + stringBytes(key);
   bytes += UPDATED * Object.keys(facts.changedAt).length;
   if (facts.active) bytes += SEEN_VALUE;
   return bytes;
@@ -110,7 +110,8 @@ function messageBytes(id: string, facts: MessageFacts): number {
     valueBytes(facts.text);
   if (facts.updatedAt !== undefined) bytes += UPDATED;
   if (facts.stamp) bytes += SEEN_VALUE;
-  for (const text of [...facts.formerTexts, ...(facts.unsettledTexts ?? [])]) bytes += 8 + valueBytes(text);
+  for (const texts of [facts.formerTexts, facts.unsettledTexts ?? []])
+    for (const text of texts) bytes += 8 + valueBytes(text);
   for (const [name, usernames] of facts.reactions) {
     bytes += REACTION + stringBytes(name);
     for (const username of usernames) bytes += ENTRY + stringBytes(username);

@@ -339,6 +339,10 @@ function forget(state: SessionState, world: World, reading: Reading): void {
   }
 }
 
+/** No update of the record that the session saw was answered after `startedAt` (an update sent then). */
+const updatedAloneSince = (known: { updatedAt?: number } | undefined, startedAt: number): boolean =>
+  (known?.updatedAt ?? -Infinity) <= startedAt;
+
 /** What an answer (a page, a record) shows, and what a write did. */
 function learnAnswer(
   state: SessionState,
@@ -361,26 +365,29 @@ function learnAnswer(
   // first: the values they answered are all unsettled, and a former value only after one on its own.
   if (method === 'PUT' && route.kind === 'contact') {
     const known = world.contacts.get(route.id);
-    const alone = (known?.updatedAt ?? -Infinity) <= exchange.startedAt;
-    for (const field of CONTACT_UPDATES) {
-      if (!known || !contacts[0] || !sent(reading.params, field)) continue;
-      if (alone) delete known.unsettled?.[field];
-      else
-        ((known.unsettled ??= {})[field] ??= new Set())
-          .add(formerKey(known.updatable[field]))
-          .add(formerKey(contacts[0][field]));
-      if (known.updatable[field] === contacts[0][field]) continue;
-      (known.former[field] ??= new Set()).add(formerKey(known.updatable[field]));
-      known.changedAt[field] = at;
+    const shown = contacts[0];
+    if (known && shown) {
+      const alone = updatedAloneSince(known, exchange.startedAt);
+      for (const field of CONTACT_UPDATES) {
+        if (!sent(reading.params, field)) continue;
+        if (alone) delete known.unsettled?.[field];
+        else
+          ((known.unsettled ??= {})[field] ??= new Set())
+            .add(formerKey(known.updatable[field]))
+            .add(formerKey(shown[field]));
+        if (known.updatable[field] === shown[field]) continue;
+        (known.former[field] ??= new Set()).add(formerKey(known.updatable[field]));
+        known.changedAt[field] = at;
+      }
+      known.updatedAt = Math.max(known.updatedAt ?? -Infinity, at);
     }
-    if (known && contacts[0]) known.updatedAt = Math.max(known.updatedAt ?? -Infinity, at);
   }
   // An update's answer shows updated_at as that update left it, unless another update of the
   // message was on its way at once (and may have been applied after it), whichever was answered first.
   let updatedAlone = false;
   if (method === 'PUT' && route.kind === 'message') {
     const known = world.messages.get(route.id);
-    updatedAlone = (known?.updatedAt ?? -Infinity) <= exchange.startedAt;
+    updatedAlone = updatedAloneSince(known, exchange.startedAt);
     if (known && messages[0]) {
       if (sent(reading.params, 'message')) {
         const shown = messages[0].message;
