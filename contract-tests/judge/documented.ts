@@ -121,7 +121,7 @@ export function judge(
       break;
   }
   if (world) views(v, reading, world, settleMs, untouched(state, world, pending));
-  refusedShown(v, reading, world);
+  refusedShown(v, reading, world, world !== undefined && sureOfSends(state, world, pending));
   return v.result();
 }
 
@@ -150,6 +150,20 @@ function untouched(state: SessionState, world: World, pending: readonly PendingW
     world.ledger.forgotAt === 0 &&
     !pending.some((write) => write.method === 'PUT' || write.method === 'PATCH');
   return (id: string) => sure && world.ledger.created.has(id);
+}
+
+/**
+ * Whether the session knows every message the token's sends made: it is their sole writer, saw
+ * every create's outcome, has forgotten nothing, and no send of the token is on its way.
+ */
+function sureOfSends(state: SessionState, world: World, pending: readonly PendingWrite[]): boolean {
+  return (
+    state.soleWriter &&
+    state.sawEveryCreate &&
+    state.memory.forgotten.records === 0 &&
+    world.ledger.forgotAt === 0 &&
+    !pending.some((write) => write.method === 'POST')
+  );
 }
 
 function expectedSuccess(method: string): number {

@@ -47,9 +47,19 @@ function pendingWrites(records: WireRecord[]): (at: number) => PendingWrite[] {
  * uses, in the order the answers came: a fault in an answer no test looked at twice is still
  * judged by the rule it breaks, whichever script made the request.
  */
-export function judgeRun(resultsDir: string, ruleSet: RuleSet, settleMs: number): RunJudgement {
+export function judgeRun(
+  resultsDir: string,
+  ruleSet: RuleSet,
+  settleMs: number,
+  sawEveryCreate: boolean,
+): RunJudgement {
   // The kit's requests are the only ones that change the records it made (they carry its run id).
-  const judging = startJudging(ruleSet, { settleMs, limits: { maxBytes: 256 * 2 ** 20 }, soleWriter: true });
+  const judging = startJudging(ruleSet, {
+    settleMs,
+    limits: { maxBytes: 256 * 2 ** 20 },
+    soleWriter: true,
+    sawEveryCreate,
+  });
   const failures: RunJudgement['failures'] = [];
   const errors: string[] = [];
   const failed = new Set<string>();

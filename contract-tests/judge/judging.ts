@@ -63,9 +63,18 @@ const keptViolation = (violation: Violation): Violation => ({
 
 export function startJudging(
   ruleSet: RuleSet,
-  options: { settleMs?: number; limits?: Partial<Limits>; soleWriter?: boolean } = {},
+  options: {
+    settleMs?: number;
+    limits?: Partial<Limits>;
+    soleWriter?: boolean;
+    sawEveryCreate?: boolean;
+  } = {},
 ): Judging {
-  const state = newSession({ ...DEFAULT_LIMITS, ...options.limits }, options.soleWriter);
+  const state = newSession(
+    { ...DEFAULT_LIMITS, ...options.limits },
+    options.soleWriter,
+    options.sawEveryCreate,
+  );
   const tallies = new Map<string, RuleTally>(
     rulesOf(ruleSet)
       .filter((rule) => JUDGED.includes(rule.id))

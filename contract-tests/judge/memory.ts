@@ -253,23 +253,23 @@ export function noteDelete(state: SessionState, world: World, made: World['delet
     count(state, -(ENTRY + 48 + stringBytes(world.deletes.shift()!.id)), world);
 }
 
-/** A username a refused create sent (judge/traces.ts), the oldest let go past REFUSED. */
+/** What a refused create would leave (judge/refusals.ts `refusedCreate`), the oldest let go past REFUSED. */
 export function noteRefused(
   state: SessionState,
   world: World,
-  username: string,
+  key: string,
   refusal: { at: number; lacking: boolean },
 ): void {
-  dropRefused(state, world, username);
-  world.refused.set(username, refusal);
-  count(state, ENTRY + 48 + stringBytes(username), world);
+  dropRefused(state, world, key);
+  world.refused.set(key, refusal);
+  count(state, ENTRY + 48 + stringBytes(key), world);
   while (world.refused.size > REFUSED) dropRefused(state, world, world.refused.keys().next().value as string);
 }
 
-/** A username no longer held against the server: a create with it was accepted, or it is forgotten. */
-export function dropRefused(state: SessionState, world: World, username: string): void {
-  if (!world.refused.delete(username)) return;
-  count(state, -(ENTRY + 48 + stringBytes(username)), world);
+/** A refused create no longer held against the server: one like it was accepted, or it is forgotten. */
+export function dropRefused(state: SessionState, world: World, key: string): void {
+  if (!world.refused.delete(key)) return;
+  count(state, -(ENTRY + 48 + stringBytes(key)), world);
 }
 
 /** The ids of a list shown whole (one page, or a walk that held still), kept for the walks of that list. */

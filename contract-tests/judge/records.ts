@@ -1,8 +1,15 @@
 import { reactionsOf } from '../model/model';
 import { isObject, type Json, type Reading } from '../http/exchange';
-import { formerKey, itemsOf } from './session';
+import { itemsOf } from './session';
 import { idOf } from './pages';
-import { CONTACT_STABLE, CONTACT_UPDATES, type MessageFacts, type SessionState, type World } from './state';
+import {
+  CONTACT_STABLE,
+  CONTACT_UPDATES,
+  formerKey,
+  type MessageFacts,
+  type SessionState,
+  type World,
+} from './state';
 import { mockMessage, badId, otherKind, notSeconds } from './conventions';
 import {
   CONTACT,

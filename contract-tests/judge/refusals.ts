@@ -1,5 +1,5 @@
 import type { Reading } from '../http/exchange';
-import { CONTACT_UPDATES, type World } from './state';
+import { CONTACT_UPDATES, formerKey, type World } from './state';
 import { CONTACT_FIELDS, MESSAGE_FIELDS, optionalOf, requiredOf, updatedWith } from '../rules/resources';
 import { routeId, type Verdicts } from './verdicts';
 
@@ -72,22 +72,41 @@ export function refusedUpdate(v: Verdicts, reading: Reading, operation: string):
     v.check('contacts.update.only-display-name');
 }
 
-const CONTACT_REQUIRED = requiredOf(CONTACT_FIELDS);
+const REQUIRED = { contacts: requiredOf(CONTACT_FIELDS), messages: requiredOf(MESSAGE_FIELDS) };
 
 /** Refusals that say nothing of the request's content: they never count as the server's answer to it. */
 const NOT_ABOUT_CONTENT = [401, 403, 404, 405, 408, 413, 429];
 
-/** A contact create the server refused for its content: the username it sent, and what it lacked. */
-export function refusedCreate(reading: Reading): { username: string; lacking: boolean } | undefined {
+/**
+ * What a trace of a refused send would show: a message in its conversation (one that lacked its
+ * text leaves one of any text), or one with the text it sent. Kept in `World.refused` beside the
+ * usernames of refused creates, which never start with a NUL.
+ */
+export function sendTraceKey(conversation: string, text?: unknown): string {
+  return `\u0000${conversation}${text === undefined ? '' : `\u0000${formerKey(text)}`}`;
+}
+
+/**
+ * A create the server refused for its content, and what a record it made all the same would show:
+ * a contact's username, or for a send the key `sendTraceKey` makes. With whether it lacked a field
+ * the document requires.
+ */
+export function refusedCreate(reading: Reading): { key: string; lacking: boolean } | undefined {
   const { route, exchange, params } = reading;
-  if (exchange.method !== 'POST' || route.kind !== 'contacts') return undefined;
+  if (exchange.method !== 'POST' || (route.kind !== 'contacts' && route.kind !== 'messages'))
+    return undefined;
   // A 409 says the contact exists already: one shown with that username is that one.
   const status = exchange.status;
   if (status < 400 || status >= 500 || status === 409 || NOT_ABOUT_CONTENT.includes(status)) return undefined;
-  const username = params?.username;
-  if (typeof username !== 'string' || username === '') return undefined;
-  const lacking = CONTACT_REQUIRED.some((field) => params?.[field] === undefined || params[field] === '');
-  return { username, lacking };
+  const lacking = REQUIRED[route.kind].some((field) => params?.[field] === undefined || params[field] === '');
+  if (route.kind === 'contacts') {
+    const username = params?.username;
+    return typeof username !== 'string' || username === '' ? undefined : { key: username, lacking };
+  }
+  // A send that named no conversation names no place where its trace would show.
+  const conversation = params?.conversation_id;
+  if (typeof conversation !== 'string' || conversation === '') return undefined;
+  return { key: sendTraceKey(conversation, lacking ? undefined : params?.message), lacking };
 }
 
 const bodyType = (reading: Reading) =>

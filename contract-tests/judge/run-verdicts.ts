@@ -33,6 +33,14 @@ export interface RunToJudge {
 }
 
 /**
+ * Whether every create of the run had an answer the judge reads: none was put aside as transient
+ * (a POST's outcome is then unknown, and the kit may have found its record made all the same).
+ */
+function everyCreateSeen(records: readonly RecordLine[]): boolean {
+  return !records.some((r) => r.kind === 'transient' && r.what.startsWith('POST '));
+}
+
+/**
  * The verdict on each rule of a run: every exchange through the one judge (the proxy's), the tests'
  * outcomes, and the records they wrote. What kept the run from judging goes into `problems`.
  */
@@ -42,9 +50,12 @@ export function verdictsOfRun(
 ): { verdicts: RuleVerdict[]; records: RecordLine[]; byJudge: RunJudgement | undefined } {
   // Every exchange of the run, whoever made it, through the one judge (the proxy's): a fault it
   // sees is a failure of the rule it breaks, beside the tests' own verdicts.
-  const byJudge = run.interrupted ? undefined : judgeRun(run.resultsDir, run.ruleSet, run.settleMs);
+  const written = readRecords(run.resultsDir);
+  const byJudge = run.interrupted
+    ? undefined
+    : judgeRun(run.resultsDir, run.ruleSet, run.settleMs, everyCreateSeen(written));
   for (const error of byJudge?.errors ?? []) problems.push(`the judge could not judge ${error}`);
-  const records = [...readRecords(run.resultsDir), ...(byJudge?.failures ?? [])];
+  const records = [...written, ...(byJudge?.failures ?? [])];
   const outcomes: TestOutcome[] = [];
   for (const file of run.results.testResults) {
     if (file.testExecError) {

@@ -23,7 +23,14 @@ import {
   dropRefused,
   teaches,
 } from './memory';
-import { CONTACT_STABLE, CONTACT_UPDATES, type Limits, type SessionState, type World } from './state';
+import {
+  CONTACT_STABLE,
+  CONTACT_UPDATES,
+  formerKey,
+  type Limits,
+  type SessionState,
+  type World,
+} from './state';
 
 export type { SessionState, World } from './state';
 
@@ -37,13 +44,18 @@ export type { SessionState, World } from './state';
  * gone for a request that arrived at T or later, never for one that was already on its way.
  */
 
-export function newSession(limits: Limits = DEFAULT_LIMITS, soleWriter = false): SessionState {
+export function newSession(
+  limits: Limits = DEFAULT_LIMITS,
+  soleWriter = false,
+  sawEveryCreate = false,
+): SessionState {
   return {
     worlds: new Map(),
     creators: new Map(),
     kinds: new Map(),
     memory: newMemory(limits),
     soleWriter,
+    sawEveryCreate,
     refusedDeletes: new Map(),
   };
 }
@@ -164,12 +176,6 @@ function learnContact(
   keepRecord(state, world, 'c', id);
 }
 
-/** A former value's key: its type, length and first 32 characters (a few dozen bytes). */
-export function formerKey(value: unknown): string {
-  const text = typeof value === 'string' ? value : (JSON.stringify(value) ?? 'undefined');
-  return `${typeof value}:${text.length}:${text.slice(0, 32)}`;
-}
-
 /** No reactions: one map for every message that has none (a Map of its own holds ~200 bytes). */
 const NO_REACTIONS: Map<string, Set<string>> = new Map();
 
@@ -283,7 +289,7 @@ export function learn(state: SessionState, reading: Reading, pending: readonly P
     noteFormRefused(state, ensureWorld(state, authorization), copy(sentKey(reading)), exchange.status);
   const refusal = refusedCreate(reading);
   if (refusal)
-    noteRefused(state, ensureWorld(state, authorization), refusal.username, {
+    noteRefused(state, ensureWorld(state, authorization), refusal.key, {
       at,
       lacking: refusal.lacking,
     });

@@ -134,8 +134,10 @@ export interface World {
   /** The last deletes the token made, the oldest first (judge/traces.ts): what each named, and when its answer ended. */
   deletes: { kind: 'contact' | 'message'; id: string; at: number }[];
   /**
-   * Usernames of contact creates the server refused for their content, not accepted since, oldest
-   * first: when the refusal ended, and whether it lacked a field the document requires.
+   * Creates the server refused for their content, not accepted since, oldest first, by what a
+   * record they made all the same would show (judge/refusals.ts `refusedCreate`: a contact's
+   * username, a send's conversation and text): when the refusal ended, and whether it lacked a
+   * field the document requires.
    */
   refused: Map<string, { at: number; lacking: boolean }>;
   /** Writes with form bodies the server refused, by `sentKey`, the oldest first: the status. */
@@ -190,6 +192,12 @@ export interface SessionState {
    */
   soleWriter: boolean;
   /**
+   * Every record the session's requests made reached it in an answer: no create of the session
+   * had an outcome it did not see (the kit's run knows it from its transient answers to POSTs).
+   * With `soleWriter`, a conversation with a contact the session made holds only what it sent.
+   */
+  sawEveryCreate: boolean;
+  /**
    * Deletes refused for want of a valid token (401, 403), by the id they named, with when they
    * ended and their status (the latest few): a record a list then leaves out was taken by a
    * request the server refused (api.auth-required).
@@ -201,3 +209,9 @@ export interface SessionState {
 export const CONTACT_STABLE: readonly string[] = stableOf(CONTACT_FIELDS);
 /** From the same table: the contact's fields an update may change. */
 export const CONTACT_UPDATES: readonly string[] = updatedWith(CONTACT_FIELDS);
+
+/** A value's short key (a former value, the text of a refused send): its type, length and first 32 characters (a few dozen bytes). */
+export function formerKey(value: unknown): string {
+  const text = typeof value === 'string' ? value : (JSON.stringify(value) ?? 'undefined');
+  return `${typeof value}:${text.length}:${text.slice(0, 32)}`;
+}

@@ -2,11 +2,12 @@ import { deleting, type Json, type PendingWrite, type Reading } from '../http/ex
 import { idOf } from './pages';
 import { itemsOf } from './session';
 import { routeId, show, type Verdicts } from './verdicts';
+import { sendTraceKey } from './refusals';
 import type { World } from './state';
 
 /**
  * What happened to records that no request the session saw asked for: a record that is gone
- * though no delete named it (an operation took it with its own), and a contact that a refused
+ * though no delete named it (an operation took it with its own), and a record that a refused
  * create made all the same. Only the token's own requests change its world (as everywhere in the
  * judge); a write on its way may have done anything to the records it names.
  */
@@ -56,22 +57,54 @@ export function goneUnasked(
 }
 
 /**
- * A contact shown with the username of a create the server refused, and never accepted since, that
- * no accepted request made: the refused request left a trace.
+ * A record a refused create made all the same (judge/refusals.ts `refusedCreate`): the refused
+ * request left a trace. A contact shown with the username of a create the server refused, and never
+ * accepted since, that no accepted request made. When the session is sure of every send of the
+ * token (`sureOfSends`: the kit's run, whose requests alone write to what it made, with no send of
+ * unknown outcome nor one on its way), a message that no accepted send made, shown in a list or
+ * retrieved after a send into its conversation was refused: with the text that send carried, or,
+ * in the conversation of a contact the session made, of any text when the send lacked its own (a
+ * conversation with a contact the session made holds only what the session sent).
  */
-export function refusedShown(v: Verdicts, reading: Reading, world: World | undefined): void {
+export function refusedShown(
+  v: Verdicts,
+  reading: Reading,
+  world: World | undefined,
+  sureOfSends: boolean,
+): void {
   if (!world || world.refused.size === 0) return;
-  const shown = itemsOf(reading).contacts.filter((item: Json) => {
-    const refusal = typeof item.username === 'string' ? world.refused.get(item.username) : undefined;
-    if (!refusal || refusal.at > reading.exchange.startedAt) return false;
-    const known = world.contacts.get(idOf(item));
-    return !world.ledger.created.has(idOf(item)) && !(known && known.seenAt < refusal.at);
-  });
-  for (const item of shown) {
-    const refusal = world.refused.get(item.username as string)!;
+  const startedAt = reading.exchange.startedAt;
+  const { contacts, messages } = itemsOf(reading);
+  const trace = (key: unknown, item: Json, known: { seenAt: number } | undefined) => {
+    const refusal = typeof key === 'string' ? world.refused.get(key) : undefined;
+    if (!refusal || refusal.at > startedAt || world.ledger.created.has(idOf(item))) return undefined;
+    return known && known.seenAt < refusal.at ? undefined : refusal;
+  };
+  for (const item of contacts) {
+    const refusal = trace(item.username, item, world.contacts.get(idOf(item)));
+    if (!refusal) continue;
     v.check(
       refusal.lacking ? 'contacts.create.requires-username-and-phone-number' : 'contacts.create',
       `the contact ${idOf(item)} has the username ${show(item.username)} of a create the server refused${refusal.lacking ? ' for lacking what the document requires' : ''}: the refused request made it all the same`,
+    );
+  }
+  if (!sureOfSends || reading.exchange.method !== 'GET') return;
+  for (const item of messages) {
+    const conversation = item.conversation_id;
+    if (typeof conversation !== 'string') continue;
+    const known = world.messages.get(idOf(item));
+    const owner = world.owners.get(conversation);
+    const refusal =
+      trace(sendTraceKey(conversation, item.message), item, known) ??
+      (owner !== undefined && world.ledger.created.has(owner)
+        ? trace(sendTraceKey(conversation), item, known)
+        : undefined);
+    if (!refusal) continue;
+    v.check(
+      refusal.lacking ? 'messages.send.requires-conversation-id-and-message' : 'messages.send',
+      refusal.lacking
+        ? `the message ${idOf(item)} (${show(item.message)}), which no accepted send made, is in the conversation ${conversation} of a contact the run made, after a send into it that lacked its text was refused: the refused request made it all the same`
+        : `the message ${idOf(item)}, which no accepted send made, has the text ${show(item.message)} of a send into the conversation ${conversation} the server refused: the refused request made it all the same`,
     );
   }
 }

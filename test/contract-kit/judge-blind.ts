@@ -4,10 +4,7 @@
  * whose verdicts come from the judge alone (docs/contract-kit.md, "One judge, every exchange");
  * rogues.test.ts fails when a rogue leaves this list or joins it, so it stays measured.
  */
-export const JUDGE_BLIND: Record<string, string> = {
-  'answers a send without message with 400, and sends it with a text of its own all the same':
-    'the message the refused send made carries nothing of the request (the text is the server’s own), and a conversation may gain messages no request of the token sent (the contact’s), so a passive judge cannot tell it for a trace',
-};
+export const JUDGE_BLIND: Record<string, string> = {};
 
 /** The same, for the rogues of the mock's conventions (convention-rogues.test.ts, mock rule set). */
 export const CONVENTION_JUDGE_BLIND: Record<string, string> = {};

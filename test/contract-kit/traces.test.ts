@@ -3,14 +3,15 @@ import type { PendingWrite, ProxyExchange } from '../../contract-tests/http/exch
 import { AUTH, contact, exchange, message, page } from './exchanges';
 
 /**
- * What no request asked for (judge/traces.ts): a record gone that no delete named, and a contact a
+ * What no request asked for (judge/traces.ts): a record gone that no delete named, and a record a
  * refused create made all the same.
  */
 function broken(
   steps: (ProxyExchange | { pending: PendingWrite[]; exchange: ProxyExchange })[],
   soleWriter = false,
+  sawEveryCreate = false,
 ) {
-  const judging = startJudging('documented', { soleWriter });
+  const judging = startJudging('documented', { soleWriter, sawEveryCreate });
   const rules = new Set<string>();
   for (const step of steps) {
     const outcome = 'pending' in step ? judging.judge(step.exchange, step.pending) : judging.judge(step);
@@ -101,6 +102,71 @@ describe('a contact a refused create made all the same', () => {
       },
     });
     expect(broken([refused(), accepted, exchange('GET', '/v1/contacts', 200, page([c1]))])).toEqual([]);
+  });
+});
+
+describe('a message a refused send made all the same', () => {
+  const conversation = String(c1.conversation_id);
+  const created = () =>
+    exchange('POST', '/v1/contacts', 201, c1, {
+      sent: {
+        username: String(c1.username),
+        phone_number: String(c1.phone_number),
+        display_name: String(c1.display_name),
+      },
+    });
+  const refused = (sent: Record<string, string>) =>
+    exchange('POST', '/v1/messages', 400, { error: 'message is required' }, { sent });
+  const lackingText = () => refused({ conversation_id: conversation });
+  const listed = (...messages: unknown[]) =>
+    exchange('GET', `/v1/messages?conversation_id=${conversation}`, 200, page(messages));
+  const stray = message(7, 1, { message: 'the server’s own' });
+
+  it('is a trace of the refused request in the conversation of a contact the run made, whatever its text (messages.send.requires-conversation-id-and-message)', () => {
+    expect(broken([created(), lackingText(), listed(stray)], true, true)).toEqual([
+      'messages.send.requires-conversation-id-and-message',
+    ]);
+    expect(
+      broken(
+        [created(), lackingText(), exchange('GET', `/v1/messages/${id(stray)}`, 200, stray)],
+        true,
+        true,
+      ),
+    ).toEqual(['messages.send.requires-conversation-id-and-message']);
+  });
+
+  it('is a trace when it has the text of a send refused for another reason (messages.send)', () => {
+    const text = String(m1.message);
+    expect(
+      broken(
+        [
+          created(),
+          refused({ conversation_id: conversation, message: text, 'attachments[0]': 'x' }),
+          listed(m1),
+        ],
+        true,
+        true,
+      ),
+    ).toEqual(['messages.send']);
+  });
+
+  it('is none of the refused send when an accepted send made it, or it was shown before the refusal', () => {
+    const sent = exchange('POST', '/v1/messages', 201, m1, {
+      sent: { conversation_id: conversation, message: String(m1.message) },
+    });
+    expect(broken([created(), sent, lackingText(), listed(m1)], true, true)).toEqual([]);
+    expect(broken([created(), listed(stray), lackingText(), listed(stray)], true, true)).toEqual([]);
+  });
+
+  it('is not judged when another may write there: the proxy, a create of unknown outcome, a send on its way, a contact the run did not make', () => {
+    expect(broken([created(), lackingText(), listed(stray)], false, true)).toEqual([]);
+    expect(broken([created(), lackingText(), listed(stray)], true, false)).toEqual([]);
+    const onItsWay = [{ method: 'POST', url: '/v1/messages', authorization: AUTH }];
+    expect(
+      broken([created(), lackingText(), { pending: onItsWay, exchange: listed(stray) }], true, true),
+    ).toEqual([]);
+    const shown = exchange('GET', '/v1/contacts', 200, page([c1]));
+    expect(broken([shown, lackingText(), listed(stray)], true, true)).toEqual([]);
   });
 });
 
