@@ -1,15 +1,22 @@
 import { deleting, isObject, type Json, type PendingWrite, type Reading } from '../http/exchange';
 import type { SessionState, World } from './session';
-import { idOf, isBackParam, listKey, pageOf, samePageAgain } from './pages';
+import { DEFAULT_PAGE, idOf, isBackParam, listKey, pageOf, samePageAgain } from './pages';
 import { mockPage } from './conventions';
 import { PAGE, problems } from '../rules/fields';
 import { contactRecord, messageRecord } from './records';
 import { show, type Verdicts } from './verdicts';
-import { FIRST_PAGE_PARAMS, isFirstPage, judgeBackPage, judgeNextPage, judgeWalk, lagging } from './walks';
+import { deleteRule, takerOf } from './traces';
+import {
+  FIRST_PAGE_PARAMS,
+  isFirstPage,
+  judgeBackPage,
+  judgeNextPage,
+  judgeWalk,
+  lagging,
+  pageSize,
+} from './walks';
 
 /** A page of a list: its fields and records, its size, its filter, and has_more against the list. */
-
-const DEFAULT_PAGE = 10;
 
 export function list(
   v: Verdicts,
@@ -69,7 +76,8 @@ export function list(
       settleMs,
       pending,
       (by) => aliveIn(reading, world, by, unsure),
-      (missing) => lacking(reading, state, missing, reading.exchange.startedAt),
+      // A walk that leaves records out may have lost them between its pages: its list's rule.
+      (missing) => lacking(reading, state, undefined, missing, reading.exchange.startedAt),
     );
   }
   if (v.has('mock.newest-first')) mockPage(v, reading, page);
@@ -152,16 +160,17 @@ function hasMore(
   doubtful: Set<string>,
 ): void {
   const started = reading.exchange.startedAt;
-  const limit = reading.query.get('limit');
   // A first page that says it holds the whole list must show every record seen alive before it:
   // a full page that leaves some out has has_more wrong; a shorter one leaves them out of the list.
   if (!page.has_more && isFirstPage(reading) && !reading.query.has('active')) {
     const listed = new Set(page.data.map(idOf));
     // With --settle-ms, a record learnt less than that before the list was asked for may not show yet.
     const missing = aliveIn(reading, world, started - settleMs, doubtful).filter((id) => !listed.has(id));
-    const full =
-      page.data.length >= (limit !== null && /^[0-9]+$/.test(limit) ? Number(limit) : DEFAULT_PAGE);
-    const lacks = full ? { rule: 'lists.has-more', after: '' } : lacking(reading, state, missing, started);
+    // As many as the page holds: the limit, the default page size, or the most the server gives.
+    const full = page.data.length >= (pageSize(world, reading).size ?? DEFAULT_PAGE);
+    const lacks = full
+      ? { rule: 'lists.has-more', after: '' }
+      : lacking(reading, state, world, missing, started);
     v.check(
       lacks.rule,
       missing.length > 0 &&
@@ -198,22 +207,42 @@ function hasMore(
 
 /**
  * The rule a list breaks by leaving out records seen alive: its own, unless a delete of each one,
- * refused for want of a token, ended before `by`: then the refused request took them.
+ * refused for want of a token, ended before `by` (then the refused request took them), or, for a
+ * list shown on one page (given its `world`), each is a message that a delete of another message
+ * of its conversation took since it was last shown (`takerOf`): then that delete broke its rule. Of
+ * any other record, a list that leaves it out says less than a retrieve's 404: the list may have
+ * lost it.
  */
 function lacking(
   reading: Reading,
   state: SessionState,
+  world: World | undefined,
   missing: string[],
   by: number,
 ): { rule: string; after: string } {
+  if (missing.length === 0) return { rule: listRule(reading), after: '' };
   const refused = missing.map((id) => state.refusedDeletes.get(id));
-  if (missing.length === 0 || refused.some((r) => r === undefined || r.at > by))
-    return { rule: listRule(reading), after: '' };
-  const each = missing.length > 1 ? 'each' : 'it';
-  return {
-    rule: 'api.auth-required',
-    after: `, after a DELETE of ${each} without a valid token was refused (${refused[0]!.status})`,
-  };
+  if (refused.every((r) => r !== undefined && r.at <= by)) {
+    const each = missing.length > 1 ? 'each' : 'it';
+    return {
+      rule: 'api.auth-required',
+      after: `, after a DELETE of ${each} without a valid token was refused (${refused[0]!.status})`,
+    };
+  }
+  const takers = missing.map((id) => {
+    const message = world?.messages.get(id);
+    const taker =
+      message && takerOf(world!, { learntAt: message.learntAt, conversation: message.conversationId }, by);
+    return taker?.kind === 'message' && taker.conversation === message!.conversationId ? taker : undefined;
+  });
+  if (takers.length > 0 && takers.every((t) => t !== undefined)) {
+    const taker = takers[0]!;
+    return {
+      rule: deleteRule(taker),
+      after: `, after the delete of the ${taker.kind} ${taker.id}, which named none of them`,
+    };
+  }
+  return { rule: listRule(reading), after: '' };
 }
 
 /** The rule of a list that leaves out a record it holds. */

@@ -185,6 +185,23 @@ export function noteGone(
   world.ledger.lastDeleteAt = Math.max(world.ledger.lastDeleteAt, at);
 }
 
+/**
+ * An id that a create sent after its record's delete answered again: it names the new record now
+ * (api.unique-ids was judged against it), and views of it are no longer views of the deleted one.
+ */
+export function noteReused(
+  state: SessionState,
+  world: World,
+  gone: Map<string, number>,
+  id: string,
+  sent: number,
+): void {
+  const at = gone.get(id);
+  if (at === undefined || at > sent) return;
+  gone.delete(id);
+  count(state, -(GONE + stringBytes(id)), world);
+}
+
 /** A page with has_more=true, by `<list>|<last id>`, and when it was asked for. */
 export function notePage(state: SessionState, world: World, key: string, at: number, ids: string[]): void {
   if (ids.length > OPEN_PAGE_ITEMS) return;
@@ -247,10 +264,11 @@ export function noteFormRefused(state: SessionState, world: World, key: string, 
 
 /** A delete the token made, the oldest let go past DELETES. */
 export function noteDelete(state: SessionState, world: World, made: World['deletes'][number]): void {
+  const bytes = (d: World['deletes'][number]) =>
+    ENTRY + 48 + stringBytes(d.id) + stringBytes(d.conversation ?? '');
   world.deletes.push(made);
-  count(state, ENTRY + 48 + stringBytes(made.id), world);
-  while (world.deletes.length > DELETES)
-    count(state, -(ENTRY + 48 + stringBytes(world.deletes.shift()!.id)), world);
+  count(state, bytes(made), world);
+  while (world.deletes.length > DELETES) count(state, -bytes(world.deletes.shift()!), world);
 }
 
 /** What a refused create would leave (judge/refusals.ts `refusedCreate`), the oldest let go past REFUSED. */

@@ -10,6 +10,9 @@ export function listKey(reading: Reading): string {
 
 export const idOf = (item: Json): string => String(item.id);
 
+/** The most records a page holds without limit (the document's default page size). */
+export const DEFAULT_PAGE = 10;
+
 /** The data of a page of results, when the answer is one. */
 export function pageOf(reading: Reading): { has_more: boolean; data: Json[] } | undefined {
   const body = reading.body;

@@ -18,6 +18,7 @@ import {
   noteKind,
   notePage,
   noteRefused,
+  noteReused,
   noteFormRefused,
   noteDelete,
   dropRefused,
@@ -27,6 +28,7 @@ import {
   CONTACT_STABLE,
   CONTACT_UPDATES,
   formerKey,
+  wellFormed,
   type Limits,
   type SessionState,
   type World,
@@ -149,7 +151,10 @@ function learnContact(
   const conversationId =
     typeof item.conversation_id === 'string' ? item.conversation_id : known?.conversationId;
   const stable = { ...known?.stable };
-  for (const field of CONTACT_STABLE) if (field in item) stable[field] = kept(item[field]);
+  // What never changes is held as first shown well formed by reads; a write's answer shows what
+  // the server now holds (a change there is keeps-the-rest's, judged at that answer).
+  for (const field of CONTACT_STABLE)
+    if (field in item && (!read || !wellFormed(stable[field]))) stable[field] = kept(item[field]);
   const updatable = { ...known?.updatable };
   for (const field of CONTACT_UPDATES) if (field in item) updatable[field] = kept(item[field]);
   if (known?.conversationId !== undefined && world.owners.get(known.conversationId) === id)
@@ -210,9 +215,9 @@ function learnMessage(
   world: World,
   item: Json,
   at: number,
-  how: { sent?: boolean; stampFrom?: number; overlapped?: boolean } = {},
+  how: { sent?: boolean; stampFrom?: number; overlapped?: boolean; read?: boolean } = {},
 ): void {
-  const { sent = false, stampFrom, overlapped = false } = how;
+  const { sent = false, stampFrom, overlapped = false, read = false } = how;
   const id = idOf(item);
   if (world.goneMessages.has(id)) return;
   if (typeof item.conversation_id === 'string' && world.goneConversations.has(item.conversation_id)) return;
@@ -233,8 +238,16 @@ function learnMessage(
       ? { value: kept(item.updated_at), from: stampFrom, at }
       : undefined;
   if (known) {
-    // Updated in place: a page of messages is learnt after every list.
-    Object.assign(known, shown);
+    // Updated in place: a page of messages is learnt after every list. What never changes stays as
+    // reads first showed it well formed, as for contacts (`learnContact`).
+    const held = (value: unknown, now: unknown) => (read && wellFormed(value) ? value : now);
+    Object.assign(known, {
+      learntAt: shown.learntAt,
+      text: shown.text,
+      conversationId: held(known.conversationId, shown.conversationId),
+      createdAt: held(known.createdAt, shown.createdAt),
+      senderId: held(known.senderId, shown.senderId),
+    });
     if (reactions) known.reactions = overlapped ? allShown(known.reactions, reactions) : reactions;
     // Attachments likewise: the most that updates at once showed is in every later view.
     if (attachments !== undefined)
@@ -275,11 +288,14 @@ export function learn(state: SessionState, reading: Reading, pending: readonly P
     (route.kind === 'contact' || route.kind === 'message')
   )
     noteRefusedDelete(state, copy(route.id), { at: exchange.finishedAt, status: exchange.status });
-  if (authorization === undefined) return;
   const at = exchange.finishedAt;
   const method = exchange.method;
   // Refused or not, a write may have moved the token's lists (judge/walks.ts).
   const writing = !['GET', 'HEAD', 'OPTIONS'].includes(method);
+  if (authorization === undefined) {
+    if (writing && reading.ok) takenWithoutToken(state, reading);
+    return;
+  }
   if (writing && state.worlds.has(authorization)) {
     const world = state.worlds.get(authorization)!;
     world.writes += 1;
@@ -293,6 +309,12 @@ export function learn(state: SessionState, reading: Reading, pending: readonly P
       at,
       lacking: refusal.lacking,
     });
+  // A record a retrieve answers 404 or 410 for is gone, whatever took it (judge/traces.ts judged
+  // that): the views after it are not held to it.
+  const held = state.worlds.get(authorization);
+  if (held && method === 'GET' && [404, 410].includes(exchange.status))
+    if (route.kind === 'contact' || route.kind === 'message')
+      dropRecord(state, held, route.kind === 'contact' ? 'c' : 'm', route.id);
   if (!reading.ok) return;
   if (route.kind === 'outside' || route.kind === 'unknown-api') {
     // A write the proxy cannot read (the mock's reset, a fixture loaded): the world may be
@@ -304,6 +326,25 @@ export function learn(state: SessionState, reading: Reading, pending: readonly P
   if (method === 'DELETE') forget(state, world, reading);
   else learnAnswer(state, world, reading, pending);
   enforce(state, authorization);
+}
+
+/**
+ * A write taken without a token (api.auth-required was judged against it) may have acted on any
+ * token's world: each world counts it among its writes, a record it named is deleted or no longer
+ * known as it was, and a record it created may be anywhere (no world knows every create now).
+ */
+function takenWithoutToken(state: SessionState, reading: Reading): void {
+  const { route, exchange } = reading;
+  if (exchange.method === 'POST') state.sawEveryCreate = false;
+  for (const world of state.worlds.values()) {
+    world.writes += 1;
+    world.lastWriteAt = Math.max(world.lastWriteAt, exchange.finishedAt);
+    if (route.kind !== 'contact' && route.kind !== 'message') continue;
+    const known = route.kind === 'contact' ? world.contacts.has(route.id) : world.messages.has(route.id);
+    if (!known) continue;
+    if (exchange.method === 'DELETE') forget(state, world, reading);
+    else dropRecord(state, world, route.kind === 'contact' ? 'c' : 'm', route.id);
+  }
 }
 
 /** The latest deletes refused for their token, a few (each a few dozen bytes, not counted). */
@@ -320,8 +361,15 @@ function noteRefusedDelete(state: SessionState, id: string, refusal: { at: numbe
 function forget(state: SessionState, world: World, reading: Reading): void {
   const { route } = reading;
   const at = reading.exchange.finishedAt;
-  if (route.kind === 'contact' || route.kind === 'message')
-    noteDelete(state, world, { kind: route.kind, id: copy(route.id), at });
+  if (route.kind === 'contact' || route.kind === 'message') {
+    const conversation = route.kind === 'message' ? world.messages.get(route.id)?.conversationId : undefined;
+    noteDelete(state, world, {
+      kind: route.kind,
+      id: copy(route.id),
+      at,
+      ...(typeof conversation === 'string' ? { conversation } : {}),
+    });
+  }
   if (route.kind === 'contact') {
     const id = copy(route.id);
     const conversationId = world.contacts.get(id)?.conversationId;
@@ -361,10 +409,23 @@ function learnAnswer(
   const method = exchange.method;
   const { contacts, messages } = itemsOf(reading);
   noteKinds(state, world, contacts, messages);
-  if (method === 'POST' && contacts.length + messages.length === 1)
+  if (method === 'POST' && contacts.length + messages.length === 1) {
     noteCreated(state, world, idOf([...contacts, ...messages][0]!), authorization!);
+    for (const c of contacts) noteReused(state, world, world.goneContacts, idOf(c), exchange.startedAt);
+    for (const m of messages) noteReused(state, world, world.goneMessages, idOf(m), exchange.startedAt);
+  }
   const username = method === 'POST' && route.kind === 'contacts' ? reading.params?.username : undefined;
   if (typeof username === 'string') dropRefused(state, world, username);
+  // An update taken whose answer shows no record changed it in ways no answer showed: what was known
+  // of it no longer holds, until a view shows it again.
+  if (
+    (method === 'PUT' || method === 'PATCH') &&
+    (route.kind === 'contact' || route.kind === 'message') &&
+    !isObject(reading.body)
+  ) {
+    dropRecord(state, world, route.kind === 'contact' ? 'c' : 'm', route.id);
+    return;
+  }
   // A late answer, sent before a deletion this world forgot, could show a deleted record alive.
   if (!teaches(world, exchange.startedAt)) return;
   // Updates of one record on their way at once may be applied in any order, whichever was answered
@@ -423,7 +484,7 @@ function learnAnswer(
     method === 'GET' && route.kind === 'message' ? exchange.startedAt : updatedAlone ? at : undefined;
   const overlapped = method === 'PUT' && route.kind === 'message' && !updatedAlone;
   for (const message of messages)
-    learnMessage(state, world, message, at, { sent: sending, stampFrom, overlapped });
+    learnMessage(state, world, message, at, { sent: sending, stampFrom, overlapped, read: method === 'GET' });
   const page = pageOf(reading);
   const last = page?.data.at(-1);
   if (page?.has_more && last)

@@ -131,8 +131,11 @@ export interface World {
   writes: number;
   /** When the latest of them ended: a list may show it late, up to --settle-ms after. */
   lastWriteAt: number;
-  /** The last deletes the token made, the oldest first (judge/traces.ts): what each named, and when its answer ended. */
-  deletes: { kind: 'contact' | 'message'; id: string; at: number }[];
+  /**
+   * The last deletes the token made, the oldest first (judge/traces.ts): what each named, when its
+   * answer ended, and the conversation of a message it named, when known.
+   */
+  deletes: { kind: 'contact' | 'message'; id: string; at: number; conversation?: string }[];
   /**
    * Creates the server refused for their content, not accepted since, oldest first, by what a
    * record they made all the same would show (judge/refusals.ts `refusedCreate`: a contact's
@@ -214,4 +217,14 @@ export const CONTACT_UPDATES: readonly string[] = updatedWith(CONTACT_FIELDS);
 export function formerKey(value: unknown): string {
   const text = typeof value === 'string' ? value : (JSON.stringify(value) ?? 'undefined');
   return `${typeof value}:${text.length}:${text.slice(0, 32)}`;
+}
+
+/**
+ * Whether a value of a field that never changes is one to hold later views to: a string, or an
+ * integer time. A view that shows another breaks a rule (the view's, or keeps-the-rest), and the
+ * value first shown stays the one held; one badly formed (a time with a fraction, a field missing)
+ * gives way to the next view's, its fault judged by the fields rules.
+ */
+export function wellFormed(value: unknown): boolean {
+  return typeof value === 'string' || (typeof value === 'number' && Number.isInteger(value));
 }

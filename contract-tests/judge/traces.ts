@@ -12,12 +12,40 @@ import type { World } from './state';
  * judge); a write on its way may have done anything to the records it names.
  */
 
+/** A delete of the token, what it named (judge/state.ts `World.deletes`). */
+type Delete = World['deletes'][number];
+
+/**
+ * The delete that took a record it did not name, as far as the session can tell: of the token's
+ * deletes that ended after the record was last shown and by `by`, and those on their way, a
+ * message's delete in the record's own conversation, else a contact's delete (which takes a
+ * conversation with it), else the first. None when no delete came.
+ */
+export function takerOf(
+  world: World,
+  record: { learntAt: number; conversation?: unknown },
+  by: number,
+  onTheirWay: readonly Omit<Delete, 'at'>[] = [],
+): Omit<Delete, 'at'> | undefined {
+  const since = [...world.deletes.filter((d) => d.at > record.learntAt && d.at <= by), ...onTheirWay];
+  return (
+    since.find(
+      (d) => d.kind === 'message' && d.conversation !== undefined && d.conversation === record.conversation,
+    ) ??
+    since.find((d) => d.kind === 'contact') ??
+    since[0]
+  );
+}
+
+/** The rule a delete breaks when it takes a record it did not name. */
+export const deleteRule = (taker: { kind: 'contact' | 'message' }): string =>
+  taker.kind === 'contact' ? 'contacts.delete' : 'messages.delete.permanent';
+
 /**
  * A retrieve answered 404 or 410 for a record the session saw alive, that no delete named (nor its
- * contact's, for a message) and none on its way may have taken: it is gone all the same. The deletes
- * of the token that ended after the record was last shown, or were on their way, took it too: their
- * rule fails when they are all of one kind (of both, which one took it cannot be told). With none,
- * retrieve fails to answer a record that exists.
+ * contact's, for a message) and none on its way may have taken: it is gone all the same. The delete
+ * of the token that took it (`takerOf`) breaks its rule. With none, retrieve fails to answer a
+ * record that exists.
  */
 export function goneUnasked(
   v: Verdicts,
@@ -38,15 +66,18 @@ export function goneUnasked(
   const onTheirWay = pending
     .filter((w) => w.authorization === reading.authorization)
     .map(deleting)
-    .filter((target) => target !== undefined);
+    .filter((target) => target !== undefined)
+    .map((target) => {
+      const named = target.kind === 'message' ? world.messages.get(target.id)?.conversationId : undefined;
+      return { ...target, ...(typeof named === 'string' ? { conversation: named } : {}) };
+    });
   // A delete on its way may have taken it, or its conversation with the contact.
   if (onTheirWay.some((target) => target.id === id || target.id === owner)) return;
-  const taker =
-    world.deletes.find((made) => made.at > known.learntAt && made.at <= exchange.finishedAt) ?? onTheirWay[0];
+  const taker = takerOf(world, { learntAt: known.learntAt, conversation }, exchange.finishedAt, onTheirWay);
   const what = `${route.kind} ${id}`;
   if (taker)
     v.check(
-      taker.kind === 'contact' ? 'contacts.delete' : 'messages.delete.permanent',
+      deleteRule(taker),
       `after the delete of the ${taker.kind} ${taker.id}, the ${what}, which no delete named, is gone: retrieve answers ${exchange.status}`,
     );
   else

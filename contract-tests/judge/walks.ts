@@ -1,5 +1,5 @@
 import type { Json, PendingWrite, Reading } from '../http/exchange';
-import { idOf, isBackParam, listKey, pageOf, samePageAgain } from './pages';
+import { DEFAULT_PAGE, idOf, isBackParam, listKey, pageOf, samePageAgain } from './pages';
 import { dropWalk, keepWalk, keepWholeList } from './memory';
 import type { OpenWalk, SessionState, World } from './state';
 import type { Verdicts } from './verdicts';
@@ -114,6 +114,26 @@ const BACK = /^ending_before$/;
  * one"). A page that is the list's first records again is a parameter ignored, which the document
  * allows.
  */
+/**
+ * The size of the page asked for: the size of the list's first pages with the same limit, or the
+ * limit asked for, or the most the server gives for any limit. A server may give fewer than asked
+ * (the maximum limit is not shown): a first page that held fewer than its limit and said has_more
+ * shows that maximum, and a page then holds that many. With the limit asked for, when one was.
+ */
+export function pageSize(
+  world: World,
+  reading: Reading,
+): { size: number | undefined; asked: number | undefined } {
+  const limit = reading.query.get('limit');
+  const given = world.pageSizes.get(limit ?? '');
+  const asked = limit !== null && /^[1-9][0-9]*$/.test(limit) ? Number(limit) : undefined;
+  const capped = [...world.pageSizes]
+    .filter(([key, size]) => /^[1-9][0-9]*$/.test(key) && size < Number(key))
+    .map(([, size]) => size);
+  const known = [given, asked, ...(asked !== undefined ? capped : [])].filter((n) => n !== undefined);
+  return { size: known.length > 0 ? Math.min(...known) : undefined, asked };
+}
+
 export function judgeBackPage(
   v: Verdicts,
   reading: Reading,
@@ -137,21 +157,21 @@ export function judgeBackPage(
   ].find((ids) => ids.has(value));
   if (!seen) return;
   const order = [...seen];
-  // The page size: the size of the list's first pages with the same limit, or the limit asked for.
-  // A server may give fewer (the maximum limit is not shown): the page then holds that many.
-  const limit = reading.query.get('limit');
-  const given = world.pageSizes.get(limit ?? '');
-  const asked = limit !== null && /^[1-9][0-9]*$/.test(limit) ? Number(limit) : undefined;
-  const size = given !== undefined && asked !== undefined ? Math.min(given, asked) : (given ?? asked);
+  const { size, asked } = pageSize(world, reading);
   if (size === undefined) return;
   const at = order.indexOf(value);
   const shown = page.data.map(idOf);
+  // More records than the limit asked for, or than a page holds without one, are the page size's
+  // fault (lists.limit, lists.default-page-size), not the paging's.
+  if (shown.length > (asked ?? DEFAULT_PAGE)) return;
   const count = Math.min(size, Math.max(shown.length, 1));
   const expected = order.slice(Math.max(0, at - count), at);
   const same = (a: string[], b: string[]) => a.length === b.length && a.every((id) => b.includes(id));
   // The list's first page again: the parameter ignored (near the top of the list too, where the
   // records before it are fewer than a page).
-  const firstPages = world.walks.filter((w) => w.list === key && w.limit === limit).map((w) => w.firstPage);
+  const firstPages = world.walks
+    .filter((w) => w.list === key && w.limit === reading.query.get('limit'))
+    .map((w) => w.firstPage);
   if ([...firstPages, order.slice(0, size)].some((first) => samePageAgain(first, shown))) return;
   v.check(
     'lists.pages',

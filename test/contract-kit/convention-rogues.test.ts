@@ -1,12 +1,12 @@
 import fs from 'node:fs';
 import { CONVENTION_ROGUES } from './convention-rogues';
-import { failedRules, runRogues, type KitRun } from './harness';
+import { failedRules, namedByJudge, runRogues, type KitRun } from './harness';
 import { INPUT_ROGUES, MODEL_ROGUES, ROGUES, VIEW_ROGUES } from './servers';
 import { SPACE_ROGUES } from './space-rogues';
 import { PAGE, WITHOUT_ROGUE, withoutRogueInPage } from './without-rogue';
 import { RULES } from '../../contract-tests/rules/rules';
 import { JUDGED } from '../../contract-tests/judge/verdicts';
-import { CONVENTION_JUDGE_BLIND } from './judge-blind';
+import { CONVENTION_JUDGE_ALSO_NAMES, CONVENTION_JUDGE_BLIND } from './judge-blind';
 
 /**
  * The proof that the mock rule set can fail: against the real mock with exactly one of its
@@ -46,6 +46,17 @@ describe('the contract kit (mock rule set) against rogue servers of the conventi
       .filter(({ rogue, run }) => !run.json?.verdicts.find((v) => v.rule === rogue.rule)?.judge?.violations)
       .map(({ rogue }) => rogue.how);
     expect(unseen.sort()).toEqual(Object.keys(CONVENTION_JUDGE_BLIND).sort());
+  });
+
+  it('the judge of every exchange, alone, names the rule of every rogue whose rule it judges and no other, but for those it charges to other rules too (CONVENTION_JUDGE_ALSO_NAMES, with why)', () => {
+    const more = CONVENTION_ROGUES.map((rogue, i) => ({ rogue, named: namedByJudge(runs.get(i)!) }))
+      .filter(({ rogue }) => JUDGED.includes(rogue.rule) && !(rogue.how in CONVENTION_JUDGE_BLIND))
+      .filter(({ rogue, named }) => named.join() !== rogue.rule)
+      .map(({ rogue }) => rogue.how);
+    expect(more.filter((how) => !(how in CONVENTION_JUDGE_ALSO_NAMES))).toEqual([]);
+    expect(
+      Object.keys(CONVENTION_JUDGE_ALSO_NAMES).filter((how) => !CONVENTION_ROGUES.some((r) => r.how === how)),
+    ).toEqual([]);
   });
 
   it('breaks every mock rule with one rogue at least, but those that no single fault breaks alone', () => {

@@ -275,6 +275,10 @@ export function startBin(
   return { child, done };
 }
 
+/** The rules that the judge of every exchange, alone, found broken in a run (whatever their verdict). */
+export const namedByJudge = (run: KitRun): string[] =>
+  (run.json?.verdicts ?? []).filter((v) => (v.judge?.violations ?? 0) > 0).map((v) => v.rule);
+
 export const failedRules = (run: KitRun) =>
   (run.json?.verdicts ?? []).filter((v) => v.verdict === 'fail').map((v) => v.rule);
 

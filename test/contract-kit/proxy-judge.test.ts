@@ -337,6 +337,39 @@ describe('the proxy judge', () => {
     ]);
   });
 
+  it('holds no view to what was known of a record before an update taken with an answer that shows no record (api.json-objects alone)', () => {
+    // The kit's session, the sole writer of the contact it made.
+    const state = newSession(undefined, true);
+    const c = contact(1);
+    const sent = {
+      username: String(c.username),
+      phone_number: String(c.phone_number),
+      display_name: String(c.display_name),
+    };
+    broken(
+      [
+        exchange('POST', '/v1/contacts', 201, c, { sent }),
+        exchange('GET', `/v1/contacts/${String(c.id)}`, 200, c),
+      ],
+      'documented',
+      state,
+    );
+    expect(
+      broken(
+        [exchange('PUT', `/v1/contacts/${String(c.id)}`, 204, undefined, { sent: { display_name: 'New' } })],
+        'documented',
+        state,
+      ),
+    ).toEqual(['api.json-objects']);
+    expect(
+      broken(
+        [exchange('GET', '/v1/contacts', 200, page([{ ...c, display_name: 'New' }]))],
+        'documented',
+        state,
+      ),
+    ).toEqual([]);
+  });
+
   it('holds a new record to an id of its own: none seen before it, alive or deleted (api.unique-ids)', () => {
     const state = newSession();
     const [c, other] = [contact(1), contact(2)];
@@ -351,7 +384,10 @@ describe('the proxy judge', () => {
       id,
       conversation_id: `conv-${String(id)}`,
     });
-    expect(broken([create(made(c.id))], 'documented', state)).toEqual(['api.unique-ids']);
+    const reused = made(c.id);
+    expect(broken([create(reused)], 'documented', state)).toEqual(['api.unique-ids']);
+    // The id names the new record now: its views are none of the deleted one's (contacts.delete).
+    expect(broken([exchange('GET', `/v1/contacts/${c.id}`, 200, reused)], 'documented', state)).toEqual([]);
     expect(broken([create(made(other.id))], 'documented', state)).toEqual(['api.unique-ids']);
     expect(broken([create(made('C999'))], 'documented', state)).toEqual([]);
     // A list answered while the create was on its way may show the new record first.
@@ -499,7 +535,8 @@ describe('the proxy judge', () => {
         state,
       ),
     ).toEqual([]);
-    // A contact it knows takes with it its own conversation's messages only.
+    // A contact it knows takes with it its own conversation's messages only: a list that lacks
+    // another's after it breaks its own rule (only a retrieve's 404 would say the delete took it).
     expect(
       broken([
         exchange('GET', '/v1/contacts', 200, page([contact(8)])),
@@ -615,6 +652,42 @@ describe('the proxy judge', () => {
     expect(broken([exchange('GET', '/v1/contacts/nobody/', 404, error('route_not_found'))], 'mock')).toEqual([
       'mock.routing',
     ]);
+  });
+
+  it('holds every view to the value of a field that never changes as first shown, so that one view that moved it is the only one at fault', () => {
+    const c = contact(1);
+    const state = newSession();
+    const late = { ...c, created_at: Number(c.created_at) + 1 };
+    expect(broken([exchange('GET', `/v1/contacts/${String(c.id)}`, 200, c)], 'documented', state)).toEqual(
+      [],
+    );
+    expect(broken([exchange('GET', `/v1/contacts/${String(c.id)}`, 200, late)], 'documented', state)).toEqual(
+      ['contacts.retrieve'],
+    );
+    expect(broken([exchange('GET', '/v1/contacts', 200, page([c]))], 'documented', state)).toEqual([]);
+    // A time first shown with a fraction gives way to the next view's (api.integer-timestamps judged it),
+    // which no view is held against before.
+    const m = message(1);
+    const fraction = { ...m, created_at: Number(m.created_at) + 0.5 };
+    const later = newSession();
+    broken([exchange('GET', `/v1/messages/${String(m.id)}`, 200, fraction)], 'documented', later);
+    expect(broken([exchange('GET', `/v1/messages/${String(m.id)}`, 200, m)], 'documented', later)).toEqual(
+      [],
+    );
+    const moved = { ...m, created_at: Number(m.created_at) + 1 };
+    expect(
+      broken([exchange('GET', `/v1/messages/${String(m.id)}`, 200, moved)], 'documented', later),
+    ).toEqual(['messages.retrieve']);
+  });
+
+  it('takes a write taken without a token as done to whichever world holds the record it named: its fault is api.auth-required alone', () => {
+    const c = contact(1);
+    const state = newSession(undefined, true);
+    broken([exchange('GET', '/v1/contacts', 200, page([c]))], 'documented', state);
+    const anonymous = exchange('DELETE', `/v1/contacts/${String(c.id)}`, 204);
+    delete anonymous.requestHeaders.authorization;
+    expect(broken([anonymous], 'documented', state)).toEqual(['api.auth-required']);
+    expect(broken([exchange('GET', '/v1/contacts', 200, page([]))], 'documented', state)).toEqual([]);
   });
 
   it('asks for the Authorization header, and never shows the token whole', () => {

@@ -48,6 +48,41 @@ describe('records gone that no delete named', () => {
     ).toEqual([]);
   });
 
+  it('names, of the deletes since, the message delete in its own conversation before a contact delete (messages.delete.permanent), in a retrieve and in a list on one page; a list that lacks it after a contact delete only, its own rule', () => {
+    const c2 = contact(2);
+    const seen = [
+      exchange('GET', '/v1/contacts', 200, page([c1, c2])),
+      exchange('GET', `/v1/messages?conversation_id=${String(c1.conversation_id)}`, 200, page([m1, m2])),
+    ];
+    const deletes = () => [
+      exchange('DELETE', `/v1/contacts/${id(c2)}`, 204),
+      exchange('DELETE', `/v1/messages/${id(m1)}`, 204),
+    ];
+    expect(
+      broken([...seen, ...deletes(), exchange('GET', `/v1/messages/${id(m2)}`, 404, { error: 'not found' })]),
+    ).toEqual(['messages.delete.permanent']);
+    const conversation = `/v1/messages?conversation_id=${String(c1.conversation_id)}`;
+    expect(broken([...seen, ...deletes(), exchange('GET', conversation, 200, page([]))])).toEqual([
+      'messages.delete.permanent',
+    ]);
+    expect(
+      broken([
+        ...seen,
+        exchange('DELETE', `/v1/contacts/${id(c2)}`, 204),
+        exchange('GET', conversation, 200, page([m1])),
+      ]),
+    ).toEqual(['messages.list.conversation-filter']);
+    expect(
+      broken([
+        ...seen,
+        exchange('DELETE', `/v1/contacts/${id(c2)}`, 204),
+        exchange('GET', `/v1/messages/${id(m2)}`, 404, { error: 'not found' }),
+        // Gone, as the 404 said: the list after it is not held to it.
+        exchange('GET', conversation, 200, page([m1])),
+      ]),
+    ).toEqual(['contacts.delete']);
+  });
+
   it('names retrieve when no delete came since the record was shown alive (contacts.retrieve)', () => {
     expect(
       broken([
@@ -179,6 +214,13 @@ describe('a message the session made and never updated, read again', () => {
 
   it('shows updated_at null when the session is its sole writer (messages.send.new-message-defaults)', () => {
     expect(broken([sent(), read()], true)).toEqual(['messages.send.new-message-defaults']);
+  });
+
+  it('leaves a view without updated_at to the fields rule (messages.fields)', () => {
+    const { updated_at: _left, ...without } = m1;
+    expect(broken([sent(), exchange('GET', `/v1/messages/${id(m1)}`, 200, without)], true)).toEqual([
+      'messages.fields',
+    ]);
   });
 
   it('may show any updated_at to the proxy, beside which other clients write', () => {

@@ -44,6 +44,14 @@ describe('the judge of whole walks', () => {
     expect(judged([...before, ...walk])).toEqual({ broken: ['contacts.list'], checks: 1 });
   });
 
+  it('takes a page as full as the most the server gives for any limit as full: a first page capped so that says has_more=false with records left out ended early (lists.has-more)', () => {
+    const before = created();
+    // limit=4 gave 3 and more to come: the server gives 3 at most.
+    const capped = exchange('GET', '/v1/contacts?limit=4', 200, page(contacts.slice(0, 3), true));
+    const whole = exchange('GET', '/v1/contacts?limit=10', 200, page(contacts.slice(0, 3)));
+    expect(judged([...before, capped, whole], 'lists.has-more').broken).toEqual(['lists.has-more']);
+  });
+
   it('keeps silent on the same walk when it shows them all, and counts it judged', () => {
     const before = created();
     const walk = [
@@ -214,6 +222,10 @@ describe('the judge of pages asked for backwards (ending_before)', () => {
     expect(
       judged([...created(), ...capped(), backOf(contacts.slice(0, 2), ids[3]!)], 'lists.pages').broken,
     ).toEqual([]);
+    // More than the limit asked for is the limit's fault (lists.limit), not the paging's.
+    expect(
+      judged([...created(), ...capped(), backOf(contacts.slice(1, 5), ids[3]!)], 'lists.pages').broken,
+    ).toEqual(['lists.limit']);
     // One record that is not the one just before: broken.
     expect(
       judged([...created(), ...capped(), backOf([contacts[0]!], ids[3]!)], 'lists.pages').broken,
