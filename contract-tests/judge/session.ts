@@ -311,10 +311,10 @@ export function learn(state: SessionState, reading: Reading, pending: readonly P
     });
   // A record a retrieve answers 404 or 410 for is gone, whatever took it (judge/traces.ts judged
   // that): the views after it are not held to it.
-  const held = state.worlds.get(authorization);
-  if (held && method === 'GET' && [404, 410].includes(exchange.status))
+  const known = state.worlds.get(authorization);
+  if (known && method === 'GET' && [404, 410].includes(exchange.status))
     if (route.kind === 'contact' || route.kind === 'message')
-      dropRecord(state, held, route.kind === 'contact' ? 'c' : 'm', route.id);
+      dropRecord(state, known, route.kind === 'contact' ? 'c' : 'm', route.id);
   if (!reading.ok) return;
   if (route.kind === 'outside' || route.kind === 'unknown-api') {
     // A write the proxy cannot read (the mock's reset, a fixture loaded): the world may be

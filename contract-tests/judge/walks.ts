@@ -226,11 +226,23 @@ export function judgeWalk(
       `walked page by page to its end (${pages} pages), the list leaves out ${paging.length} record(s) that the same list shown on one page held, with no write between (e.g. ${paging[0]})`,
     );
   else {
+    // A last page as full as the most the server gives, fewer than the limit asked for, that says
+    // has_more=false with records left out and none shown twice: has_more was told from the limit
+    // asked, not from what the page held (as on a first page, lists.ts).
     const lacks = lacking(missing);
-    v.check(
-      lacks.rule,
+    const { size, asked } = pageSize(world, reading);
+    const capped =
       missing.length > 0 &&
-        `walked page by page to its end (${pages} pages, no write between), the list lacks ${missing.length} ${reading.route.kind} seen alive before the walk began (e.g. ${missing[0]})${lacks.after}`,
+      size !== undefined &&
+      asked !== undefined &&
+      size < asked &&
+      page.data.length >= size &&
+      walk.listed + page.data.length === listed.size &&
+      lacks.rule !== 'api.auth-required';
+    v.check(
+      capped ? 'lists.has-more' : lacks.rule,
+      missing.length > 0 &&
+        `walked page by page to its end (${pages} pages, no write between), the list lacks ${missing.length} ${reading.route.kind} seen alive before the walk began (e.g. ${missing[0]})${capped ? `, though its last page held ${page.data.length}, the most the server gives, and said has_more=false` : lacks.after}`,
     );
   }
 }

@@ -668,6 +668,19 @@ export const MODEL_ROGUES: Rogue[] = [
     }),
   },
   {
+    // Its maximum page size is its own (the document shows none), but has_more is told from the
+    // limit asked, not from what the page holds.
+    rule: 'lists.has-more',
+    how: 'gives fifty records at most whatever the limit, and says has_more from the limit asked',
+    make: () => ({
+      response(req, res) {
+        if (!isList(req) || !ok(res)) return;
+        const page = body(res);
+        if ((page.data as Json[]).length > 50) page.data = (page.data as Json[]).slice(0, 50);
+      },
+    }),
+  },
+  {
     // The walk ends early, its pages whole: no record lost between pages, has_more alone wrong.
     rule: 'lists.has-more',
     how: 'says has_more=false on the second page of a walk, though more follow',

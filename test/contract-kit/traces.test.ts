@@ -24,6 +24,15 @@ function broken(
 const c1 = contact(1);
 const [m1, m2] = [message(1), message(2)];
 const id = (record: Record<string, unknown>) => String(record.id);
+/** The accepted create of c1, with every field it shows sent. */
+const created = () =>
+  exchange('POST', '/v1/contacts', 201, c1, {
+    sent: {
+      username: String(c1.username),
+      phone_number: String(c1.phone_number),
+      display_name: String(c1.display_name),
+    },
+  });
 
 describe('records gone that no delete named', () => {
   it('names the delete that came since when a message it did not name is gone (messages.delete.permanent)', () => {
@@ -142,14 +151,6 @@ describe('a contact a refused create made all the same', () => {
 
 describe('a message a refused send made all the same', () => {
   const conversation = String(c1.conversation_id);
-  const created = () =>
-    exchange('POST', '/v1/contacts', 201, c1, {
-      sent: {
-        username: String(c1.username),
-        phone_number: String(c1.phone_number),
-        display_name: String(c1.display_name),
-      },
-    });
   const refused = (sent: Record<string, string>) =>
     exchange('POST', '/v1/messages', 400, { error: 'message is required' }, { sent });
   const lackingText = () => refused({ conversation_id: conversation });
@@ -347,14 +348,6 @@ describe('reactions and attachments that updates on their way at once acknowledg
 });
 
 describe('renames of one contact on their way at once', () => {
-  const created = () =>
-    exchange('POST', '/v1/contacts', 201, c1, {
-      sent: {
-        username: String(c1.username),
-        phone_number: String(c1.phone_number),
-        display_name: String(c1.display_name),
-      },
-    });
   const rename = (name: string) =>
     exchange(
       'PUT',

@@ -52,6 +52,23 @@ describe('the judge of whole walks', () => {
     expect(judged([...before, capped, whole], 'lists.has-more').broken).toEqual(['lists.has-more']);
   });
 
+  it('names has_more when a walk ended on a page as full as the most the server gives, below the limit, that said has_more=false with records left out (lists.has-more)', () => {
+    const before = created();
+    // limit=3 gave 2 and more to come: the server gives 2 at most.
+    const walk = [
+      exchange('GET', '/v1/contacts?limit=3', 200, page(contacts.slice(0, 2), true)),
+      exchange('GET', `/v1/contacts?limit=3&starting_after=${ids[1]}`, 200, page(contacts.slice(2, 4))),
+    ];
+    expect(judged([...before, ...walk], 'lists.has-more').broken).toEqual(['lists.has-more']);
+    // A page as full as the limit itself says nothing of has_more: the walk may have lost records.
+    const again = created();
+    const full = [
+      exchange('GET', '/v1/contacts?limit=2', 200, page(contacts.slice(0, 2), true)),
+      exchange('GET', `/v1/contacts?limit=2&starting_after=${ids[1]}`, 200, page(contacts.slice(2, 4))),
+    ];
+    expect(judged([...again, ...full]).broken).toEqual(['contacts.list']);
+  });
+
   it('keeps silent on the same walk when it shows them all, and counts it judged', () => {
     const before = created();
     const walk = [
