@@ -144,6 +144,7 @@ const UNSEEN = [
 const NOT_SENT = [
   'says has_more=false on a page asked for with a limit of fifty or more, though more follow, on an account that starts empty',
   "serves the list of one conversation's messages without Authorization, as the last user seen",
+  'gives fifty records at most whatever the limit, and says has_more from the limit asked',
   "shows a deleted contact's messages again at the end of the list of all messages, past its first page",
   "takes messages into a deleted contact's conversation again a second after the delete",
 ];
