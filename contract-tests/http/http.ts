@@ -120,7 +120,7 @@ export async function send(method: string, path: string, options: RequestOptions
   const exchange = await withRetries(method, `${config.baseUrl}${fullPath}`, {
     once: () => sendOnce(method, fullPath, options),
     noAnswer: (error) => (error instanceof NoAnswerError ? error.why : undefined),
-    onTransient: (line) => writeRecord({ kind: 'transient', what: line }),
+    onTransient: (line) => writeRecord({ kind: 'transient', method, what: line }),
     ...(options.reconcile ? { reconcile: options.reconcile } : {}),
     giveUp: (line, noAnswer) => {
       if (noAnswer) markUnreachable(line);
@@ -181,6 +181,7 @@ async function sendOn(build: (agent: http.Agent | undefined) => Test, method: st
     if (kept === undefined || e.response !== undefined || !reused || !closed) throw error;
     writeRecord({
       kind: 'transient',
+      method,
       what: `${method} ${target}: ${e.code ?? e.message} (a kept-open connection)`,
     });
     sentCount += 1;

@@ -52,8 +52,8 @@ export type RecordLine =
   /** A server choice for --profile-out (profile/observe.ts). */
   | ProfileRecord
   | { kind: 'requests'; count: number }
-  /** A transient answer put aside (common/transient.ts): method, URL, and status or error. */
-  | { kind: 'transient'; what: string }
+  /** A transient answer put aside (common/transient.ts): its method, and the line that says method, URL, and status or error. */
+  | { kind: 'transient'; method: string; what: string }
   | { kind: 'sequences'; summary: SequenceSummary }
   | {
       kind: 'created';

@@ -1,6 +1,6 @@
 import { deleting, isObject, type Json, type PendingWrite, type Reading } from '../http/exchange';
 import type { SessionState, World } from './session';
-import { DEFAULT_PAGE, idOf, isBackParam, listKey, pageOf, samePageAgain } from './pages';
+import { DEFAULT_PAGE, idOf, isBackParam, listKey, pageOf, recordsAsked, samePageAgain } from './pages';
 import { mockPage } from './conventions';
 import { PAGE, problems } from '../rules/fields';
 import { contactRecord, messageRecord } from './records';
@@ -43,16 +43,17 @@ export function list(
     else messageRecord(v, item, at, state, world);
   });
   const limit = query.get('limit');
+  const asked = recordsAsked(limit);
   if (limit === null)
     v.check(
       'lists.default-page-size',
       page.data.length > DEFAULT_PAGE &&
         `without limit, the page holds ${page.data.length} items, more than ${DEFAULT_PAGE}`,
     );
-  else if (/^[1-9][0-9]*$/.test(limit))
+  else if (asked !== undefined)
     v.check(
       'lists.limit',
-      page.data.length > Number(limit) && `limit=${limit}, and the page holds ${page.data.length} items`,
+      page.data.length > asked && `limit=${limit}, and the page holds ${page.data.length} items`,
     );
   if (kind === 'contacts' && world) sameChoice(v, reading, page, state, world, settleMs, pending);
   const conversation = query.get('conversation_id');
@@ -77,7 +78,7 @@ export function list(
       pending,
       (by) => aliveIn(reading, world, by, unsure),
       // A walk that leaves records out may have lost them between its pages: its list's rule.
-      (missing) => lacking(reading, state, undefined, missing, reading.exchange.startedAt),
+      (missing) => lackingInWalk(reading, state, missing, reading.exchange.startedAt),
     );
   }
   if (v.has('mock.newest-first')) mockPage(v, reading, page);
@@ -170,7 +171,7 @@ function hasMore(
     const full = page.data.length >= (pageSize(world, reading).size ?? DEFAULT_PAGE);
     const lacks = full
       ? { rule: 'lists.has-more', after: '' }
-      : lacking(reading, state, world, missing, started);
+      : lackingOnPage(reading, state, world, missing, started);
     v.check(
       lacks.rule,
       missing.length > 0 &&
@@ -207,33 +208,38 @@ function hasMore(
 
 /**
  * The rule a list breaks by leaving out records seen alive: its own, unless a delete of each one,
- * refused for want of a token, ended before `by` (then the refused request took them), or, for a
- * list shown on one page (given its `world`), each is a message that a delete of another message
- * of its conversation took since it was last shown (`takerOf`): then that delete broke its rule. Of
- * any other record, a list that leaves it out says less than a retrieve's 404: the list may have
- * lost it.
+ * refused for want of a token, ended before `by` (then the refused request took them). Of a walk,
+ * no more: the walk may have lost them between its pages.
  */
-function lacking(
+function lackingInWalk(
   reading: Reading,
   state: SessionState,
-  world: World | undefined,
   missing: string[],
   by: number,
 ): { rule: string; after: string } {
-  if (missing.length === 0) return { rule: listRule(reading), after: '' };
-  const refused = missing.map((id) => state.refusedDeletes.get(id));
-  if (refused.every((r) => r !== undefined && r.at <= by)) {
-    const each = missing.length > 1 ? 'each' : 'it';
-    return {
-      rule: 'api.auth-required',
-      after: `, after a DELETE of ${each} without a valid token was refused (${refused[0]!.status})`,
-    };
-  }
+  return refusedTook(state, missing, by) ?? { rule: listRule(reading), after: '' };
+}
+
+/**
+ * The same, of a list shown on one page, where a delete may have taken them too: each is a message
+ * that a delete of another message of its conversation took since it was last shown (`takerOf`),
+ * and that delete broke its rule. Of any other record, a list that leaves it out says less than a
+ * retrieve's 404: the list may have lost it.
+ */
+function lackingOnPage(
+  reading: Reading,
+  state: SessionState,
+  world: World,
+  missing: string[],
+  by: number,
+): { rule: string; after: string } {
+  const refused = refusedTook(state, missing, by);
+  if (refused) return refused;
   const takers = missing.map((id) => {
-    const message = world?.messages.get(id);
-    const taker =
-      message && takerOf(world!, { learntAt: message.learntAt, conversation: message.conversationId }, by);
-    return taker?.kind === 'message' && taker.conversation === message!.conversationId ? taker : undefined;
+    const message = world.messages.get(id);
+    if (!message) return undefined;
+    const taker = takerOf(world, { learntAt: message.learntAt, conversation: message.conversationId }, by);
+    return taker?.kind === 'message' && taker.conversation === message.conversationId ? taker : undefined;
   });
   if (takers.length > 0 && takers.every((t) => t !== undefined)) {
     const taker = takers[0]!;
@@ -243,6 +249,22 @@ function lacking(
     };
   }
   return { rule: listRule(reading), after: '' };
+}
+
+/** Whether deletes of every missing record, refused for want of a token, ended before `by`. */
+function refusedTook(
+  state: SessionState,
+  missing: string[],
+  by: number,
+): { rule: string; after: string } | undefined {
+  if (missing.length === 0) return undefined;
+  const refused = missing.map((id) => state.refusedDeletes.get(id));
+  if (!refused.every((r) => r !== undefined && r.at <= by)) return undefined;
+  const each = missing.length > 1 ? 'each' : 'it';
+  return {
+    rule: 'api.auth-required',
+    after: `, after a DELETE of ${each} without a valid token was refused (${refused[0]!.status})`,
+  };
 }
 
 /** The rule of a list that leaves out a record it holds. */

@@ -13,6 +13,10 @@ export const idOf = (item: Json): string => String(item.id);
 /** The most records a page holds without limit (the document's default page size). */
 export const DEFAULT_PAGE = 10;
 
+/** A `limit` as a number of records, when it is one (a whole number above 0); any other is refused. */
+export const recordsAsked = (limit: string | null): number | undefined =>
+  limit !== null && /^[1-9][0-9]*$/.test(limit) ? Number(limit) : undefined;
+
 /** The data of a page of results, when the answer is one. */
 export function pageOf(reading: Reading): { has_more: boolean; data: Json[] } | undefined {
   const body = reading.body;

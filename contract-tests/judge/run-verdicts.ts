@@ -37,7 +37,7 @@ export interface RunToJudge {
  * (a POST's outcome is then unknown, and the kit may have found its record made all the same).
  */
 function everyCreateSeen(records: readonly RecordLine[]): boolean {
-  return !records.some((r) => r.kind === 'transient' && r.what.startsWith('POST '));
+  return !records.some((r) => r.kind === 'transient' && r.method === 'POST');
 }
 
 /**

@@ -1,5 +1,5 @@
 import type { Json, PendingWrite, Reading } from '../http/exchange';
-import { DEFAULT_PAGE, idOf, isBackParam, listKey, pageOf, samePageAgain } from './pages';
+import { DEFAULT_PAGE, idOf, isBackParam, listKey, pageOf, recordsAsked, samePageAgain } from './pages';
 import { dropWalk, keepWalk, keepWholeList } from './memory';
 import type { OpenWalk, SessionState, World } from './state';
 import type { Verdicts } from './verdicts';
@@ -126,9 +126,9 @@ export function pageSize(
 ): { size: number | undefined; asked: number | undefined } {
   const limit = reading.query.get('limit');
   const given = world.pageSizes.get(limit ?? '');
-  const asked = limit !== null && /^[1-9][0-9]*$/.test(limit) ? Number(limit) : undefined;
+  const asked = recordsAsked(limit);
   const capped = [...world.pageSizes]
-    .filter(([key, size]) => /^[1-9][0-9]*$/.test(key) && size < Number(key))
+    .filter(([key, size]) => size < (recordsAsked(key) ?? Infinity))
     .map(([, size]) => size);
   const known = [given, asked, ...(asked !== undefined ? capped : [])].filter((n) => n !== undefined);
   return { size: known.length > 0 ? Math.min(...known) : undefined, asked };
