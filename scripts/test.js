@@ -18,6 +18,11 @@
  *   examples   examples/: each a user's project with its own lockfile and the packed mock,
  *              its build, Vitest tests, Storybook and Playwright tests in Chromium (scripts/examples.ts)
  *
+ * Parts of one stage run at once, each with its output held and printed whole when it ends: the
+ * checks (typecheck, knip, openapi-lint), the two kit runs (contract, contract-msw), and the two
+ * installs (package, examples), which wait on the disk and the registry as much as on the processor.
+ * Alone in its stage (jest, build, or a part chosen with --only), a part's output streams as it comes.
+ *
  * `npm test -- --only jest,contract` or `--skip package` runs fewer parts.
  */
 const { spawn } = require('node:child_process');
@@ -66,34 +71,39 @@ function exampleCounts(output) {
 
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'messaging-api-mock-test-'));
 const PARTS = [
-  { name: 'typecheck', command: ['npm', 'run', '--silent', 'typecheck'] },
-  { name: 'knip', command: [bin('knip'), '--no-progress'] },
+  { name: 'typecheck', stage: 'checks', command: ['npm', 'run', '--silent', 'typecheck'] },
+  { name: 'knip', stage: 'checks', command: [bin('knip'), '--no-progress'] },
   {
     name: 'openapi-lint',
+    stage: 'checks',
     command: [bin('tsx'), 'scripts/lint-openapi.ts'],
     counts: (output) => closingCounts(output, 'openapi lint', 'linters'),
     capture: true,
   },
-  { name: 'build', command: ['npm', 'run', '--silent', 'build'] },
+  { name: 'build', stage: 'build', command: ['npm', 'run', '--silent', 'build'] },
   {
     name: 'jest',
+    stage: 'jest',
     command: [process.execPath, jestBin, '--json', `--outputFile=${path.join(tmp, 'jest.json')}`],
     counts: () => jestCounts(path.join(tmp, 'jest.json')),
   },
   {
     name: 'contract',
+    stage: 'kit',
     command: [bin('tsx'), 'scripts/contract-against-mock.ts', '--quiet', '--no-build'],
     counts: (output) => closingCounts(output, 'contract', 'rules'),
     capture: true,
   },
   {
     name: 'contract-msw',
+    stage: 'kit',
     command: [bin('tsx'), 'scripts/contract-against-msw.ts', '--quiet'],
     counts: (output) => closingCounts(output, 'contract (MSW)', 'rules'),
     capture: true,
   },
   {
     name: 'package',
+    stage: 'installs',
     command: [
       process.execPath,
       jestBin,
@@ -106,6 +116,7 @@ const PARTS = [
   },
   {
     name: 'examples',
+    stage: 'installs',
     command: [bin('tsx'), 'scripts/examples.ts'],
     counts: (output) => exampleCounts(output),
     capture: true,
@@ -117,37 +128,45 @@ function option(name) {
   return at === -1 ? undefined : (process.argv[at + 1] ?? '').split(',').filter(Boolean);
 }
 
-function runPart(part) {
+/**
+ * Runs one part. `held`: its output is kept and printed whole, under its header, when it ends
+ * (parts that run at once); else it streams as it comes.
+ */
+function runPart(part, held) {
   const started = Date.now();
-  console.log(`\n── ${part.name}: ${part.command.map((a) => path.relative(root, a) || a).join(' ')}\n`);
+  const header = `\n── ${part.name}: ${part.command.map((a) => path.relative(root, a) || a).join(' ')}\n`;
+  if (!held) console.log(header);
+  const piped = held || part.capture;
   return new Promise((resolve) => {
     const child = spawn(part.command[0], part.command.slice(1), {
       cwd: root,
-      stdio: ['ignore', part.capture ? 'pipe' : 'inherit', part.capture ? 'pipe' : 'inherit'],
+      stdio: ['ignore', piped ? 'pipe' : 'inherit', piped ? 'pipe' : 'inherit'],
     });
     let output = '';
     let startError;
-    if (part.capture) {
+    if (piped) {
       child.stdout.on('data', (chunk) => {
         output += chunk;
-        process.stdout.write(chunk);
+        if (!held) process.stdout.write(chunk);
       });
       child.stderr.on('data', (chunk) => {
         output += chunk;
-        process.stderr.write(chunk);
+        if (!held) process.stderr.write(chunk);
       });
     }
     child.on('error', (error) => {
       startError = error;
-      console.error(`${part.name}: could not start: ${error.message}`);
+      output += `${part.name}: could not start: ${error.message}\n`;
+      if (!held) console.error(`${part.name}: could not start: ${error.message}`);
     });
-    child.on('close', (code, signal) =>
-      resolve({
-        code: startError ? 'could not start' : (code ?? `killed by ${signal}`),
-        output,
-        seconds: (Date.now() - started) / 1000,
-      }),
-    );
+    child.on('close', (code, signal) => {
+      const seconds = (Date.now() - started) / 1000;
+      if (held)
+        console.log(
+          `${header}\n${output.trimEnd()}\n\n(${part.name}: ${seconds.toFixed(1)} s, beside the rest of its stage)`,
+        );
+      resolve({ code: startError ? 'could not start' : (code ?? `killed by ${signal}`), output, seconds });
+    });
   });
 }
 
@@ -163,12 +182,15 @@ async function main() {
   }
   const parts = PARTS.filter((p) => (!only || only.includes(p.name)) && !skip.includes(p.name));
   const results = [];
-  for (const part of parts) {
-    const ran = await runPart(part);
-    const counts = part.counts ? part.counts(ran.output) : undefined;
-    // A part whose counts say nothing ran, or that could not report, has not shown that it passes.
-    const passed = ran.code === 0 && (!part.counts || (counts !== undefined && counts.passed > 0));
-    results.push({ name: part.name, passed, code: ran.code, seconds: ran.seconds, counts });
+  for (const stage of new Set(parts.map((p) => p.stage))) {
+    const together = parts.filter((p) => p.stage === stage);
+    const ran = await Promise.all(together.map((part) => runPart(part, together.length > 1)));
+    together.forEach((part, i) => {
+      const counts = part.counts ? part.counts(ran[i].output) : undefined;
+      // A part whose counts say nothing ran, or that could not report, has not shown that it passes.
+      const passed = ran[i].code === 0 && (!part.counts || (counts !== undefined && counts.passed > 0));
+      results.push({ name: part.name, passed, code: ran[i].code, seconds: ran[i].seconds, counts });
+    });
   }
 
   let passed = 0;
