@@ -128,7 +128,10 @@ export function pageSize(
   const given = world.pageSizes.get(limit ?? '');
   const asked = recordsAsked(limit);
   const capped = [...world.pageSizes]
-    .filter(([key, size]) => size < (recordsAsked(key) ?? Infinity))
+    .filter(([key, size]) => {
+      const limitAsked = recordsAsked(key);
+      return limitAsked !== undefined && size < limitAsked;
+    })
     .map(([, size]) => size);
   const known = [given, asked, ...(asked !== undefined ? capped : [])].filter((n) => n !== undefined);
   return { size: known.length > 0 ? Math.min(...known) : undefined, asked };

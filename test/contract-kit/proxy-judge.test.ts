@@ -680,6 +680,19 @@ describe('the proxy judge', () => {
     ).toEqual(['messages.retrieve']);
   });
 
+  it('takes a cap on pages only from a page that held fewer than the limit it asked for: a page without limit shows none', () => {
+    const all = Array.from({ length: 9 }, (_, i) => contact(i + 1));
+    const state = newSession();
+    // Seven without limit, and more to come: the server's default page size, not a cap on limits.
+    broken([exchange('GET', '/v1/contacts', 200, page(all.slice(0, 7), true))], 'documented', state);
+    for (const c of all.slice(7))
+      broken([exchange('GET', `/v1/contacts/${String(c.id)}`, 200, c)], 'documented', state);
+    // Seven of nine with limit=20, and none to come: the list left two out; the page was not full.
+    expect(
+      broken([exchange('GET', '/v1/contacts?limit=20', 200, page(all.slice(0, 7)))], 'documented', state),
+    ).toEqual(['contacts.list']);
+  });
+
   it('takes a write taken without a token as done to whichever world holds the record it named: its fault is api.auth-required alone', () => {
     const c = contact(1);
     const state = newSession(undefined, true);
