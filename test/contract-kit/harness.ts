@@ -315,12 +315,11 @@ export async function inBatches<T>(jobs: (() => Promise<T>)[], limit: number): P
 }
 
 /**
- * Runs the kit against each rogue, three at a time, each behind its own wrapped mock: `argsOf`
+ * Runs the kit against each rogue, two at a time, each behind its own wrapped mock: `argsOf`
  * gives the bin's arguments for the rogue at `i` on the server at `url`. The runs are keyed by
- * the rogue's index. Three, on a 2-core machine: a run waits for a fifth of its time (quiet
- * windows, the settle of what lasts), and two at a time left the processor a fifth idle. The 99
- * rogues of rogues.test.ts took 526 s alone, against 677 s two at a time (2026-11-29, 2 cores),
- * every verdict the same.
+ * the rogue's index. Two, on a 2-core machine: three at a time took the 99 rogues of
+ * rogues.test.ts alone in 526 s against 677 s, but in the whole jest run, beside kit.test.ts and
+ * its own kit runs, every file took longer and the run 1,553 s against 1,369 s (2026-11-29).
  */
 export async function runRogues<R extends { make(): Wrapper; options?: AppOptions }>(
   rogues: readonly R[],
@@ -339,7 +338,7 @@ export async function runRogues<R extends { make(): Wrapper; options?: AppOption
         await server.close();
       }
     }),
-    3,
+    2,
   );
   return runs;
 }
