@@ -158,12 +158,12 @@ export function views(
     ).map(
       (field) => `contact ${idOf(item)}: ${field} was ${show(known.stable[field])}, now ${show(item[field])}`,
     );
-    const changed = Object.values(known.changedAt);
+    // An update since a write's answer last showed the contact may have moved it; after that
+    // answer (what the server holds), a view that moves it is the view's fault.
+    const byUpdate = Object.values(known.changedAt).some((at) => at! > (known.heldSince ?? -Infinity));
     if (moved.length > 0)
       v.check(
-        changed.length > 0
-          ? 'contacts.update.keeps-the-rest'
-          : viewRule('contacts.retrieve', 'contacts.list'),
+        byUpdate ? 'contacts.update.keeps-the-rest' : viewRule('contacts.retrieve', 'contacts.list'),
         ...moved,
       );
     // A field an update changed shows its new value once the update is settled, not a former one.
@@ -260,8 +260,11 @@ function messageView(v: Verdicts, item: Json, known: MessageFacts, started: numb
   ]
     .filter((p): p is string => typeof p === 'string')
     .map((p) => `message ${id}: ${p}`);
-  if (moved.length > 0 && (updated || !isList))
-    v.check(updated ? 'messages.update.keeps-the-rest' : 'messages.retrieve', ...moved);
+  // As for contacts: after the answer of the update, which showed what the server holds, a view that
+  // moves the message is the view's fault.
+  const byUpdate = updated && known.updatedAt! > (known.heldSince ?? -Infinity);
+  if (moved.length > 0 && (byUpdate || !isList))
+    v.check(byUpdate ? 'messages.update.keeps-the-rest' : 'messages.retrieve', ...moved);
   if (known.editedAt !== undefined && known.editedAt <= started)
     v.check(
       'messages.update.edit-text',

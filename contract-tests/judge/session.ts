@@ -174,6 +174,7 @@ function learnContact(
     former: known?.former ?? {},
     changedAt: known?.changedAt ?? {},
     ...(known?.updatedAt !== undefined ? { updatedAt: known.updatedAt } : {}),
+    ...(!read ? { heldSince: at } : known?.heldSince !== undefined ? { heldSince: known.heldSince } : {}),
     ...(known?.unsettled ? { unsettled: known.unsettled } : {}),
     ...(active ? { active } : {}),
   });
@@ -253,6 +254,7 @@ function learnMessage(
     if (attachments !== undefined)
       known.attachments = overlapped ? Math.max(known.attachments, attachments) : attachments;
     if (stamp) known.stamp = stamp;
+    if (!read) known.heldSince = at;
   } else
     world.messages.set(id, {
       ...shown,
@@ -262,6 +264,7 @@ function learnMessage(
       reactions: reactions ?? NO_REACTIONS,
       attachments: attachments ?? 0,
       ...(stamp ? { stamp } : {}),
+      ...(!read ? { heldSince: at } : {}),
     });
   keepRecord(state, world, 'm', id);
 }

@@ -60,6 +60,11 @@ export interface ContactFacts {
   /** When the last update of it that the proxy saw ended. */
   updatedAt?: number;
   /**
+   * When a write's answer last showed it: what the server holds from then on. After it, a view that
+   * moves a field that never changes is that view's fault, not an update's before it.
+   */
+  heldSince?: number;
+  /**
    * The values that updates on their way at once answered, by field (keys as `former`'s), until an
    * update on its own: the server may have applied any of them last, so none is a former value yet.
    */
@@ -91,6 +96,8 @@ export interface MessageFacts {
   /** When the last update of it that the proxy saw ended, and what that update added. */
   updatedAt?: number;
   lastUpdate?: { reaction: boolean; attachment: boolean };
+  /** When a write's answer last showed it (see ContactFacts). */
+  heldSince?: number;
   /**
    * `updated_at` as an answer showed it after the last update (that update's own, or a retrieve's
    * sent after it): from when it held, and when it was answered. Only an update moves it, so a later

@@ -35,10 +35,6 @@ export const JUDGE_ALSO_NAMES: Record<string, string> = {
     'a list that lacks the messages it took, before a retrieve answers 404 for them, may have lost them itself (the list’s rule); and of a contact’s delete and a message’s delete in their conversation since, the judge takes the latter for the one that took them (messages.delete.permanent)',
   'repeats the last item of a page at the top of the next (starting_after)':
     'on lists never shown whole, the repeated record shifts the pages: the walk leaves records out (the list’s rule) or ends early (lists.has-more)',
-  'answers the retrieve of a contact with its created_at a second late':
-    'after an update, a view that shows a field that never changes moved is charged to the update (contacts.update.keeps-the-rest): whether the update moved it or the view shows it wrong takes more than one view to tell',
-  'answers the retrieve of a message with its created_at a second late':
-    'after an update, a view that shows a field that never changes moved is charged to the update (messages.update.keeps-the-rest): whether the update moved it or the view shows it wrong takes more than one view to tell',
 };
 
 /** The same, for the rogues of the mock's conventions (convention-rogues.test.ts, mock rule set). */

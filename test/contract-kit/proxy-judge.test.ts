@@ -693,6 +693,58 @@ describe('the proxy judge', () => {
     ).toEqual(['contacts.list']);
   });
 
+  it("charges a view that moves a field that never changes after an update's answer showed it kept to the view, not to the update", () => {
+    const c = contact(1);
+    const state = newSession();
+    broken([exchange('GET', '/v1/contacts', 200, page([c]))], 'documented', state);
+    const renamed = { ...c, display_name: 'Renamed' };
+    expect(
+      broken(
+        [
+          exchange('PUT', `/v1/contacts/${String(c.id)}`, 200, renamed, {
+            sent: { display_name: 'Renamed' },
+          }),
+        ],
+        'documented',
+        state,
+      ),
+    ).toEqual([]);
+    const late = { ...renamed, created_at: Number(c.created_at) + 1 };
+    expect(broken([exchange('GET', `/v1/contacts/${String(c.id)}`, 200, late)], 'documented', state)).toEqual(
+      ['contacts.retrieve'],
+    );
+    // The same of a message, edited.
+    const m = message(1);
+    broken([exchange('GET', `/v1/messages/${String(m.id)}`, 200, m)], 'documented', state);
+    const edited = { ...m, message: 'Edited', updated_at: now() + 1 };
+    expect(
+      broken(
+        [exchange('PUT', `/v1/messages/${String(m.id)}`, 200, edited, { sent: { message: 'Edited' } })],
+        'documented',
+        state,
+      ),
+    ).toEqual([]);
+    const moved = { ...edited, created_at: Number(m.created_at) + 1 };
+    expect(
+      broken([exchange('GET', `/v1/messages/${String(m.id)}`, 200, moved)], 'documented', state),
+    ).toEqual(['messages.retrieve']);
+    // An update taken whose answer moved it is the update's fault (keeps-the-rest), at that answer.
+    const c2 = contact(2);
+    broken([exchange('GET', '/v1/contacts', 200, page([c2]))], 'documented', state);
+    const movedByUpdate = { ...c2, display_name: 'Other', created_at: Number(c2.created_at) + 1 };
+    expect(
+      broken(
+        [
+          exchange('PUT', `/v1/contacts/${String(c2.id)}`, 200, movedByUpdate, {
+            sent: { display_name: 'Other' },
+          }),
+        ],
+        'documented',
+        state,
+      ),
+    ).toEqual(['contacts.update.keeps-the-rest']);
+  });
+
   it('takes a write taken without a token as done to whichever world holds the record it named: its fault is api.auth-required alone', () => {
     const c = contact(1);
     const state = newSession(undefined, true);
