@@ -299,10 +299,11 @@ export function learn(state: SessionState, reading: Reading, pending: readonly P
     if (writing && reading.ok) takenWithoutToken(state, reading);
     return;
   }
-  if (writing && state.worlds.has(authorization)) {
-    const world = state.worlds.get(authorization)!;
-    world.writes += 1;
-    world.lastWriteAt = Math.max(world.lastWriteAt, at);
+  // The token's world, when it has one before this exchange.
+  const before = state.worlds.get(authorization);
+  if (writing && before) {
+    before.writes += 1;
+    before.lastWriteAt = Math.max(before.lastWriteAt, at);
   }
   if (refusedForm(reading))
     noteFormRefused(state, ensureWorld(state, authorization), copy(sentKey(reading)), exchange.status);
@@ -314,10 +315,9 @@ export function learn(state: SessionState, reading: Reading, pending: readonly P
     });
   // A record a retrieve answers 404 or 410 for is gone, whatever took it (judge/traces.ts judged
   // that): the views after it are not held to it.
-  const known = state.worlds.get(authorization);
-  if (known && method === 'GET' && [404, 410].includes(exchange.status))
+  if (before && method === 'GET' && [404, 410].includes(exchange.status))
     if (route.kind === 'contact' || route.kind === 'message')
-      dropRecord(state, known, route.kind === 'contact' ? 'c' : 'm', route.id);
+      dropRecord(state, before, route.kind === 'contact' ? 'c' : 'm', route.id);
   if (!reading.ok) return;
   if (route.kind === 'outside' || route.kind === 'unknown-api') {
     // A write the proxy cannot read (the mock's reset, a fixture loaded): the world may be

@@ -108,13 +108,6 @@ const heldStill = (walk: OpenWalk, world: World, pending: readonly PendingWrite[
 const BACK = /^ending_before$/;
 
 /**
- * A page asked for backwards from a record (`ending_before=<id>`), with no write since
- * the list was seen in order (a walk under way, or the list shown whole): it holds the records just
- * before that one, as many as it shows, up to the page's size (lists.pages: "and back, where it has
- * one"). A page that is the list's first records again is a parameter ignored, which the document
- * allows.
- */
-/**
  * The size of the page asked for: the size of the list's first pages with the same limit, or the
  * limit asked for, or the most the server gives for any limit. A server may give fewer than asked
  * (the maximum limit is not shown): a first page that held fewer than its limit and said has_more
@@ -137,6 +130,13 @@ export function pageSize(
   return { size: known.length > 0 ? Math.min(...known) : undefined, asked };
 }
 
+/**
+ * A page asked for backwards from a record (`ending_before=<id>`), with no write since
+ * the list was seen in order (a walk under way, or the list shown whole): it holds the records just
+ * before that one, as many as it shows, up to the page's size (lists.pages: "and back, where it has
+ * one"). A page that is the list's first records again is a parameter ignored, which the document
+ * allows.
+ */
 export function judgeBackPage(
   v: Verdicts,
   reading: Reading,
