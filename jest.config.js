@@ -13,7 +13,9 @@ module.exports = {
   roots: ['<rootDir>/src', '<rootDir>/test'],
   testMatch: ['**/*.test.ts'],
   testPathIgnorePatterns: ['/node_modules/', '<rootDir>/test/package/'],
-  transform: { '^.+\\.ts$': 'ts-jest', '^.+\\.m?js$': '<rootDir>/contract-tests/esbuild-transform.js' },
+  // esbuild strips the types (the typecheck part of `npm test` checks them): ts-jest compiled every
+  // file again in each worker of a fresh clone, with a language service of its own.
+  transform: { '^.+\\.(ts|m?js)$': '<rootDir>/contract-tests/esbuild-transform.js' },
   // MSW's dependencies that are ES modules only (see contract-tests/esbuild-transform.js); the rest stay as they are.
   transformIgnorePatterns: ['/node_modules/(?!(rettime|until-async|@open-draft/deferred-promise)/)'],
 };

@@ -7,6 +7,6 @@ module.exports = {
   rootDir: __dirname,
   testEnvironment: 'node',
   testMatch: ['<rootDir>/*.test.ts'],
-  transform: { '^.+\\.ts$': ['ts-jest', { tsconfig: '<rootDir>/../../tsconfig.json' }] },
+  transform: { '^.+\\.ts$': '<rootDir>/../../contract-tests/esbuild-transform.js' },
   testTimeout: 120_000,
 };
