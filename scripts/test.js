@@ -4,12 +4,12 @@
  * each part with its outcome and counts, then ends with one line `tests: N passed, N failed`.
  * The exit code is 1 when any part failed.
  *
- *   build      npm run build: dist/, the package's contents (nothing to do when it is up to date)
  *   typecheck  tsc --noEmit over src/, test/, contract-tests/ and scripts/, then over demo/ with the
  *              DOM's types (demo/tsconfig.json), which the rest must not see
  *   knip       no unused file, export, type or dependency (knip.json)
  *   openapi-lint  the OpenAPI document under Redocly's recommended and Spectral's oas rules, no
  *              error and no warning (scripts/lint-openapi.ts)
+ *   build      npm run build: dist/, the package's contents (nothing to do when it is up to date)
  *   jest       the unit, integration, browser and contract-kit tests (jest.config.js)
  *   contract   the kit against the mock started as a process, both rule sets
  *   contract-msw  the kit against the MSW adapter in Node (setupServer), both rule sets
@@ -18,11 +18,10 @@
  *   examples   examples/: each a user's project with its own lockfile and the packed mock,
  *              its build, Vitest tests, Storybook and Playwright tests in Chromium (scripts/examples.ts)
  *
- * Three stages, one after another: the build; then every part but jest at once (the checks, the
- * kit's two runs and the two installs, which wait on the disk and the registry as much as on the
- * processor), each with its output held and printed whole when it ends; then jest, alone, since it
- * keeps every core busy by itself. Alone in its stage (jest, build, or a part chosen with --only),
- * a part's output streams as it comes.
+ * Parts of one stage run at once, each with its output held and printed whole when it ends: the
+ * checks (typecheck, knip, openapi-lint), the two kit runs (contract, contract-msw), and the two
+ * installs (package, examples), which wait on the disk and the registry as much as on the processor.
+ * Alone in its stage (jest, build, or a part chosen with --only), a part's output streams as it comes.
  *
  * `npm test -- --only jest,contract` or `--skip package` runs fewer parts.
  */
@@ -72,7 +71,6 @@ function exampleCounts(output) {
 
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'messaging-api-mock-test-'));
 const PARTS = [
-  { name: 'build', stage: 'build', command: ['npm', 'run', '--silent', 'build'] },
   { name: 'typecheck', stage: 'checks', command: ['npm', 'run', '--silent', 'typecheck'] },
   { name: 'knip', stage: 'checks', command: [bin('knip'), '--no-progress'] },
   {
@@ -82,6 +80,7 @@ const PARTS = [
     counts: (output) => closingCounts(output, 'openapi lint', 'linters'),
     capture: true,
   },
+  { name: 'build', stage: 'build', command: ['npm', 'run', '--silent', 'build'] },
   {
     name: 'jest',
     stage: 'jest',
@@ -90,21 +89,21 @@ const PARTS = [
   },
   {
     name: 'contract',
-    stage: 'checks',
+    stage: 'kit',
     command: [bin('tsx'), 'scripts/contract-against-mock.ts', '--quiet', '--no-build'],
     counts: (output) => closingCounts(output, 'contract', 'rules'),
     capture: true,
   },
   {
     name: 'contract-msw',
-    stage: 'checks',
+    stage: 'kit',
     command: [bin('tsx'), 'scripts/contract-against-msw.ts', '--quiet'],
     counts: (output) => closingCounts(output, 'contract (MSW)', 'rules'),
     capture: true,
   },
   {
     name: 'package',
-    stage: 'checks',
+    stage: 'installs',
     command: [
       process.execPath,
       jestBin,
@@ -117,7 +116,7 @@ const PARTS = [
   },
   {
     name: 'examples',
-    stage: 'checks',
+    stage: 'installs',
     command: [bin('tsx'), 'scripts/examples.ts'],
     counts: (output) => exampleCounts(output),
     capture: true,
