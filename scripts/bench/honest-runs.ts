@@ -11,7 +11,8 @@
  * expects to pass (exit 0) as well.
  *
  * `npm run bench -- --only honest [--honest-runs N] [--honest-staging-runs M]`, or alone:
- * `npx tsx scripts/bench/honest-runs.ts [--runs N] [--staging-runs M] [--servers mock,staging,hard|edge]`.
+ * `npx tsx scripts/bench/honest-runs.ts [--runs N] [--staging-runs M] [--servers mock,staging,hard|edge]
+ * [--name <text>]` (`--name`: only the servers whose name holds the text, e.g. `--name gzip`).
  * One run at a time (the kit's own default workers), a new token each run.
  */
 import { parseArgs } from 'node:util';
@@ -124,12 +125,13 @@ async function runsAgainst(
  * `stagingRuns` applies to the staging servers (they take longer); the mock takes `runs`.
  */
 export async function honestRuns(
-  options: { runs: number; stagingRuns?: number; servers?: string[] },
+  options: { runs: number; stagingRuns?: number; servers?: string[]; name?: string },
   say: (line: string) => void = console.log,
 ): Promise<HonestResult[]> {
   const which = new Set(options.servers ?? ['mock', 'staging', 'hard']);
   const results: HonestResult[] = [];
   for (const server of servers(which)) {
+    if (options.name !== undefined && !server.name.includes(options.name)) continue;
     const runs = server.name.startsWith('staging') ? (options.stagingRuns ?? options.runs) : options.runs;
     if (runs <= 0) continue;
     const result = await runsAgainst(server, runs, say);
@@ -150,6 +152,7 @@ if (require.main === module) {
       runs: { type: 'string', default: '50' },
       'staging-runs': { type: 'string' },
       servers: { type: 'string', default: 'mock,staging,hard' },
+      name: { type: 'string' },
     },
   });
   const runs = Math.max(0, Math.round(Number(values.runs)));
@@ -157,7 +160,7 @@ if (require.main === module) {
     values['staging-runs'] === undefined
       ? undefined
       : Math.max(0, Math.round(Number(values['staging-runs'])));
-  honestRuns({ runs, stagingRuns, servers: values.servers.split(',') }).then(
+  honestRuns({ runs, stagingRuns, servers: values.servers.split(','), name: values.name }).then(
     (results) => process.exit(results.some((r) => r.failures.length > 0) ? 1 : 0),
     (error: Error) => {
       console.error(error.stack);
