@@ -103,7 +103,7 @@ function program(): Command {
       .addOption(
         new Option(
           '--workers <n>',
-          'parallel test files (default: 1 for a local server that answers within 20 ms, 4 otherwise)',
+          'parallel test files (default: 1 for a server on this machine that answers within 20 ms, or while every processor here is busy; 4 otherwise)',
         ).argParser(positive),
       )
       .option(

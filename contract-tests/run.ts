@@ -114,14 +114,35 @@ function isLoopback(baseUrl: string): boolean {
 
 /**
  * A server whose quickest answer so far (the check before the run, the search for samples) took
- * this long is far away, wherever it listens: its test files run four at a time, since the run
- * then waits on round trips, not on the processor the server shares with the kit.
+ * this long is far away, wherever it listens, unless this machine is too busy to tell.
  */
 const FAR_MS = 20;
 
-function isFar(resultsDir: string): boolean {
+/**
+ * Jest workers when `--workers` is not given. Four for a server that is not on this machine, or
+ * that is but whose quickest answer so far took FAR_MS or more (a tunnel, a server that waits
+ * before it answers): the run then waits on round trips, and test files at once overlap them. One
+ * for a server on this machine that answers at once, and for one whose answers are slow while
+ * every processor here is busy (the last minute's load average at or above their count): the
+ * slowness is then the kit's and the server's wait for a processor, which more test files at once
+ * would only share, at half as much processor again a run (each worker loads the kit anew).
+ */
+export function defaultWorkers(server: {
+  loopback: boolean;
+  /** The quickest answer so far, in ms (undefined: none yet). */
+  quickestMs: number | undefined;
+  /** The last minute's load average, and the processors it is measured against. */
+  load: number;
+  processors: number;
+}): number {
+  if (!server.loopback) return 4;
+  const far = server.quickestMs !== undefined && server.quickestMs >= FAR_MS;
+  return far && server.load < server.processors ? 4 : 1;
+}
+
+function quickestAnswer(resultsDir: string): number | undefined {
   const times = readWire(resultsDir).map((r) => r.finishedAt - r.startedAt);
-  return times.length > 0 && Math.min(...times) >= FAR_MS;
+  return times.length > 0 ? Math.min(...times) : undefined;
 }
 
 /** A run that cannot start: exit 2 with the reason, no rule judged. */
@@ -291,7 +312,14 @@ export async function runKit(options: KitOptions): Promise<KitResult> {
       return { ...cannotJudge(options, `could not judge: ${error.message}`, started), runId, leftovers };
     }
 
-    const workers = options.workers ?? (isLoopback(baseUrl) && !isFar(resultsDir) ? 1 : 4);
+    const workers =
+      options.workers ??
+      defaultWorkers({
+        loopback: isLoopback(baseUrl),
+        quickestMs: quickestAnswer(resultsDir),
+        load: os.loadavg()[0]!,
+        processors: os.availableParallelism(),
+      });
     const pattern = options.rules?.length
       ? `\\[(${[...options.rules.map(escapeRegExp), ...(options.sequences ? ['sequences'] : [])].join('|')})\\]`
       : undefined;

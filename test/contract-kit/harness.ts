@@ -381,9 +381,10 @@ export async function runRogues<R extends { make(): Wrapper; options?: AppOption
     rogues.map((rogue, i) => async () => {
       const server = await startWrapped(rogue.make(), rogue.options);
       try {
-        // One worker, as on a quiet machine: under load the mock's answers can take 20 ms, and the
-        // kit would take it for a far server and run four test files at once, where a rogue that
-        // deletes another conversation's messages takes those of another file too.
+        // One worker, as on a quiet machine: under some load (a processor still free) the mock's
+        // answers can take 20 ms, and the kit would take it for a far server and run four test
+        // files at once, where a rogue that deletes another conversation's messages takes those
+        // of another file too.
         runs.set(i, await runBin([...argsOf(rogue, i, server.url), '--workers', '1']));
       } finally {
         await server.close();

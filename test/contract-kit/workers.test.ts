@@ -5,6 +5,7 @@ import path from 'node:path';
 import { failures, failedRules, inBatches, runBin, startWrapped, type KitRun } from './harness';
 import { MODEL_ROGUES } from './servers';
 import { startStaging, STAGING_VARIANTS } from './staging';
+import { defaultWorkers } from '../../contract-tests/run';
 
 /**
  * The kit with four workers, as it runs against a server that is not on this machine: every
@@ -157,5 +158,31 @@ describe('the kit’s own writes and its walks (http/stillness.ts)', () => {
     await walk;
     expect(walked).toBe(true);
     expect(fs.readdirSync(dir).filter((name) => name.startsWith('quiet-'))).toEqual([]);
+  });
+});
+
+describe('how many workers the kit takes when not told (defaultWorkers)', () => {
+  const quiet = { load: 0.3, processors: 2 };
+  const busy = { load: 2.4, processors: 2 };
+
+  it('takes four for a server elsewhere, however quick and however busy this machine', () => {
+    expect(defaultWorkers({ loopback: false, quickestMs: 1, ...quiet })).toBe(4);
+    expect(defaultWorkers({ loopback: false, quickestMs: 1, ...busy })).toBe(4);
+  });
+
+  it('takes one for a server on this machine that answers at once, or before any answer', () => {
+    expect(defaultWorkers({ loopback: true, quickestMs: 3, ...quiet })).toBe(1);
+    expect(defaultWorkers({ loopback: true, quickestMs: undefined, ...quiet })).toBe(1);
+  });
+
+  it('takes four for a server on this machine whose quickest answer takes 20 ms, while a processor is free', () => {
+    expect(defaultWorkers({ loopback: true, quickestMs: 20, ...quiet })).toBe(4);
+    expect(defaultWorkers({ loopback: true, quickestMs: 19, ...quiet })).toBe(1);
+    expect(defaultWorkers({ loopback: true, quickestMs: 55, load: 1.9, processors: 2 })).toBe(4);
+  });
+
+  it('takes one for a slow server on this machine while every processor here is busy: the wait is for a processor', () => {
+    expect(defaultWorkers({ loopback: true, quickestMs: 55, ...busy })).toBe(1);
+    expect(defaultWorkers({ loopback: true, quickestMs: 55, load: 2, processors: 2 })).toBe(1);
   });
 });
