@@ -4,15 +4,15 @@ import http, { type IncomingMessage, type Server, type ServerResponse } from 'no
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import zlib from 'node:zlib';
+import bodyParser from 'body-parser';
 import type express from 'express';
 import { createApp, everyAuthorization, type AppOptions, type MockLocals } from '../../src/express/app';
 import type { RequestHeaders } from '../../src/core/body';
 import { dashboardFiles } from '../../src/dashboard';
 
 /**
- * Servers for testing the contract kit: the real mock (createApp), wrapped in an outer Express app
- * that hands every request to it (in this process: see mockOf) and may rewrite the request on the
+ * Servers for testing the contract kit: the real mock (createApp), wrapped in an outer server (Node's
+ * http) that hands every request to it (in this process: see mockOf) and may rewrite the request on the
  * way in or the answer on the way out. A rogue rewrites so that one documented rule breaks; an
  * honest variant rewrites only what the document leaves open.
  */
@@ -114,47 +114,17 @@ function mockOf(app: express.Express): (req: ProxyRequest) => Promise<ProxyRespo
   };
 }
 
-/** A request has a body when it says so (Content-Length or Transfer-Encoding), as type-is reads it. */
-const hasBody = (request: IncomingMessage) =>
-  request.headers['transfer-encoding'] !== undefined || request.headers['content-length'] !== undefined;
-
 /** The request's media type, lower case, without its parameters. */
 const mediaType = (request: IncomingMessage) =>
   (request.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
 
-const BODY_LIMIT = 1024 * 1024;
-
 /**
- * The request's body, inflated when it came compressed (gzip, deflate, br), as body-parser gives it
- * to the mock; a body over 1 MB is refused with 413, and one that does not inflate with 400.
+ * Reads the request's body as the mock's own server does (body-parser, which the mock's app uses):
+ * inflated when it came compressed, any media type, at most 1 MB (past it, read to its end and
+ * refused with 413, so that the client gets the answer). `req.body` stays undefined when the
+ * request has no body.
  */
-function readBody(request: IncomingMessage): Promise<Buffer> {
-  const encoding = (request.headers['content-encoding'] ?? 'identity').toLowerCase();
-  const inflate =
-    encoding === 'gzip'
-      ? zlib.createGunzip()
-      : encoding === 'deflate'
-        ? zlib.createInflate()
-        : encoding === 'br'
-          ? zlib.createBrotliDecompress()
-          : undefined;
-  const stream = inflate ? request.pipe(inflate) : request;
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let length = 0;
-    // Past the limit the rest is read and dropped, so that the 413 reaches the client.
-    stream.on('data', (chunk: Buffer) => {
-      length += chunk.length;
-      if (length <= BODY_LIMIT) chunks.push(chunk);
-    });
-    stream.on('end', () =>
-      length > BODY_LIMIT
-        ? reject(Object.assign(new Error('request entity too large'), { status: 413 }))
-        : resolve(Buffer.concat(chunks)),
-    );
-    stream.on('error', (error) => reject(Object.assign(error, { status: 400 })));
-  });
-}
+const readBody = bodyParser.raw({ type: () => true, limit: '1mb' });
 
 /** The mock, wrapped; with no wrapper it is the mock as it is. */
 export async function startWrapped(wrapper: Wrapper = {}, options: AppOptions = {}): Promise<Running> {
@@ -173,15 +143,14 @@ export async function startWrapped(wrapper: Wrapper = {}, options: AppOptions = 
   // The outer server is Node's own, not Express: a rogue run sends some 2,300 requests, and
   // Express's routing and body reading of each took about a third of the server's processor.
   const outer = http.createServer((request, response) => {
-    void readBody(request).then(
-      (raw) => answer(request, response, raw),
-      (error: { status?: number }) => {
+    readBody(request, response, (error?: { status?: number }) => {
+      if (error) {
         response.statusCode = error.status ?? 400;
         response.end(String(error));
-      },
-    );
+      } else void answer(request, response, (request as { body?: Buffer }).body);
+    });
   });
-  const answer = async (request: IncomingMessage, response: ServerResponse, raw: Buffer) => {
+  const answer = async (request: IncomingMessage, response: ServerResponse, body: Buffer | undefined) => {
     const url = request.url ?? '/';
     const at = url.indexOf('?');
     const headers: Record<string, string> = {};
@@ -194,10 +163,10 @@ export async function startWrapped(wrapper: Wrapper = {}, options: AppOptions = 
       query: new URLSearchParams(at === -1 ? '' : url.slice(at + 1)),
       headers,
       authorizations: everyAuthorization(request.rawHeaders),
-      raw,
+      raw: body ?? Buffer.alloc(0),
       form:
-        hasBody(request) && mediaType(request) === 'application/x-www-form-urlencoded'
-          ? new URLSearchParams(raw.toString('utf8'))
+        body !== undefined && mediaType(request) === 'application/x-www-form-urlencoded'
+          ? new URLSearchParams(body.toString('utf8'))
           : undefined,
     };
     try {
