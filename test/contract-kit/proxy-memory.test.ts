@@ -116,8 +116,10 @@ describe('what the proxy remembers stays within its bounds', () => {
     // Sixty tokens, each with about 300 records: some 16 MB, far above the heap's noise.
     expect(held).toBeGreaterThan(10 * 2 ** 20);
     expect(counted).toBeGreaterThanOrEqual(held);
-    // An upper bound that is no wild guess either.
-    expect(counted).toBeLessThan(2 * held);
+    // An upper bound that is no wild guess either. The count is of the data, the heap is V8's: for
+    // the same sixty tokens Node 20 held 19.3 MB and Node 26 12.2 MB, against 24.8 MB counted
+    // (1.28 and 2.04 times as much).
+    expect(counted).toBeLessThan(2.5 * held);
   }, 150_000);
 });
 
