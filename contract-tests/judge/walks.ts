@@ -135,7 +135,7 @@ export function pageSize(
  * the list was seen in order (a walk under way, or the list shown whole): it holds the records just
  * before that one, as many as it shows, up to the page's size (lists.pages: "and back, where it has
  * one"). A page that is the list's first records again is a parameter ignored, which the document
- * allows.
+ * allows; a page asked for with `starting_after` as well is not judged here.
  */
 export function judgeBackPage(
   v: Verdicts,
@@ -146,7 +146,8 @@ export function judgeBackPage(
 ): void {
   const page = pageOf(reading);
   const back = [...reading.query].find(([name]) => BACK.test(name));
-  if (!page || !back || mineOnTheirWay(pending, reading)) return;
+  // Both ways at once: the document does not say which one a server follows, if either.
+  if (!page || !back || reading.query.has('starting_after') || mineOnTheirWay(pending, reading)) return;
   const [name, value] = back;
   const key = listKey(reading);
   const whole = world.wholeLists.get(key);

@@ -307,17 +307,24 @@ export const CONVENTION_ROGUES: ConventionRogue[] = [
     }),
   },
   {
-    // A time once the message is updated (the document's rule), but not the time of the update.
+    // A time once the message is updated (the document's rule), but not the time of the update: an
+    // hour ahead of it, as by a clock of its own (the document, which cannot know the server's
+    // clock, does not hold a time to the client's).
     rule: 'mock.updated-at',
-    how: 'sets updated_at an hour before the message was created, on every update',
-    make: () => ({
-      response(_req, res) {
-        eachResource(res.body, (item) => {
-          if (isMessage(item) && item.updated_at !== null && typeof item.created_at === 'number')
-            item.updated_at = item.created_at - 3600;
-        });
-      },
-    }),
+    how: 'sets updated_at an hour after the time of each update',
+    make: () => {
+      const ahead = new Map<string, number>();
+      return {
+        response(req, res) {
+          const id = MESSAGE.exec(req.path)?.[1];
+          if (id && req.method === 'PUT' && ok(res)) ahead.set(id, Math.floor(Date.now() / 1000) + 3600);
+          eachResource(res.body, (item) => {
+            const at = ahead.get(String(item.id));
+            if (isMessage(item) && item.updated_at !== null && at !== undefined) item.updated_at = at;
+          });
+        },
+      };
+    },
   },
   {
     // A contact's delete that leaves its messages to a job a second later: the document lets an

@@ -62,7 +62,7 @@ describe('the contract kit against rogue servers', () => {
     expect(INPUT_ROGUES.map((r) => r.how)).toEqual(
       expect.arrayContaining([
         'refuses a contact update without display_name',
-        'refuses a message update that carries no message text',
+        'refuses a message update of reactions alone, without message text',
         'cuts message texts at 200 characters',
         'drops the + of phone numbers',
         'replaces a given avatar_url with an empty string',

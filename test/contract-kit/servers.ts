@@ -460,11 +460,11 @@ export const MODEL_ROGUES: Rogue[] = [
     make: () => {
       const moved = new Set<string>();
       return {
-        request(req) {
+        response(req, res) {
+          // An update the server took: one it refused changes nothing (that would break the rule
+          // of the refusal too, e.g. api.auth-required's for one without a token).
           const id = idOfPath(MESSAGE, req);
-          if (id && isUpdate(req, MESSAGE)) moved.add(id);
-        },
-        response(_req, res) {
+          if (id && isUpdate(req, MESSAGE) && ok(res)) moved.add(id);
           eachResource(res.body, (item) => {
             if (isMessage(item) && moved.has(String(item.id)))
               item.created_at = (item.created_at as number) + 7;
@@ -501,11 +501,11 @@ export const MODEL_ROGUES: Rogue[] = [
       const reset = new Set<string>();
       const DEFAULT = 'https://example.com/avatars/default.png';
       return {
-        request(req) {
+        response(req, res) {
+          // A rename the server took, as above.
           const id = idOfPath(CONTACT, req);
-          if (id && isUpdate(req, CONTACT) && sentKeys(req).includes('display_name')) reset.add(id);
-        },
-        response(_req, res) {
+          if (id && isUpdate(req, CONTACT) && sentKeys(req).includes('display_name') && ok(res))
+            reset.add(id);
           eachResource(res.body, (item) => {
             if (!isMessage(item) && reset.has(String(item.id))) item.avatar_url = DEFAULT;
             const sender = item.contact as Json | undefined;
@@ -702,11 +702,14 @@ export const MODEL_ROGUES: Rogue[] = [
   },
   {
     rule: 'lists.pages',
-    how: "repeats the previous page's last item at the top of the last page",
+    how: "repeats the previous page's last item at the top of a last page with room for it",
     make: () => ({
       async response(req, res, inner) {
         const cursor = req.query.get('starting_after');
         if (!isList(req) || !cursor || !ok(res) || body(res).has_more) return;
+        // Only where the page has room for one more: a page past its size breaks lists.limit too.
+        const size = Math.min(Number(req.query.get('limit') ?? 10), 100);
+        if ((body(res).data as Json[]).length >= size) return;
         const kind = req.path.startsWith('/v1/contacts') ? 'contacts' : 'messages';
         const previous = await inner('GET', `/v1/${kind}/${cursor}`, auth(req));
         if (ok(previous)) body(res).data = [body(previous), ...(body(res).data as Json[])];
@@ -1301,10 +1304,17 @@ export const INPUT_ROGUES: Rogue[] = [
   },
   {
     rule: 'messages.update.add-reaction',
-    how: 'refuses a message update that carries no message text',
+    how: 'refuses a message update of reactions alone, without message text',
     make: () => ({
       request(req) {
-        if (req.method === 'PUT' && MESSAGE.test(req.path) && lacks(req, 'message'))
+        // Attachments without text are taken: refusing them too would break
+        // messages.update.add-attachment as well.
+        if (
+          req.method === 'PUT' &&
+          MESSAGE.test(req.path) &&
+          lacks(req, 'message') &&
+          !sentKeys(req).some((key) => key.startsWith('attachments'))
+        )
           return refusal('message is required');
       },
     }),
