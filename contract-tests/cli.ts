@@ -16,12 +16,7 @@ import {
   type SampleKey,
   type UserSamples,
 } from './model/samples';
-import {
-  addRuleSetOptions,
-  readRuleSet,
-  RuleSetUsageError,
-  unsetEmptyRuleSetEnv,
-} from './rules/rule-set-option';
+import { addRuleSetOptions, readRuleSet, RuleSetUsageError, unsetEmptyEnv } from './rules/rule-set-option';
 import { RULES, type RuleSet } from './rules/rules';
 import { handleInterrupts, runKit, type KitResult } from './run';
 
@@ -230,9 +225,10 @@ export async function main(argv: string[] = process.argv): Promise<number> {
   if (argv[2] === 'proxy') return proxyMain([...argv.slice(0, 2), ...argv.slice(3)]);
   if (argv[2] === 'twin') return twinMain([...argv.slice(0, 2), ...argv.slice(3)], main);
   let options: CliOptions;
-  unsetEmptyRuleSetEnv(OLD_ENV);
   try {
-    const command = program().parse(argv);
+    const command = program();
+    unsetEmptyEnv(command);
+    command.parse(argv);
     options = { ...command.opts<CliOptions>(), ruleSet: readRuleSet(command, 'messaging-contract', OLD_ENV) };
   } catch (error) {
     if (error instanceof CommanderError) return error.exitCode === 0 ? 0 : 2;

@@ -84,6 +84,16 @@ describe('messaging-mock (the CLI)', () => {
     expect(await stopped(child)).toBe(0);
   });
 
+  it('takes a variable set empty (HOST=, MOCK_CONVENTIONS=) as not set, not as the value ""', async () => {
+    const { child, banner } = start(['--port', '0', '--quiet'], { HOST: '', MOCK_CONVENTIONS: '' });
+    try {
+      expect(await banner).toMatch(/listening on http:\/\/127\.0\.0\.1:\d+ /);
+    } finally {
+      child.kill('SIGTERM');
+    }
+    expect(await stopped(child)).toBe(0);
+  });
+
   it.each([[[]], [['--log-dashboard']]])(
     "logs one line per request unless --quiet, the dashboard's own only with --log-dashboard (%j)",
     async (options) => {

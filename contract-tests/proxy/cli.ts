@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
-import { addRuleSetOptions, readRuleSet, unsetEmptyRuleSetEnv } from '../rules/rule-set-option';
+import { addRuleSetOptions, readRuleSet, unsetEmptyEnv } from '../rules/rule-set-option';
 import type { RuleSet } from '../rules/rules';
 import { DEFAULT_LIMITS } from '../judge/memory';
 import { DEFAULT_TIMEOUT_MS, parseTarget, startProxy, type RunningProxy } from './proxy';
@@ -107,9 +107,10 @@ function write(file: string, text: string): void {
 /** Runs the proxy until a signal; resolves with the exit code. `argv` as process.argv, without "proxy". */
 export async function proxyMain(argv: string[]): Promise<number> {
   let options: ProxyCliOptions;
-  unsetEmptyRuleSetEnv();
   try {
-    const command = program().parse(argv);
+    const command = program();
+    unsetEmptyEnv(command);
+    command.parse(argv);
     options = {
       ...command.opts<ProxyCliOptions>(),
       ruleSet: readRuleSet(command, 'messaging-contract proxy'),

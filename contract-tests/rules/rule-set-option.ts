@@ -25,12 +25,13 @@ export function addRuleSetOptions(command: Command, oldEnv?: string): Command {
 }
 
 /**
- * An empty CONTRACT_RULE_SET= (or the old variable) means "not set": the parser would read it as
- * the value "" and refuse it. Call before parsing.
+ * A variable set to the empty string (`CONTRACT_SETTLE_MS=`) means "not set", for every option the
+ * command reads from the environment: the parser would read it as the value "" and refuse it, or
+ * take it. Call before parsing.
  */
-export function unsetEmptyRuleSetEnv(oldEnv?: string): void {
-  for (const name of [NEW_ENV, ...(oldEnv ? [oldEnv] : [])])
-    if (process.env[name] === '') delete process.env[name];
+export function unsetEmptyEnv(command: Command): void {
+  for (const option of command.options)
+    if (option.envVar !== undefined && process.env[option.envVar] === '') delete process.env[option.envVar];
 }
 
 /** A usage mistake in the rule set options: the run exits 2. */

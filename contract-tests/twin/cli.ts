@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { Command, CommanderError, Option } from 'commander';
+import { unsetEmptyEnv } from '../rules/rule-set-option';
 
 /**
  * `messaging-contract twin --from <url> --token <t>`: a twin of a server in one command. It records
@@ -89,7 +90,9 @@ function run(args: string[], onSpawn?: (stop: () => void) => void): Promise<numb
 export async function twinMain(argv: string[], kit: (argv: string[]) => Promise<number>): Promise<number> {
   let options: TwinOptions;
   try {
-    options = program().parse(argv).opts<TwinOptions>();
+    const command = program();
+    unsetEmptyEnv(command);
+    options = command.parse(argv).opts<TwinOptions>();
     new URL(options.from);
   } catch (error) {
     if (error instanceof CommanderError) return error.exitCode === 0 ? 0 : 2;

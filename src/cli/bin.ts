@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { APP_DEFAULTS, type AppOptions } from '../express/app';
-import { integer, MAX_SEED } from './options';
+import { integer, MAX_SEED, unsetEmptyEnv } from './options';
 import { loadFixtureFile } from '../fixture-file';
 import { parseLatency, type Latency } from '../core/switches';
 import { listen } from '../express/server';
@@ -124,6 +124,7 @@ function fail(message: string): never {
 }
 
 async function main(): Promise<void> {
+  unsetEmptyEnv(program);
   const options = program.parse().opts<CliOptions>();
   if (options.messages > 0 && options.contacts === 0 && !options.fixtures) {
     // `--contacts 0` alone asks for an empty world: the default messages go with the contacts.

@@ -1,4 +1,4 @@
-import { InvalidArgumentError } from 'commander';
+import { InvalidArgumentError, type Command } from 'commander';
 
 /** The largest seed the CLIs take: 2^31 - 1, the largest 32-bit signed integer. */
 export const MAX_SEED = 2 ** 31 - 1;
@@ -11,3 +11,13 @@ export const integer = (min: number, max: number) => (value: string) => {
   }
   return n;
 };
+
+/**
+ * A variable set to the empty string (`PORT=`) means "not set", for every option the command reads
+ * from the environment: the parser would read it as the value "" and refuse it (or listen on the
+ * host ""). Call before parsing.
+ */
+export function unsetEmptyEnv(command: Command): void {
+  for (const option of command.options)
+    if (option.envVar !== undefined && process.env[option.envVar] === '') delete process.env[option.envVar];
+}

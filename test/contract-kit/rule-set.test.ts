@@ -4,6 +4,8 @@
  * profile (--profile-out). Each run here has no server to reach (port 9): it exits 2 at once, after
  * the line that names its rule set, which is all these tests read.
  */
+import fs from 'node:fs';
+import path from 'node:path';
 import { proxyMain } from '../../contract-tests/proxy/cli';
 import { runBin, type KitRun } from './harness';
 
@@ -58,6 +60,20 @@ describe('the rule set option and its old names', () => {
       expect(run.json?.ruleSet).toBe('documented');
       expect(warnings(run)).toEqual([]);
     }
+  }, 60_000);
+
+  it('takes every CONTRACT_* variable of the docs set empty as not set: the defaults, no usage error', async () => {
+    const table = fs.readFileSync(path.join(__dirname, '../../docs/contract-kit.md'), 'utf8');
+    const names = [...new Set(table.match(/\bCONTRACT_[A-Z0-9_]+/g))].filter(
+      (name) => name !== 'CONTRACT_BASE_URL' && name !== 'CONTRACT_TOKEN',
+    );
+    expect(names).toEqual(
+      expect.arrayContaining(['CONTRACT_SETTLE_MS', 'CONTRACT_TIMEOUT_MS', 'CONTRACT_SEED']),
+    );
+    const run = await runBin(NOWHERE, Object.fromEntries(names.map((name) => [name, ''])));
+    expect(run.code).toBe(2);
+    expect(run.output.split('\n')[0]).toContain(checking('documented'));
+    expect(run.output).not.toContain('is invalid');
   }, 60_000);
 
   it('refuses a disagreeing --rule-set and --profile in the proxy too, before it listens', async () => {
