@@ -46,14 +46,16 @@ export interface PendingWrite {
   authorization?: string;
 }
 
-/** The record a pending DELETE names, if it names one. */
-export function deleting(write: PendingWrite): { kind: 'contact' | 'message'; id: string } | undefined {
-  if (write.method !== 'DELETE') return undefined;
+/** The record a pending write names by its path, if it names one. */
+export function recordOf(write: PendingWrite): { kind: 'contact' | 'message'; id: string } | undefined {
   const at = write.url.indexOf('?');
   const raw = at === -1 ? write.url : write.url.slice(0, at);
   const route = routeOf(raw.length > 1 && raw.endsWith('/') ? raw.slice(0, -1) : raw);
   return route.kind === 'contact' || route.kind === 'message' ? route : undefined;
 }
+
+/** The record a pending DELETE names, if it names one. */
+export const deleting = (write: PendingWrite) => (write.method === 'DELETE' ? recordOf(write) : undefined);
 
 /** The exchange read: its route, token, parameters and answer, parsed once for every check. */
 export interface Reading {

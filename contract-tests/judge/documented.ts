@@ -1,4 +1,5 @@
-import type { PendingWrite, Reading } from '../http/exchange';
+import { isTransientStatus } from '../../common/transient';
+import { recordOf, type PendingWrite, type Reading } from '../http/exchange';
 import { isObject } from '../http/exchange';
 import { worldOf, type SessionState, type World } from './session';
 import { idOf } from './pages';
@@ -8,7 +9,7 @@ import { list } from './lists';
 import { contactRecord, messageRecord, views } from './records';
 import { createdContact, sentMessage, updatedContact, updatedMessage } from './writes';
 import { routeId, show, Verdicts, type Judgement } from './verdicts';
-import { formParameters, refusedForOptional, refusedUpdate } from './refusals';
+import { formParameters, owedAnswer, refusedForOptional, refusedUpdate } from './refusals';
 import { goneUnasked, refusedShown } from './traces';
 
 /**
@@ -45,9 +46,14 @@ export function judge(
   const operation = `${exchange.method === 'HEAD' ? 'GET' : exchange.method} ${route.kind}`;
   if (!(operation in PARAMETERS)) return v.result();
   if (reading.authorization === undefined) {
+    // A refusal is a 4xx; a gateway's 502–504 said nothing of the request (never judged).
+    const status = exchange.status;
     v.check(
       'api.auth-required',
-      reading.ok && `answered ${exchange.status} to a request without Authorization`,
+      reading.ok && `answered ${status} to a request without Authorization`,
+      !reading.ok &&
+        (status < 400 || (status >= 500 && !isTransientStatus(status))) &&
+        `answered ${status} to a request without Authorization: not a refusal (a 4xx)`,
     );
     v.check(
       'mock.error-statuses',
@@ -67,6 +73,14 @@ export function judge(
   refusedUpdate(v, reading, operation);
   formParameters(v, reading, world);
   goneUnasked(v, reading, world, pending);
+  owedAnswer(
+    v,
+    reading,
+    operation,
+    state.soleWriter && state.memory.forgotten.records === 0 && world?.ledger.forgotAt === 0,
+    world,
+    pending,
+  );
   if (!reading.ok) return v.result();
   v.check(
     'mock.success-codes',
@@ -141,15 +155,17 @@ function settledBefore<T extends { learntAt: number }>(
 
 /**
  * Whether a record the session made is sure to be untouched by any update but those it saw: the
- * session is its sole writer, has forgotten nothing, and no write of the token is on its way.
+ * session is its sole writer, has forgotten nothing, and no update naming it is on its way.
  */
 function untouched(state: SessionState, world: World, pending: readonly PendingWrite[]) {
-  const sure =
-    state.soleWriter &&
-    state.memory.forgotten.records === 0 &&
-    world.ledger.forgotAt === 0 &&
-    !pending.some((write) => write.method === 'PUT' || write.method === 'PATCH');
-  return (id: string) => sure && world.ledger.created.has(id);
+  const sure = state.soleWriter && state.memory.forgotten.records === 0 && world.ledger.forgotAt === 0;
+  // An update changes the record it names alone.
+  const updating = new Set(
+    pending
+      .filter((write) => write.method === 'PUT' || write.method === 'PATCH')
+      .map((write) => recordOf(write)?.id ?? '*'),
+  );
+  return (id: string) => sure && !updating.has('*') && !updating.has(id) && world.ledger.created.has(id);
 }
 
 /**

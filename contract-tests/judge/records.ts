@@ -20,6 +20,7 @@ import {
   reactionsShape,
   SENDER,
   SENDER_FORBIDDEN,
+  kept,
   sameValue,
 } from '../rules/fields';
 import { show, where, type Verdicts } from './verdicts';
@@ -198,6 +199,27 @@ export function views(
             `contact ${idOf(item)}: the ${before} answered before showed ${field} ${show(known.updatable[field])}, and this ${isList ? 'list' : 'retrieve'} shows ${show(item[field])}, with nothing written between`,
         ),
       );
+    // Likewise after a write's answer, what the server holds from then on: a read that loses some
+    // of the display_name it showed (see messages below) shows the write did not keep what it took.
+    const shown = known.updatable.display_name;
+    if (
+      before === 'write' &&
+      known.learntAt <= settledBy &&
+      typeof shown === 'string' &&
+      'display_name' in item &&
+      !known.unsettled?.display_name?.size &&
+      !known.former.display_name?.has(formerKey(item.display_name)) &&
+      untouched(idOf(item))
+    )
+      v.check(
+        known.changedAt.display_name !== undefined
+          ? 'contacts.update.display-name'
+          : shown === known.stable.username
+            ? 'contacts.create.display-name-defaults-to-username'
+            : 'contacts.create',
+        kept(shown, item.display_name, 'text') === 'lost' &&
+          `contact ${idOf(item)}: the answer to its last write showed display_name ${show(shown)}, and this ${isList ? 'list' : 'retrieve'} shows ${show(item.display_name)}, with nothing written between`,
+      );
     // A time the contact was active has happened: a read after another that showed one shows it
     // or a later one, never null or an earlier time (a list shows the contact as retrieve does).
     const active = known.active;
@@ -215,6 +237,22 @@ export function views(
     const known = world.messages.get(idOf(item));
     if (!known || written || known.learntAt > started) continue;
     messageView(v, item, known, settledBy, isList);
+    // The text a write's answer showed last, as the server holds it from then on: a read that
+    // loses some of it (a character dropped or replaced, a cut) shows the write did not keep what
+    // it took, though its answer echoed it (rules/fields.ts kept(): NFC and trimmed ends lose nothing).
+    if (
+      known.heldSince === known.learntAt &&
+      known.learntAt <= settledBy &&
+      !known.unsettledTexts?.length &&
+      typeof known.text === 'string' &&
+      'message' in item &&
+      untouched(idOf(item))
+    )
+      v.check(
+        known.editedAt === undefined ? 'messages.send' : 'messages.update.edit-text',
+        kept(known.text, item.message, 'text') === 'lost' &&
+          `message ${idOf(item)}: the answer to its ${known.editedAt === undefined ? 'send' : 'edit'} showed the text ${show(known.text)}, and this ${isList ? 'list' : 'retrieve'} shows ${show(item.message)}, with nothing written between`,
+      );
     // Only an update moves updated_at: after one, every read shows what that update's answer (or a
     // retrieve after it) showed, until the next (not null again, nor moved by a read or a refusal).
     const stamp = known.stamp;

@@ -1,4 +1,5 @@
-import type { Reading } from '../http/exchange';
+import { isTransientStatus } from '../../common/transient';
+import { deleting, type PendingWrite, type Reading } from '../http/exchange';
 import { CONTACT_UPDATES, formerKey, type World } from './state';
 import { CONTACT_FIELDS, MESSAGE_FIELDS, optionalOf, requiredOf, updatedWith } from '../rules/resources';
 import { routeId, type Verdicts } from './verdicts';
@@ -163,4 +164,145 @@ export function formParameters(v: Verdicts, reading: Reading, world: World | und
       'api.form-parameters',
       `the same parameters, refused as a form body (${refused}), were taken as JSON (${exchange.status})`,
     );
+}
+
+/** The rule of each operation: the answer the document gives it is what a request of it is owed. */
+function operationRule(operation: string, reading: Reading): string | undefined {
+  const sent = (param: string) =>
+    Object.keys(reading.params ?? {}).some((key) => key === param || key.startsWith(`${param}[`));
+  switch (operation) {
+    case 'GET contacts':
+    case 'GET messages': {
+      // The parameter a list was asked for with names the rule; the filter first, then the limit.
+      const { query } = reading;
+      if (query.has('active') && [...query.keys()].every((key) => key === 'active'))
+        return 'contacts.list.active-parameter';
+      if (operation === 'GET messages' && query.has('conversation_id'))
+        return 'messages.list.conversation-filter';
+      if (query.has('limit')) return 'lists.limit';
+      return operation === 'GET contacts' ? 'contacts.list' : 'messages.list.all-conversations';
+    }
+    case 'GET contact':
+      return 'contacts.retrieve';
+    case 'GET message':
+      return 'messages.retrieve';
+    case 'POST contacts':
+      return 'contacts.create';
+    case 'POST messages':
+      return 'messages.send';
+    case 'PUT contact':
+      return Object.keys(reading.params ?? {}).some((key) => !CONTACT_UPDATES.includes(key))
+        ? 'contacts.update.only-display-name'
+        : 'contacts.update.display-name';
+    case 'PUT message':
+      return OPTIONAL['PUT message']!.rule(sent);
+    case 'DELETE contact':
+      return 'contacts.delete';
+    case 'DELETE message':
+      return 'messages.delete.permanent';
+  }
+  return undefined;
+}
+
+/** Refusals that may come whatever the request: of the token, of the rate, of the time it took. */
+const ANY_REQUEST = [401, 403, 408, 429];
+
+/** A whole number the document's `limit` surely takes: it lowers the default page of ten. */
+const LOWERING_LIMIT = /^(?:[1-9]|10)$/;
+
+/**
+ * What the document owes a request with nothing in it to refuse: a retrieve or a delete of a record
+ * the token made and saw alive, that no delete (nor its contact's) may have taken since, with no
+ * query; a list asked for with nothing, or with only a `limit` that lowers the default page (1 to
+ * 10), `active` true or false (contacts), or the conversation of a contact seen alive (messages).
+ * Such a request has no value the server may find wrong: a refusal (a 4xx but those any request
+ * may get, and 404 or 410 for a record, which `goneUnasked` judges) breaks the operation's rule.
+ * A record (or a conversation) counts only where the session is the sole writer of what it made
+ * and forgot nothing (the kit's run): elsewhere another client, or a delete forgotten, may have
+ * taken it. And any request of a documented operation, whatever it sent, answered a
+ * 5xx that no gateway gives (a 500: the server broke on it) got neither the answer the document
+ * gives nor a refusal: it breaks the operation's rule too.
+ */
+export function owedAnswer(
+  v: Verdicts,
+  reading: Reading,
+  operation: string,
+  soleWriter: boolean,
+  world: World | undefined,
+  pending: readonly PendingWrite[],
+): void {
+  const status = reading.exchange.status;
+  // HEAD, and a path with a trailing slash, are not the document's requests: a server may refuse them.
+  const url = reading.exchange.url;
+  if (reading.exchange.method === 'HEAD' || url.split('?')[0] !== reading.path) return;
+  const rule = operationRule(operation, reading);
+  if (!rule) return;
+  // `active` alone: every such list counts among those judged against its rule.
+  if (rule === 'contacts.list.active-parameter' && reading.ok) v.check(rule);
+  if (reading.ok || status < 400 || isTransientStatus(status)) return;
+  if (status >= 500) {
+    v.check(
+      rule,
+      `${reading.exchange.method} ${reading.path} answered ${status}: neither the answer the document gives nor a refusal (a 4xx)`,
+    );
+    return;
+  }
+  if (ANY_REQUEST.includes(status)) return;
+  // A record, or a conversation, is known alive only where the session is its sole writer.
+  const alive = (kind: 'contact' | 'message', id: string) =>
+    world !== undefined && soleWriter && aliveRecord(world, kind, id, reading, pending);
+  const nothingToRefuse = (): string | undefined => {
+    const { route, exchange, query } = reading;
+    if ((route.kind === 'contacts' || route.kind === 'messages') && exchange.method === 'GET') {
+      for (const [key, value] of query) {
+        if (key === 'limit' && LOWERING_LIMIT.test(value)) continue;
+        if (key === 'active' && route.kind === 'contacts' && (value === 'true' || value === 'false'))
+          continue;
+        const owner = world?.owners.get(value);
+        if (key === 'conversation_id' && route.kind === 'messages' && owner && alive('contact', owner))
+          continue;
+        return undefined;
+      }
+      return query.size === 0
+        ? 'a list asked for with nothing'
+        : `a list asked for with ${query.toString()}, all of it the document's`;
+    }
+    if (route.kind !== 'contact' && route.kind !== 'message') return undefined;
+    if (!['GET', 'DELETE'].includes(exchange.method) || query.size > 0 || [404, 410].includes(status))
+      return undefined;
+    return alive(route.kind, route.id)
+      ? `the ${route.kind} ${route.id}, which the run made and saw alive, and no delete may have taken`
+      : undefined;
+  };
+  const what = nothingToRefuse();
+  if (what) v.check(rule, `refused (${status}) ${what}: such a request has nothing the server may refuse`);
+}
+
+/**
+ * Whether a record the token made is alive as the request is sent: the session saw it before, and
+ * no delete of the token since (ended, or on its way) names it, its contact, or any record at all
+ * of its conversation's contact.
+ */
+function aliveRecord(
+  world: World,
+  kind: 'contact' | 'message',
+  id: string,
+  reading: Reading,
+  pending: readonly PendingWrite[],
+): boolean {
+  const known = kind === 'contact' ? world.contacts.get(id) : world.messages.get(id);
+  if (!known || !world.ledger.created.has(id) || known.learntAt >= reading.exchange.startedAt) return false;
+  const conversation =
+    kind === 'contact' ? world.contacts.get(id)!.conversationId : world.messages.get(id)!.conversationId;
+  const owner = typeof conversation === 'string' ? world.owners.get(conversation) : undefined;
+  const deletes = [
+    ...world.deletes.filter((d) => d.at > known.learntAt),
+    ...pending
+      .filter((w) => w.authorization === reading.authorization)
+      .map(deleting)
+      .filter((d) => d !== undefined),
+  ];
+  return !deletes.some(
+    (d) => d.id === id || d.id === owner || ('conversation' in d && d.conversation === conversation),
+  );
 }

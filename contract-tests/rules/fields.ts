@@ -145,6 +145,8 @@ export function reactionsShape(reactions: unknown): string[] {
   const found: string[] = [];
   reactions.forEach((element, i) => {
     if (!matches(element, 'object')) found.push(`reactions[${i}] is not an object: ${show(element)}`);
+    else if (Object.keys(element as object).length === 0)
+      found.push(`reactions[${i}] is an empty object: it maps no reaction name to its usernames`);
     else
       for (const [name, usernames] of Object.entries(element)) {
         if (!Array.isArray(usernames) || usernames.some((u) => typeof u !== 'string'))

@@ -156,7 +156,6 @@ export const RULES: readonly Rule[] = [
     'contacts.list.active-parameter',
     '4.1 rule 2',
     'The list request takes a boolean query parameter `active` (its meaning is not shown): `active=true` and `active=false` are answered with a page.',
-    'a list asked for with `active` and refused may be refused for a parameter beside it: only `active=true` and `active=false` sent alone show the rule',
   ),
   documented(
     'lists.page-fields',

@@ -22,6 +22,7 @@ import {
   MESSAGE,
   nonIntegerTimestamps,
   problems,
+  reactionsShape,
   sameValue,
   SENDER,
   SENDER_FORBIDDEN,
@@ -175,5 +176,16 @@ describe('what the table asks of a value', () => {
     expect(sameValue('01', '1')).toBe(false);
     expect(sameValue('abc', 'abc')).toBe(true);
     expect(sameValue(null, 'null')).toBe(false);
+  });
+
+  it('takes reactions as objects that each map a name to its usernames, and no empty object', () => {
+    expect(reactionsShape([{ heart: ['ana', 'bo'] }, { thumbs_up: [] }])).toEqual([]);
+    expect(reactionsShape([{}])).toEqual([
+      'reactions[0] is an empty object: it maps no reaction name to its usernames',
+    ]);
+    expect(reactionsShape(['heart'])).toEqual(['reactions[0] is not an object: "heart"']);
+    expect(reactionsShape([{ heart: 'ana' }])).toEqual([
+      'reactions[0].heart is "ana", not a list of usernames',
+    ]);
   });
 });

@@ -793,4 +793,147 @@ describe('the proxy judge', () => {
   it('names only rules of the catalogue', () => {
     for (const id of JUDGED) expect(findRule(id)).toBeDefined();
   });
+
+  describe('what a request is owed: its answer, or a refusal (a 4xx), never a 500', () => {
+    it('charges a 500 to the rule of the operation, whatever was sent, and a gateway’s 502–504 to none', () => {
+      const c = contact(1);
+      expect(broken([exchange('GET', '/v1/contacts', 500, { error: 'boom' })])).toEqual(['contacts.list']);
+      expect(broken([exchange('GET', '/v1/contacts?limit=3', 500)])).toEqual(['lists.limit']);
+      expect(broken([exchange('GET', '/v1/messages?conversation_id=V1', 500)])).toEqual([
+        'messages.list.conversation-filter',
+      ]);
+      expect(broken([exchange('GET', `/v1/contacts/${String(c.id)}`, 500)])).toEqual(['contacts.retrieve']);
+      expect(
+        broken([
+          exchange('POST', '/v1/messages', 500, undefined, { sent: { conversation_id: 'V1', message: '✓' } }),
+        ]),
+      ).toEqual(['messages.send']);
+      expect(
+        broken([
+          exchange('PUT', '/v1/messages/M1', 501, undefined, { sent: { 'reactions[0][name]': 'heart' } }),
+        ]),
+      ).toEqual(['messages.update.add-reaction']);
+      expect(broken([exchange('DELETE', '/v1/messages/M1', 500)])).toEqual(['messages.delete.permanent']);
+      for (const status of [502, 503, 504])
+        expect(broken([exchange('GET', '/v1/contacts', status)])).toEqual([]);
+      // Without a token, the answer owed is a refusal: not a redirect, not a 500.
+      const anonymous = (status: number) =>
+        broken([{ ...exchange('GET', '/v1/contacts', status), requestHeaders: {} }]);
+      expect(anonymous(500)).toEqual(['api.auth-required']);
+      expect(anonymous(302)).toEqual(['api.auth-required']);
+      expect(anonymous(401)).toEqual([]);
+      expect(anonymous(503)).toEqual([]);
+    });
+
+    it('charges the refusal of a list asked for with nothing it may refuse: nothing, a limit of 1 to 10, active alone', () => {
+      expect(broken([exchange('GET', '/v1/contacts', 400)])).toEqual(['contacts.list']);
+      expect(broken([exchange('GET', '/v1/messages', 404)])).toEqual(['messages.list.all-conversations']);
+      expect(broken([exchange('GET', '/v1/contacts?limit=10', 400)])).toEqual(['lists.limit']);
+      expect(broken([exchange('GET', '/v1/contacts?active=false', 400)])).toEqual([
+        'contacts.list.active-parameter',
+      ]);
+      // A limit above ten may be above the largest the server takes (not shown); a parameter the
+      // document does not name may be refused; a token, or the rate, may be refused anywhere.
+      for (const url of [
+        '/v1/contacts?limit=11',
+        '/v1/contacts?limit=0',
+        '/v1/contacts?sort=asc',
+        '/v1/contacts?active=yes',
+      ])
+        expect(broken([exchange('GET', url, 400)])).toEqual([]);
+      for (const status of [401, 403, 408, 429])
+        expect(broken([exchange('GET', '/v1/contacts', status)])).toEqual([]);
+    });
+
+    it('charges the refusal of a retrieve or a delete of a record the run made and saw alive, only where it is the sole writer', () => {
+      const c = contact(2);
+      const sent = { username: String(c.username), phone_number: String(c.phone_number) };
+      // The record is made before the request judged is sent (the clock moves with each exchange).
+      const after = (state: SessionState, then: () => ProxyExchange) => {
+        broken([exchange('POST', '/v1/contacts', 201, c, { sent })], 'documented', state);
+        return broken([then()], 'documented', state);
+      };
+      const made = (then: () => ProxyExchange) => after(newSession(undefined, true), then);
+      const at = `/v1/contacts/${String(c.id)}`;
+      expect(made(() => exchange('GET', at, 400))).toEqual(['contacts.retrieve']);
+      expect(made(() => exchange('DELETE', at, 409))).toEqual(['contacts.delete']);
+      expect(
+        made(() => exchange('GET', `/v1/messages?conversation_id=${String(c.conversation_id)}`, 400)),
+      ).toEqual(['messages.list.conversation-filter']);
+      // Once deleted, it may be refused in any way; a proxy, beside other clients, knows no record alive.
+      const deleted = newSession(undefined, true);
+      after(deleted, () => exchange('DELETE', at, 204));
+      expect(broken([exchange('GET', at, 400)], 'documented', deleted)).toEqual([]);
+      expect(after(newSession(), () => exchange('GET', at, 400))).toEqual([]);
+      // A retrieve with a query, or a write, may carry what the server refuses.
+      expect(made(() => exchange('GET', `${at}?expand=all`, 400))).toEqual([]);
+      expect(
+        made(() => exchange('PUT', at, 400, undefined, { sent: { display_name: 'x'.repeat(300) } })),
+      ).toEqual([]);
+    });
+  });
+
+  it('charges a read that loses some of the text a write’s answer showed to that write’s rule, where the session is the sole writer', () => {
+    const m = message(7, 1, { message: 'Grüße 👋🏽 from Zürich' });
+    const sent = { conversation_id: String(m.conversation_id), message: String(m.message) };
+    const read = (state: SessionState, shown: unknown) => {
+      broken([exchange('POST', '/v1/messages', 201, m, { sent })], 'documented', state);
+      return broken(
+        [exchange('GET', `/v1/messages/${String(m.id)}`, 200, { ...m, message: shown })],
+        'documented',
+        state,
+      );
+    };
+    expect(read(newSession(undefined, true), 'Gr??e ?? from Z?rich')).toEqual(['messages.send']);
+    expect(read(newSession(undefined, true), 'Grüße 👋🏽 from')).toEqual(['messages.send']);
+    // What loses nothing (NFC, trimmed ends) is the server's choice; beside other clients, anyone may have edited it.
+    expect(read(newSession(undefined, true), ' Grüße 👋🏽 from Zürich '.normalize('NFD'))).toEqual([]);
+    expect(read(newSession(), 'Gr??e ?? from Z?rich')).toEqual([]);
+    const edited = newSession(undefined, true);
+    read(edited, m.message);
+    const at = `/v1/messages/${String(m.id)}`;
+    broken(
+      [
+        exchange(
+          'PUT',
+          at,
+          200,
+          { ...m, message: 'Neu ✓', updated_at: now() },
+          { sent: { message: 'Neu ✓' } },
+        ),
+      ],
+      'documented',
+      edited,
+    );
+    expect(
+      broken([exchange('GET', at, 200, { ...m, message: 'Neu ?', updated_at: now() })], 'documented', edited),
+    ).toContain('messages.update.edit-text');
+  });
+
+  it('charges a read that loses some of the display_name a write’s answer showed to that write’s rule', () => {
+    const c = contact(8, { display_name: 'Zoë 🌻' });
+    const sent = {
+      username: String(c.username),
+      phone_number: String(c.phone_number),
+      display_name: 'Zoë 🌻',
+    };
+    const at = `/v1/contacts/${String(c.id)}`;
+    const read = (state: SessionState, shown: unknown) => {
+      broken([exchange('POST', '/v1/contacts', 201, c, { sent })], 'documented', state);
+      return broken([exchange('GET', at, 200, { ...c, display_name: shown })], 'documented', state);
+    };
+    expect(read(newSession(undefined, true), 'Zo? ?')).toEqual(['contacts.create']);
+    expect(read(newSession(undefined, true), 'Zoë 🌻 ')).toEqual([]);
+    expect(read(newSession(), 'Zo? ?')).toEqual([]);
+    const renamed = newSession(undefined, true);
+    read(renamed, 'Zoë 🌻');
+    broken(
+      [exchange('PUT', at, 200, { ...c, display_name: 'Ægir' }, { sent: { display_name: 'Ægir' } })],
+      'documented',
+      renamed,
+    );
+    expect(broken([exchange('GET', at, 200, { ...c, display_name: '?gir' })], 'documented', renamed)).toEqual(
+      ['contacts.update.display-name'],
+    );
+  });
 });

@@ -56,6 +56,9 @@ export async function scriptedSession(base: string, options: SessionOptions): Pr
   const last = three.data?.at(-1);
   if (last) await call('GET', `/v1/contacts?limit=3&starting_after=${id(last)}`);
   await call('GET', '/v1/contacts?limit=50');
+  // The document's example parameter, alone, both ways.
+  await call('GET', '/v1/contacts?active=true');
+  await call('GET', '/v1/contacts?active=false');
   await call('HEAD', '/v1/contacts');
   await call('GET', '/v1/messages');
   await call('GET', '/v1/messages?limit=5');
