@@ -44,6 +44,10 @@ interface RecordOptions {
   onProgress?(progress: RecordProgress): void;
 }
 
+/**
+ * What the recorder takes the walker for. @public: test/mock-tools/walker-link.test.ts compiles the
+ * walker against it.
+ */
 export interface Recorder {
   walkAccount: (options: RecordOptions, sink: AccountSink) => Promise<AccountWalk>;
 }

@@ -47,9 +47,22 @@ describe('Finding F: --simulate lets a client crash the process (src/simulate.ts
         });
         expect(filled.status).toBe(200);
       }
-      await sleep(5000); // the longest reply delay is 4 s
+      // Wait for the contact's twelve replies (each comes 1.5 to 4 s after its message, after the
+      // contact reacted or tried to), or for the process to end: the crash came before a reply.
+      const conversation = `${url}/v1/messages?conversation_id=${list.data[0]!.conversation_id}&limit=100`;
+      const replies = async () => {
+        const page = (await (await fetch(conversation, { headers })).json()) as {
+          data: { message: string }[];
+        };
+        return page.data.filter((m) => !/^m\d+$/.test(m.message)).length;
+      };
+      const seeded = await replies();
+      const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+      let ended = false;
+      void exited.then(() => (ended = true));
+      while (!ended && (await replies()) < seeded + 12) await Promise.race([sleep(200), exited]);
       expect(child.exitCode).toBeNull();
-      expect((await fetch(`${url}/v1/contacts?limit=1`, { headers })).status).toBe(200);
+      expect(await replies()).toBe(seeded + 12);
     } finally {
       child.kill('SIGKILL');
     }

@@ -1,5 +1,6 @@
 import { setupServer } from 'msw/node';
 import fs from 'node:fs';
+import { gzipSync } from 'node:zlib';
 import path from 'node:path';
 import { listen, type RunningServer } from '../../src/express/server';
 import { createHandlers, type MockHandlers } from '../../src/msw';
@@ -131,3 +132,27 @@ function routeOf(request: string): string {
   const target = request.split(' ')[1]!.replace(/\?.*/, '');
   return target.replace(/^(\/v1\/(?:contacts|messages))\/[^/]+$/, '$1/:id');
 }
+
+/**
+ * Where the two transports of the one core answer differently on purpose (docs/msw.md); everything
+ * else they answer alike, as above.
+ */
+describe('Where the transports differ', () => {
+  it('a compressed body: the server inflates it, MSW (as a browser would never send one) refuses it with 415', async () => {
+    const body = gzipSync(JSON.stringify({ username: 'zip', phone_number: '1' }));
+    const send = (base: string) =>
+      fetch(`${base}/v1/contacts`, {
+        method: 'POST',
+        headers: {
+          Authorization: 'Bearer gzip',
+          'Content-Type': 'application/json',
+          'Content-Encoding': 'gzip',
+        },
+        body,
+      });
+    expect((await send(express.url)).status).toBe(201);
+    const refused = await send(MSW_BASE);
+    expect(refused.status).toBe(415);
+    expect(await refused.json()).toMatchObject({ code: 'unsupported_media_type' });
+  });
+});
