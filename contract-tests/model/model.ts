@@ -17,7 +17,7 @@ export interface Expected {
   value: unknown;
   /** A rule id, or AS_CREATED. */
   because: string;
-  /** A value the kit sent: shown changed only in a way that loses nothing (probes/values.ts). */
+  /** A value the kit sent: shown changed only in a way that loses nothing (rules/fields.ts kept()). */
   sent?: SentKind;
   /** Where the document allows several outcomes (an empty optional value, concurrent renames):
    * any of these is right, `value` being the first. */

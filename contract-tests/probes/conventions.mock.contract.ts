@@ -1,5 +1,5 @@
 /**
- * The mock rule set: how the mock fills what the document leaves out (api-conventions.md C1–C20).
+ * The mock rule set: how the mock fills what the document leaves out (docs/api.md, part 2: C1–C20).
  * These tests are declared only with CONTRACT_RULE_SET=mock; a server that fills the gaps another
  * way is not wrong, so the documented rule set never asks for any of this.
  */

@@ -7,7 +7,7 @@ import type { Latency } from './switches';
 
 /**
  * What answering a request needs beyond the request itself: made once by createCore (./index.ts)
- * and handed to the named steps of an answer (./dispatch.ts, ./api.ts, ./switches.ts).
+ * and handed to the named steps of an answer (./dispatch.ts, ./api.ts).
  */
 export interface CoreContext {
   /** Milliseconds added to every API answer (`--latency`). */

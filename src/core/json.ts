@@ -3,7 +3,7 @@ const texts = new WeakMap<object, string>();
 /**
  * `JSON.stringify`, except that a frozen object is serialized once and its text kept: the store
  * hands out the same frozen view of a record for as long as the record is unchanged
- * (store/world.ts), so a page of ten contacts is ten cached texts joined, not ten objects walked.
+ * (store/views.ts), so a page of ten contacts is ten cached texts joined, not ten objects walked.
  * Plain objects and arrays around them are walked here, with JSON.stringify's rules: a property
  * whose value has no JSON form (undefined, a function) is left out, and in an array it is null;
  * anything else (a class instance, an object with `toJSON`) is left to JSON.stringify.

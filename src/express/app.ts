@@ -45,7 +45,7 @@ export function createApp(options: AppOptions = {}): Express {
   const app = express();
   app.disable('x-powered-by');
   app.disable('etag');
-  // The core reads queries with the body's parser and limits (core/body.ts), not Express.
+  // The core reads queries with the body's parser and limits (input/form.ts queryParams), not Express.
   app.set('query parser', false);
   const locals: MockLocals = {
     core,

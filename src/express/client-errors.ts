@@ -9,7 +9,7 @@ import { BODY_LIMITS } from '../input/limits';
  * a NUL in a header, a head over 16 kB, Content-Length together with Transfer-Encoding (request
  * smuggling), a head or body that stops coming. Node's own answer is a bare status line; this
  * writes the error object with the usual headers instead. Wire it with
- * `server.on('clientError', answerClientError)`. Like Node's default (lib/_http_server.js), it
+ * `server.on('clientError', answerClientError)`. Like Node's default (its _http_server.js), it
  * only writes when the socket is writable and no answer on it has begun.
  */
 export function answerClientError(error: Error & { code?: string }, socket: Duplex): void {

@@ -1,9 +1,9 @@
 /**
  * Bytes on a raw socket, as an attacker sends them (issue 6, items 1 and 8), against `listen()`
- * from src/server.ts. Most malformed requests never reach Express: Node's HTTP parser refuses
+ * from src/express/server.ts. Most malformed requests never reach Express: Node's HTTP parser refuses
  * them, and by default writes a bare status line with no error object and no nosniff. The
  * handlers `answerClientError` and `answerExpectationFailed` (src/express/client-errors.ts) answer them
- * properly; src/server.ts wires them, as the last block also shows on a server wired by hand.
+ * properly; src/express/server.ts wires them, as the last block also shows on a server wired by hand.
  */
 import http from 'node:http';
 import net from 'node:net';
