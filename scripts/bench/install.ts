@@ -44,6 +44,8 @@ export interface Installed {
   bytes: number;
   /** The packages' names, sorted (a name installed twice, at two versions, is listed twice). */
   names: string[];
+  /** What npm printed (stdout and stderr), when it installed them. */
+  output?: string;
   ms: number;
 }
 
@@ -128,7 +130,7 @@ export async function installInto(
   });
   if (result.code !== 0)
     throw new Error(`npm install ${tarballs.join(' ')} failed (${result.code}):\n${result.output}`);
-  return { ...measure(project), ms: Date.now() - started };
+  return { ...measure(project), ms: Date.now() - started, output: result.output };
 }
 
 export const mb = (bytes: number) => `${(bytes / 1e6).toFixed(1)} MB`;

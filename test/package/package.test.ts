@@ -135,6 +135,7 @@ beforeAll(async () => {
   ]);
   project = both.project;
   light = alone;
+  npmSaid = [both.output ?? '', alone.output ?? ''];
   for (const [what, i] of [
     ['both packages', both],
     ['messaging-api-mock alone', alone],
@@ -149,10 +150,19 @@ afterAll(() => {
   if (work && !KEEP) fs.rmSync(work, { recursive: true, force: true });
 });
 
+/** What npm printed installing each project: both packages, the mock alone. */
+let npmSaid: string[] = [];
+
 const installed = (pkg: string, ...parts: string[]) => path.join(project, 'node_modules', pkg, ...parts);
 const KIT_DEPENDENCIES = ['commander', 'fast-check', 'jest', 'junit-report-builder', 'qs', 'supertest'];
 
 describe('npm run pack: two packages', () => {
+  it('install into an empty project with nothing for the user to decide: no install script for npm to ask about', () => {
+    for (const output of npmSaid)
+      expect(output.split('\n').filter((line) => /install-scripts|allowScripts/.test(line))).toEqual([]);
+    expect(npmSaid).toHaveLength(2);
+  });
+
   it('messaging-api-mock ships the build, the dashboard, the pages of docs/, the fixtures, README, LICENSE and package.json, and nothing else: not the kit', () => {
     const files = packed.mock.files.map((f) => f.path).sort();
     const stray = files.filter(
