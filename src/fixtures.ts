@@ -1,6 +1,6 @@
 import { ApiError } from './errors';
 import { MAX_TIMESTAMP } from './store/order';
-import { valueOf } from './input/fields';
+import { valueOf } from './input/operations';
 import { LIMITS } from './input/limits';
 import { checkInteger, checkString, describe, isPlainRecord } from './input/params';
 import { ATTACHMENT } from './resources/attachment';

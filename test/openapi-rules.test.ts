@@ -21,7 +21,7 @@ import { LIMITS, PAGE_SIZE } from '../src/input/limits';
 
 /**
  * The OpenAPI document and the code agree on every field: the document's limits are the rules of
- * src/input/fields.ts, and the live mock accepts a value the document accepts and refuses one it refuses.
+ * src/input/operations.ts, and the live mock accepts a value the document accepts and refuses one it refuses.
  */
 
 // A schema is JSON of any shape; `any` lets the walk below read it without a cast at every step.

@@ -1,30 +1,7 @@
-import { ApiError, errors } from '../errors';
-import type { RequestHeaders } from './body';
+import { ApiError, MissingParameter, errors } from '../errors';
+import { encodingOf } from './body';
+import type { CoreRequest } from './request';
 import { toJson } from './json';
-
-/**
- * A request as the core takes it, from any transport. `url` is the path and query (`/v1/contacts?limit=5`)
- * relative to where the API is served. `body` is the body's bytes or text, or a function that
- * reads it when the core asks (with the most bytes it takes) and gives undefined when there is
- * none: so that a request refused before its body matters is refused without reading it.
- */
-export interface CoreRequest {
-  method: string;
-  url: string;
-  /** Where the API is served, e.g. `http://127.0.0.1:4010`: for messages that show a URL to use. */
-  origin?: string;
-  headers: RequestHeaders;
-  body?: Uint8Array | string | BodyReader;
-}
-
-/** Reads a request's body, at most `limit` bytes (else throws the 413 refusal); undefined when there is none. */
-export type BodyReader = (limit: BodyLimit) => Promise<Uint8Array | undefined>;
-
-export interface BodyLimit {
-  bytes: number;
-  /** How the limit is named in the 413 refusal, e.g. `100 kB`. */
-  label: string;
-}
 
 /** An answer from the core. Its body is sent for every method but HEAD; Content-Length is the transport's to set. */
 export interface CoreAnswer {
@@ -54,7 +31,7 @@ export function errorAnswer(error: ApiError): CoreAnswer {
 }
 
 /** Anything thrown while answering, as an ApiError: the store's refusals as they are, anything else a bug. */
-export function toApiError(error: unknown): ApiError {
+function toApiError(error: unknown): ApiError {
   return error instanceof ApiError ? error : errors.internal();
 }
 
@@ -92,4 +69,16 @@ export function preflight(): CoreAnswer {
     },
     body: '',
   };
+}
+
+/**
+ * The answer to what was thrown; a missing parameter's hint shows it as the request sends its
+ * others. A bug (anything but an ApiError) is a 500 answer, and logged.
+ */
+export function refusal(error: unknown, request: CoreRequest, log: (line: string) => void): CoreAnswer {
+  const thrown = error instanceof MissingParameter ? error.in(encodingOf(request.headers)) : error;
+  const apiError: ApiError = toApiError(thrown);
+  if (apiError.code === 'internal')
+    log(`internal error: ${thrown instanceof Error ? thrown.stack : String(thrown)}`);
+  return errorAnswer(apiError);
 }

@@ -3,10 +3,10 @@ import { requestParams } from '../input/form';
 import { BODY_LIMITS } from '../input/limits';
 import { JournalBytes, type JournalDraft } from '../store/journal';
 import { twinAnswer } from './twin-answers';
-import { errorAnswer, type CoreAnswer, type CoreRequest } from './answer';
+import { errorAnswer, refusal, type CoreAnswer } from './answer';
 import { header, readBody } from './body';
 import type { CoreContext } from './context';
-import { bodyOf, refusal } from './request';
+import { bodyOf, type CoreRequest } from './request';
 import { route } from './routes';
 import { switchesOf } from './switches';
 

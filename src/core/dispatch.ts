@@ -2,12 +2,12 @@ import { errors } from '../errors';
 import { queryParams, requestParams } from '../input/form';
 import { BODY_LIMITS, STATE_BODY_LIMIT } from '../input/limits';
 import { twinAnswer } from './twin-answers';
-import { errorAnswer, preflight, withCommonHeaders, type CoreAnswer, type CoreRequest } from './answer';
+import { errorAnswer, preflight, refusal, withCommonHeaders, type CoreAnswer } from './answer';
 import { answerApi } from './api';
 import { header, readBody } from './body';
 import type { CoreContext } from './context';
 import type { ControlExchange } from './control';
-import { bodyOf, pathOf, refusal } from './request';
+import { bodyOf, pathOf, type CoreRequest } from './request';
 import { route } from './routes';
 
 /**

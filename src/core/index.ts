@@ -8,7 +8,8 @@ import { Worlds } from '../store/worlds';
 import type { Timestamp } from '../types';
 import { idMaker, withIds } from '../twin/ids';
 import { readProfile } from '../twin/profile';
-import { json, type CoreAnswer, type CoreRequest } from './answer';
+import { json, type CoreAnswer } from './answer';
+import type { CoreRequest } from './request';
 import { authenticator } from './auth';
 import type { CoreContext, Loaded } from './context';
 import { controlRoutes } from './control';
@@ -17,7 +18,8 @@ import { apiRoutes, type Route } from './routes';
 import { KeptWorlds, type WorldStorage } from './storage';
 import type { Latency } from './switches';
 
-export type { BodyLimit, BodyReader, CoreAnswer, CoreRequest } from './answer';
+export type { CoreAnswer } from './answer';
+export type { BodyLimit, BodyReader, CoreRequest } from './request';
 export type { WorldStorage } from './storage';
 
 /** What a world, its tokens and its answers are made of, whatever the transport. */

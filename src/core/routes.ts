@@ -1,12 +1,13 @@
 import { errors } from '../errors';
 import type { Params } from '../input/params';
-import * as fields from '../input/fields';
+import * as fields from '../input/operations';
 import type { World } from '../store/world';
 import type { Message } from '../types';
 import type { Conventions } from '../twin/profile';
 import { attachmentIn } from './twin-answers';
 import { twinList } from './twin-lists';
-import { json, noContent, type CoreAnswer, type CoreRequest } from './answer';
+import { json, noContent, type CoreAnswer } from './answer';
+import type { CoreRequest } from './request';
 import { pathOf } from './request';
 
 type Method = 'GET' | 'POST' | 'PUT' | 'DELETE';

@@ -1,6 +1,6 @@
 import { errors } from '../errors';
 import type { Params } from '../input/params';
-import * as fields from '../input/fields';
+import * as fields from '../input/operations';
 import type { World } from '../store/world';
 import { json, type CoreAnswer } from './answer';
 import { MOCK_PAGING, type Conventions, type Kind, type Paging } from '../twin/profile';

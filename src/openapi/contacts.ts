@@ -18,7 +18,7 @@ import {
   type Texts,
 } from './schemas';
 
-/** The five contact operations of document 4.1, with the bodies input/fields.ts reads for them. */
+/** The five contact operations of document 4.1, with the bodies input/operations.ts reads for them. */
 export function contacts(): Part {
   return {
     paths: {

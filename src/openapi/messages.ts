@@ -1,4 +1,4 @@
-import type { AttachmentInput, MessageSendInput, MessageUpdateInput } from '../input/fields';
+import type { AttachmentInput, MessageSendInput, MessageUpdateInput } from '../input/operations';
 import {
   DEFAULT_FILE_TYPE,
   FILE_SIZE,
@@ -33,7 +33,7 @@ import {
 } from './schemas';
 import { LIMITS } from '../input/limits';
 
-/** The five message operations of document 4.2, with the bodies input/fields.ts reads for them. */
+/** The five message operations of document 4.2, with the bodies input/operations.ts reads for them. */
 export function messages(): Part {
   return {
     paths: {
@@ -123,7 +123,7 @@ function messageUpdate(): Schema {
   });
 }
 
-/** The attachments one request adds (input/fields.ts attachmentList). */
+/** The attachments one request adds (input/operations.ts attachmentList). */
 function attachments(): Schema {
   const attachment = inputSchema<AttachmentInput>(
     {

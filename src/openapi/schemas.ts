@@ -10,7 +10,7 @@ import {
   type IntegerRule,
   type StringRule,
 } from '../resources/formats';
-import { createNames, updateNames } from '../input/fields';
+import { createNames, updateNames } from '../input/operations';
 import { ATTACHMENT } from '../resources/attachment';
 import { CONTACT } from '../resources/contact';
 import { requiredInput, type Field, type Table } from '../resources/field';
@@ -19,7 +19,7 @@ import { BODY_LIMITS, LIMITS, PAGE_SIZE } from '../input/limits';
 
 /**
  * What the parts of the OpenAPI document share: schemas made from the field rules the code checks
- * (input/fields.ts, input/params.ts), the records as the API answers them, and the refusals. Every
+ * (input/operations.ts, input/params.ts), the records as the API answers them, and the refusals. Every
  * call builds new objects, so that changing one document changes no other.
  */
 
@@ -71,7 +71,7 @@ export function urlSchema(): Schema {
   return { ...stringSchema(HTTP_URL, 'An absolute http(s) URL.'), format: 'uri' };
 }
 
-/** The fields of a request body: `T` is the input type the code reads it into (input/fields.ts). */
+/** The fields of a request body: `T` is the input type the code reads it into (input/operations.ts). */
 export function inputSchema<T>(
   properties: Record<keyof T & string, Schema>,
   required: (keyof T)[] = [],
@@ -116,7 +116,7 @@ function idParameter(what: string): Schema {
   };
 }
 
-/** The query parameters of a page (input/fields.ts pageQuery), shared by both lists. */
+/** The query parameters of a page (input/operations.ts pageQuery), shared by both lists. */
 export function pagingParameters(): Record<string, Schema> {
   return {
     limit: queryParameter('limit', { ...integerSchema(PAGE_SIZE), default: LIMITS.pageSizeDefault }),

@@ -2,7 +2,7 @@ import { Faker, base, en } from '@faker-js/faker';
 import { chatLine } from '../seed';
 import type { WorldData } from '../store/world';
 import type { ContactData, MessageData, Reaction } from '../types';
-import { extensionOf, lastSegment } from './fields';
+import { extensionOf, lastSegment } from './coerce';
 import { uriComponent } from '../resources/formats';
 
 /**

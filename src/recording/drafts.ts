@@ -4,7 +4,7 @@ import { storedFields, type RowData, type Table } from '../resources/field';
 import { MESSAGE_TEXT, USERNAME, type StringRule } from '../resources/formats';
 import { CONTACT_FIELDS, MESSAGE_FIELDS, type Attachment, type StoredMessage } from '../types';
 import { type Clock, timeOf, whole } from './clock';
-import { attachment, avatarUrl, displayName, dropExtra, phoneNumber, reactions } from './fields';
+import { attachment, avatarUrl, displayName, dropExtra, phoneNumber, reactions } from './coerce';
 import { fail, fitsRule, place, type Json, type Report } from './report';
 
 /**

@@ -3,7 +3,7 @@ import { id, integer, text, timestamp, url } from './field';
 
 /**
  * An attachment of a message (document 2.2), in the document's order. A request adds one with
- * its message (input/fields.ts reads its four inputs); the store makes its id and time.
+ * its message (input/operations.ts reads its four inputs); the store makes its id and time.
  */
 export const ATTACHMENT = {
   id: id({ create: { by: 'id', of: 'attachment' } }),

@@ -6,7 +6,7 @@ import type { IntegerRule, StringRule } from './formats';
  * attachment.ts). The table is the one home of a field. What reads it:
  * - types.ts derives the record types (Row) and the field lists, in the table's order, which is
  *   the order of every JSON answer;
- * - input/fields.ts reads a create or an update from its `create` and `update`;
+ * - input/operations.ts reads a create or an update from its `create` and `update`;
  * - the store's copies are generated from it (scripts/generate-copies.ts), literal and of one shape;
  * - fixtures.ts checks a fixture's record by `type`, openapi/schemas.ts describes it by `type`;
  * - fixtures.ts, the recorder (complete()) and the store's copy of a record given as data fill a

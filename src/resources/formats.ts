@@ -2,7 +2,7 @@
  * The formats of the API's values (conventions C14-C16): the lengths and patterns that a
  * request's parameters and a fixture's fields are checked against, and the defaults of values
  * left out. The field tables (contact.ts, message.ts, attachment.ts) name them; the parsers
- * (input/fields.ts), the fixture validator and the OpenAPI document read them from there.
+ * (input/operations.ts), the fixture validator and the OpenAPI document read them from there.
  */
 
 export interface StringRule {

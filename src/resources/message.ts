@@ -12,7 +12,7 @@ export type Reaction = Record<string, string[]>;
 /**
  * A message (document 2.2), in the document's order. Its contact is not kept: it is the
  * conversation's contact, shown as a sender when the message is read (C11). A send and an update
- * are read by input/fields.ts (reactions and attachments have their own shapes), and the store
+ * are read by input/operations.ts (reactions and attachments have their own shapes), and the store
  * makes the record.
  */
 export const MESSAGE = {

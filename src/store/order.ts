@@ -1,7 +1,7 @@
 import BTree from 'sorted-btree';
 import { errors, quoteId } from '../errors';
 import type { Page, Timestamp } from '../types';
-import type { PageQuery } from '../input/fields';
+import type { PageQuery } from '../input/operations';
 
 /**
  * A record's position in its lists: `created_at * 1e6 + tiebreak`, where the tiebreak orders the

@@ -1,6 +1,6 @@
 import { errors } from '../errors';
 import type { Reaction } from '../types';
-import * as fields from '../input/fields';
+import * as fields from '../input/operations';
 import { LIMITS } from '../input/limits';
 
 /** Convention C15: new names go last, each username at most once per name. Never removes. */

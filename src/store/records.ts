@@ -1,4 +1,4 @@
-import type { AttachmentInput } from '../input/fields';
+import type { AttachmentInput } from '../input/operations';
 import type { Attachment, Complete, Contact, StoredMessage, Timestamp } from '../types';
 
 /**
@@ -13,7 +13,7 @@ export type MessageRecord = Readonly<StoredMessage> & { readonly key: number };
  * of one shape, generated from the field tables: copies.generated.ts.
  */
 
-/** An attachment a request adds to a message (its input checked by input/fields.ts), with its id. */
+/** An attachment a request adds to a message (its input checked by input/operations.ts), with its id. */
 export function attachmentRecord(
   input: AttachmentInput,
   id: string,

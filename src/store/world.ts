@@ -19,7 +19,7 @@ import { EMPTY, keyed, nextKey, pageOf, type Order } from './order';
 import { addReactions } from './reactions';
 import { contactRecord, messageRecord, storedMessage } from './copies.generated';
 import { attachmentRecord, type ContactRecord, type MessageRecord } from './records';
-import * as fields from '../input/fields';
+import * as fields from '../input/operations';
 import { messageView, renderContact, renderSender } from './views';
 import { LIMITS } from '../input/limits';
 

@@ -8,7 +8,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createApp, type AppOptions } from '../../src/express/app';
 import { ERROR_STATUS } from '../../src/errors';
-import * as fields from '../../src/input/fields';
+import * as fields from '../../src/input/operations';
 import type { World } from '../../src/store/world';
 import type { Worlds } from '../../src/store/worlds';
 import {

@@ -1,5 +1,5 @@
 import { ApiError } from '../../src/errors';
-import { createReader, updateReader } from '../../src/input/fields';
+import { createReader, updateReader } from '../../src/input/operations';
 import { paramsFrom } from '../../src/input/params';
 import { createSchema, updateSchema } from '../../src/openapi/schemas';
 import {
