@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 /**
  * `npm run build`: dist/, the package's contents, safe to run while another build, a test run or
- * the mock itself uses dist/. `npm start`, `npm test`, `npm pack` and `prepare` all build, often at
+ * the mock itself uses dist/. `npm start`, `npm test` and `npm pack` (prepack) all build, often at
  * once in two terminals, so:
  * - nothing is built when dist/ was built from the same sources (a hash of every input, kept in
  *   dist/.build-stamp); `--force` builds anyway;

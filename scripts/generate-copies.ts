@@ -5,7 +5,7 @@
  * writing them from the tables keeps them in step with every field, an added one too. Each copy
  * says `satisfies Complete<…>`, so a copy that has fallen behind its table does not compile.
  *
- * The file is not kept in git: `npm install` (prepare), `npm run build` and `npm test` write it.
+ * The file is not kept in git: `npm start`, `npm run build`, `npm pack` and `npm test` write it (they build first).
  * `--check` only says whether it is up to date (exit code 1 when it is not).
  */
 import fs from 'node:fs';
