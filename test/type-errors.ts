@@ -9,7 +9,8 @@ import ts from 'typescript';
  */
 const ROOT = path.join(__dirname, '..');
 
-function options(): ts.CompilerOptions {
+/** The repository's compiler options, read once. */
+const OPTIONS: ts.CompilerOptions = (() => {
   const file = ts.readConfigFile(path.join(ROOT, 'tsconfig.json'), ts.sys.readFile.bind(ts.sys));
   return {
     ...ts.parseJsonConfigFileContent(file.config, ts.sys, ROOT).options,
@@ -17,11 +18,11 @@ function options(): ts.CompilerOptions {
     // The snippet's own locals are its business.
     noUnusedLocals: false,
   };
-}
+})();
 
 export function typeErrors(source: string): string[] {
   const name = path.join(ROOT, 'test', '__snippet__.ts');
-  const compilerOptions = options();
+  const compilerOptions = OPTIONS;
   const host = ts.createCompilerHost(compilerOptions);
   const read = host.getSourceFile.bind(host);
   host.getSourceFile = (file, language, ...rest) =>

@@ -73,14 +73,7 @@ export function judge(
   refusedUpdate(v, reading, operation);
   formParameters(v, reading, world);
   goneUnasked(v, reading, world, pending);
-  owedAnswer(
-    v,
-    reading,
-    operation,
-    state.soleWriter && state.memory.forgotten.records === 0 && world?.ledger.forgotAt === 0,
-    world,
-    pending,
-  );
+  owedAnswer(v, reading, operation, world !== undefined && soleAndWhole(state, world), world, pending);
   if (!reading.ok) return v.result();
   v.check(
     'mock.success-codes',
@@ -153,12 +146,17 @@ function settledBefore<T extends { learntAt: number }>(
   return known && known.learntAt <= reading.exchange.startedAt ? known : undefined;
 }
 
+/** Whether the session is the sole writer of what the token made, and has forgotten none of it. */
+function soleAndWhole(state: SessionState, world: World): boolean {
+  return state.soleWriter && state.memory.forgotten.records === 0 && world.ledger.forgotAt === 0;
+}
+
 /**
  * Whether a record the session made is sure to be untouched by any update but those it saw: the
  * session is its sole writer, has forgotten nothing, and no update naming it is on its way.
  */
 function untouched(state: SessionState, world: World, pending: readonly PendingWrite[]) {
-  const sure = state.soleWriter && state.memory.forgotten.records === 0 && world.ledger.forgotAt === 0;
+  const sure = soleAndWhole(state, world);
   // An update changes the record it names alone.
   const updating = new Set(
     pending
@@ -174,11 +172,7 @@ function untouched(state: SessionState, world: World, pending: readonly PendingW
  */
 function sureOfSends(state: SessionState, world: World, pending: readonly PendingWrite[]): boolean {
   return (
-    state.soleWriter &&
-    state.sawEveryCreate &&
-    state.memory.forgotten.records === 0 &&
-    world.ledger.forgotAt === 0 &&
-    !pending.some((write) => write.method === 'POST')
+    soleAndWhole(state, world) && state.sawEveryCreate && !pending.some((write) => write.method === 'POST')
   );
 }
 

@@ -8,6 +8,14 @@ import { routeId, type Verdicts } from './verdicts';
 
 const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
+/** Whether a write sent a parameter: itself, or a bracket key of it (`reactions[heart][]`). */
+const sends = (reading: Reading) => (param: string) =>
+  Object.keys(reading.params ?? {}).some((key) => key === param || key.startsWith(`${param}[`));
+
+/** Whether a contact update sent an attribute beyond those an update may change. */
+const beyondUpdates = (reading: Reading) =>
+  Object.keys(reading.params ?? {}).some((key) => !CONTACT_UPDATES.includes(key));
+
 /** The documented optional parameters of each operation, and the rule a refusal for leaving one out breaks. */
 const OPTIONAL: Record<
   string,
@@ -44,7 +52,7 @@ export function refusedForOptional(
   // What was sent must be known: a body the proxy could not read may have held the parameter.
   if (reading.params === undefined) return;
   const keys = Object.keys(reading.params);
-  const sent = (param: string) => keys.some((key) => key === param || key.startsWith(`${param}[`));
+  const sent = sends(reading);
   const id = routeId(reading);
   if (id !== '' && !(operation === 'PUT contact' ? world?.contacts.has(id) : world?.messages.has(id))) return;
   const text = reading.text ?? '';
@@ -69,8 +77,7 @@ export function refusedUpdate(v: Verdicts, reading: Reading, operation: string):
   const status = reading.exchange.status;
   if (operation !== 'PUT contact' || status < 400 || status >= 500 || [401, 403, 404, 429].includes(status))
     return;
-  if (Object.keys(reading.params ?? {}).some((key) => !CONTACT_UPDATES.includes(key)))
-    v.check('contacts.update.only-display-name');
+  if (beyondUpdates(reading)) v.check('contacts.update.only-display-name');
 }
 
 const REQUIRED = { contacts: requiredOf(CONTACT_FIELDS), messages: requiredOf(MESSAGE_FIELDS) };
@@ -168,8 +175,6 @@ export function formParameters(v: Verdicts, reading: Reading, world: World | und
 
 /** The rule of each operation: the answer the document gives it is what a request of it is owed. */
 function operationRule(operation: string, reading: Reading): string | undefined {
-  const sent = (param: string) =>
-    Object.keys(reading.params ?? {}).some((key) => key === param || key.startsWith(`${param}[`));
   switch (operation) {
     case 'GET contacts':
     case 'GET messages': {
@@ -191,11 +196,9 @@ function operationRule(operation: string, reading: Reading): string | undefined 
     case 'POST messages':
       return 'messages.send';
     case 'PUT contact':
-      return Object.keys(reading.params ?? {}).some((key) => !CONTACT_UPDATES.includes(key))
-        ? 'contacts.update.only-display-name'
-        : 'contacts.update.display-name';
+      return beyondUpdates(reading) ? 'contacts.update.only-display-name' : 'contacts.update.display-name';
     case 'PUT message':
-      return OPTIONAL['PUT message']!.rule(sent);
+      return OPTIONAL['PUT message']!.rule(sends(reading));
     case 'DELETE contact':
       return 'contacts.delete';
     case 'DELETE message':
@@ -292,8 +295,7 @@ function aliveRecord(
 ): boolean {
   const known = kind === 'contact' ? world.contacts.get(id) : world.messages.get(id);
   if (!known || !world.ledger.created.has(id) || known.learntAt >= reading.exchange.startedAt) return false;
-  const conversation =
-    kind === 'contact' ? world.contacts.get(id)!.conversationId : world.messages.get(id)!.conversationId;
+  const conversation = known.conversationId;
   const owner = typeof conversation === 'string' ? world.owners.get(conversation) : undefined;
   const deletes = [
     ...world.deletes.filter((d) => d.at > known.learntAt),
