@@ -8,6 +8,7 @@ import { slowDown } from './at-once';
 import { markUnreachable, spendRequests, unreachable, writeRecord } from './records';
 import { writeEnded, writeStarting } from './stillness';
 import { recordWire, type WireRecord } from './wire';
+import { MAX_HEADER_BYTES } from './exchange';
 
 /**
  * supertest, as the kit's jest environment (environment.js) loaded it once for the process, or
@@ -155,12 +156,30 @@ class NoAnswerError extends InfraError {
  * a connection the server closed as it went cannot leave its outcome unknown.
  */
 let pool: http.Agent | undefined;
+let single: http.Agent | undefined;
 
-function poolFor(method: string): http.Agent | undefined {
-  if (!IDEMPOTENT_METHODS.has(method)) return undefined;
-  return (pool ??= config.baseUrl.startsWith('https:')
-    ? new https.Agent({ keepAlive: true })
-    : new http.Agent({ keepAlive: true }));
+/** The pool, or (`keepAlive` false) an agent that opens a connection for each request. */
+function agentFor(keepAlive: boolean): http.Agent {
+  const secure = config.baseUrl.startsWith('https:');
+  return keepAlive ? (pool ??= wideAgent(secure, true)) : (single ??= wideAgent(secure, false));
+}
+
+/**
+ * An agent whose requests read answer headers up to MAX_HEADER_BYTES. Node takes the size as an
+ * option of each request only, and supertest passes no such option on: the agent, which gets each
+ * request before its socket does, sets it.
+ */
+function wideAgent(secure: boolean, keepAlive: boolean): http.Agent {
+  const Base = secure ? https.Agent : http.Agent;
+  const agent = new Base({ keepAlive }) as http.Agent & {
+    addRequest(req: http.ClientRequest & { maxHeaderSize?: number }, options: unknown): void;
+  };
+  const add = agent.addRequest.bind(agent);
+  agent.addRequest = (req, options) => {
+    req.maxHeaderSize ??= MAX_HEADER_BYTES;
+    add(req, options);
+  };
+  return agent;
 }
 
 /**
@@ -169,23 +188,23 @@ function poolFor(method: string): http.Agent | undefined {
  * again at once on a new connection, as browsers do. It counts as a transient answer all the same
  * (an edge may have dropped it on purpose), but waits for no backoff.
  */
-async function sendOn(build: (agent: http.Agent | undefined) => Test, method: string, target: string) {
-  const kept = poolFor(method);
-  const first = build(kept);
+async function sendOn(build: (agent: http.Agent) => Test, method: string, target: string) {
+  const kept = IDEMPOTENT_METHODS.has(method);
+  const first = build(agentFor(kept));
   try {
     return await first;
   } catch (error) {
     const e = error as { response?: unknown; code?: string; message?: string };
     const reused = (first as unknown as { req?: { reusedSocket?: boolean } }).req?.reusedSocket === true;
     const closed = e.code === 'ECONNRESET' || e.code === 'EPIPE' || /socket hang up/i.test(e.message ?? '');
-    if (kept === undefined || e.response !== undefined || !reused || !closed) throw error;
+    if (!kept || e.response !== undefined || !reused || !closed) throw error;
     writeRecord({
       kind: 'transient',
       method,
       what: `${method} ${target}: ${e.code ?? e.message} (a kept-open connection)`,
     });
     sentCount += 1;
-    return await build(undefined);
+    return await build(agentFor(false));
   }
 }
 
@@ -236,12 +255,12 @@ async function sendOnce(method: string, fullPath: string, options: RequestOption
   }
   const verb = method.toLowerCase() as 'get' | 'post' | 'put' | 'delete' | 'head' | 'options' | 'patch';
   // The headers as given (their names' case too), the content type as the body's.
-  const build = (agent: http.Agent | undefined) => {
+  const build = (agent: http.Agent) => {
     let req = (request(config.baseUrl)[verb] as (url: string) => Test)(fullPath)
       .timeout({ response: config.timeoutMs, deadline: config.timeoutMs * 2 })
       .buffer(true)
       .parse(readText as never);
-    if (agent) req = req.agent(agent);
+    req = req.agent(agent);
     if (requestHeaders.authorization !== undefined)
       req = req.set('Authorization', requestHeaders.authorization);
     for (const [name, value] of Object.entries(options.headers ?? {})) req = req.set(name, value);

@@ -1,6 +1,6 @@
 import http from 'node:http';
 import https from 'node:https';
-import type { PendingWrite, ProxyExchange } from '../http/exchange';
+import { MAX_HEADER_BYTES, type PendingWrite, type ProxyExchange } from '../http/exchange';
 
 /**
  * The forwarding half of the proxy, on node:http: every request goes to the target as it came
@@ -113,7 +113,7 @@ export function createForwarder(options: ForwardOptions): http.Server {
   const secure = target.protocol === 'https:';
   const agent = secure ? new https.Agent({ keepAlive: true }) : new http.Agent({ keepAlive: true });
   const prefix = target.pathname.replace(/\/+$/, '');
-  const server = http.createServer((req, res) => {
+  const server = http.createServer({ maxHeaderSize: MAX_HEADER_BYTES }, (req, res) => {
     const startedAt = Date.now();
     const method = req.method ?? 'GET';
     const url = req.url ?? '/';
@@ -145,6 +145,7 @@ export function createForwarder(options: ForwardOptions): http.Server {
         path: `${prefix}${url}`,
         headers,
         agent: body === undefined ? agent : false,
+        maxHeaderSize: MAX_HEADER_BYTES,
         // Host is among the headers already: the target's.
         setHost: false,
       });

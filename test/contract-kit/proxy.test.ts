@@ -202,6 +202,9 @@ interface RawAnswer {
 }
 
 /** One request on a connection of its own; the answer's raw headers and bytes, as they came. */
+/** What a browser reads of headers: more than Node's 16 KiB. */
+const WIDE = 256 * 1024;
+
 function raw(
   base: string,
   method: string,
@@ -210,7 +213,8 @@ function raw(
   body?: string,
 ): Promise<RawAnswer> {
   return new Promise((resolve, reject) => {
-    const req = http.request(`${base}${pathAndQuery}`, { method, headers, agent: false }, (res) => {
+    const options = { method, headers, agent: false, maxHeaderSize: WIDE } as const;
+    const req = http.request(`${base}${pathAndQuery}`, options, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (chunk: Buffer) => chunks.push(chunk));
       res.on('end', () =>
@@ -245,8 +249,9 @@ const same = (direct: RawAnswer, proxied: RawAnswer) => {
   expect(proxied.body.equals(direct.body)).toBe(true);
 };
 
+/** A server on a free port; as a browser and the proxy do, it reads headers up to 256 KiB. */
 function listen(handler: http.RequestListener): Promise<{ url: string; server: http.Server }> {
-  const server = http.createServer(handler);
+  const server = http.createServer({ maxHeaderSize: WIDE }, handler);
   return new Promise((resolve) =>
     server.listen(0, '127.0.0.1', () =>
       resolve({ url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, server }),
@@ -338,6 +343,35 @@ describe('forwarding', () => {
     expect(result.exchanges).toBe(1);
     expect(result.rules.find((t) => t.rule.id === 'api.json-objects')!.checks).toBe(0);
   }, 60_000);
+
+  it('passes on a request and an answer whose headers are longer than Node reads by default: a long cursor, a long Link header', async () => {
+    const cursor = 'c'.repeat(20_000);
+    const { url, server } = await listen((req, res) => {
+      res.writeHead(200, {
+        'Content-Type': 'application/json',
+        Link: `<${req.url}>; rel="next", <${req.url}>; rel="prev"`,
+      });
+      res.end('{"has_more":false,"data":[]}');
+    });
+    const lines: string[] = [];
+    const proxy = await startProxy({ target: url, ruleSet: 'documented', print: (line) => lines.push(line) });
+    const at = `/v1/contacts?cursor=${cursor}`;
+    let result: ProxyResult;
+    try {
+      const direct = await raw(url, 'GET', at, { Authorization: 'Bearer long' });
+      const answer = await raw(proxy.url, 'GET', at, { Authorization: 'Bearer long' });
+      same(direct, answer);
+      expect(answer.status).toBe(200);
+    } finally {
+      result = await proxy.close();
+      await close(server);
+    }
+    expect({ lines, problems: result.targetProblems, exchanges: result.exchanges }).toEqual({
+      lines: [],
+      problems: [],
+      exchanges: 1,
+    });
+  });
 
   it('survives a target that closes the connection in the middle of an answer', async () => {
     const { url, server } = await listen((req, res) => {
