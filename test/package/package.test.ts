@@ -157,17 +157,13 @@ const installed = (pkg: string, ...parts: string[]) => path.join(project, 'node_
 const KIT_DEPENDENCIES = ['commander', 'fast-check', 'jest', 'junit-report-builder', 'qs', 'supertest'];
 
 describe('npm run pack: two packages', () => {
-  it('install into an empty project with nothing of their own for npm to ask about: the mock alone nothing, the kit only jest’s @parcel/watcher', () => {
-    const asked = (output: string) =>
-      output
-        .split('\n')
-        .filter((line) => /^npm warn install-scripts +\S+@\d/.test(line))
-        .map((line) => line.replace(/^npm warn install-scripts +(\S+)@.*$/, '$1'));
+  it('install into an empty project with nothing for npm to ask about: no install script, theirs or their dependencies’', () => {
     const [both, mockAlone] = npmSaid;
-    expect(mockAlone!.split('\n').filter((line) => /install-scripts|allowScripts/.test(line))).toEqual([]);
-    // jest-haste-map 30 depends on @parcel/watcher, whose script builds only on request
-    // (docs/architecture.md): every project with jest 30 is asked about it.
-    expect(asked(both!)).toEqual(['@parcel/watcher']);
+    const asking = (output: string) =>
+      output.split('\n').filter((line) => /install-scripts|allowScripts/.test(line));
+    // jest stays at 30.4: jest-haste-map 30.5 depends on @parcel/watcher, whose install script
+    // npm would ask every project that installs the kit about (docs/architecture.md).
+    expect({ both: asking(both!), mockAlone: asking(mockAlone!) }).toEqual({ both: [], mockAlone: [] });
   });
 
   it('messaging-api-mock ships the build, the dashboard, the pages of docs/, the fixtures, README, LICENSE and package.json, and nothing else: not the kit', () => {
