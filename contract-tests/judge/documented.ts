@@ -9,7 +9,14 @@ import { list } from './lists';
 import { contactRecord, messageRecord, views } from './records';
 import { createdContact, sentMessage, updatedContact, updatedMessage } from './writes';
 import { routeId, show, Verdicts, type Judgement } from './verdicts';
-import { formParameters, owedAnswer, refusedForOptional, refusedUpdate } from './refusals';
+import {
+  formParameters,
+  namesMadeUpId,
+  owedAnswer,
+  refusedForOptional,
+  refusedUpdate,
+  unknownId,
+} from './refusals';
 import { goneUnasked, refusedShown } from './traces';
 
 /**
@@ -74,7 +81,8 @@ export function judge(
   formParameters(v, reading, world);
   goneUnasked(v, reading, world, pending);
   owedAnswer(v, reading, operation, world !== undefined && soleAndWhole(state, world), world, pending);
-  if (!reading.ok) return v.result();
+  unknownId(v, reading);
+  if (!reading.ok || namesMadeUpId(reading)) return v.result();
   v.check(
     'mock.success-codes',
     exchange.status !== expectedSuccess(exchange.method) &&

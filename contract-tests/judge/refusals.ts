@@ -1,7 +1,14 @@
 import { isTransientStatus } from '../../common/transient';
 import { deleting, type PendingWrite, type Reading } from '../http/exchange';
 import { CONTACT_UPDATES, formerKey, type World } from './state';
-import { CONTACT_FIELDS, MESSAGE_FIELDS, optionalOf, requiredOf, updatedWith } from '../rules/resources';
+import {
+  CONTACT_FIELDS,
+  madeUp,
+  MESSAGE_FIELDS,
+  optionalOf,
+  requiredOf,
+  updatedWith,
+} from '../rules/resources';
 import { routeId, type Verdicts } from './verdicts';
 
 /** Requests the server refused, and what a refusal of each kind keeps or breaks. */
@@ -207,6 +214,37 @@ function operationRule(operation: string, reading: Reading): string | undefined 
   return undefined;
 }
 
+/**
+ * Whether the exchange is a retrieve, update or delete of an id the kit made up to name no record
+ * (rules/resources.ts MADE_UP_IDS). HEAD, and a path with a trailing slash, are not the document's
+ * requests.
+ */
+export function namesMadeUpId(reading: Reading): boolean {
+  const { route, exchange } = reading;
+  return (
+    (route.kind === 'contact' || route.kind === 'message') &&
+    madeUp(route.kind, route.id) &&
+    ['GET', 'PUT', 'DELETE'].includes(exchange.method) &&
+    exchange.url.split('?')[0] === reading.path
+  );
+}
+
+/**
+ * What an id the kit made up to name no record is owed: a refusal, some 4xx (the unknown-id
+ * rules). A 2xx, a redirect or a 500 breaks the rule, and only it: whatever else the answer says
+ * is that one fault (documented.ts judges nothing more of it, session.ts learns nothing from it).
+ */
+export function unknownId(v: Verdicts, reading: Reading): void {
+  if (!namesMadeUpId(reading)) return;
+  const { route, exchange } = reading;
+  const status = exchange.status;
+  v.check(
+    `${route.kind}s.unknown-id`,
+    (status < 400 || status >= 500) &&
+      `${exchange.method} ${reading.path} answered ${status}: ${routeId(reading)} is an id the kit made up to name no ${route.kind}, owed a refusal (some 4xx)`,
+  );
+}
+
 /** Refusals that may come whatever the request: of the token, of the rate, of the time it took. */
 const ANY_REQUEST = [401, 403, 408, 429];
 
@@ -238,6 +276,8 @@ export function owedAnswer(
   // HEAD, and a path with a trailing slash, are not the document's requests: a server may refuse them.
   const url = reading.exchange.url;
   if (reading.exchange.method === 'HEAD' || url.split('?')[0] !== reading.path) return;
+  // An id made up to name no record is owed a refusal (`unknownId`), not the operation's answer.
+  if (namesMadeUpId(reading)) return;
   const rule = operationRule(operation, reading);
   if (!rule) return;
   // `active` alone: every such list counts among those judged against its rule.

@@ -12,11 +12,11 @@ import { idOf, walk } from '../model/paging';
 import { rule, type RuleContext } from '../model/harness';
 import { CONTACT, problems } from '../rules/fields';
 import { settled } from '../model/settle';
-import { recordPath } from '../rules/resources';
+import { MADE_UP_IDS, recordPath } from '../rules/resources';
 
 useCleanup();
 
-const UNKNOWN_ID = 'zz0unknown0contact0id';
+const UNKNOWN_ID = MADE_UP_IDS.contact;
 
 rule(
   'contacts.fields',

@@ -24,7 +24,7 @@ import { is2xx, send, type Exchange } from '../http/http';
 import { idOf, walk } from '../model/paging';
 import { rule, type RuleContext } from '../model/harness';
 import { reactionPair } from '../model/samples';
-import { recordPath } from '../rules/resources';
+import { MADE_UP_IDS, recordPath } from '../rules/resources';
 
 useCleanup();
 
@@ -118,7 +118,7 @@ rule(
   'mock.error-body',
   'errors are flat {type, code, message, param?} objects with known codes',
   async (t: RuleContext) => {
-    const unknown = await send('GET', recordPath('contact', 'zz0unknown0contact0id'));
+    const unknown = await send('GET', recordPath('contact', MADE_UP_IDS.contact));
     expectErrorBody(t, unknown, 404, 'not_found');
     t.check(!('param' in (unknown.body as Json)), 'param is set although no parameter is at fault', unknown);
     expectErrorBody(
@@ -163,12 +163,12 @@ rule(
       'a 401 without WWW-Authenticate: Bearer',
       unauthorized,
     );
-    t.status(await send('GET', recordPath('message', 'zz0unknown0message0id')), 404, 'an unknown message id');
+    t.status(await send('GET', recordPath('message', MADE_UP_IDS.message)), 404, 'an unknown message id');
     t.status(await send('GET', '/v1/conversations'), 404, 'an unknown route');
     for (const [method, path, allowed] of [
       ['PATCH', '/v1/contacts', ['GET', 'POST']],
       ['DELETE', '/v1/messages', ['GET', 'POST']],
-      ['POST', recordPath('contact', 'zz0unknown0contact0id'), ['GET', 'PUT', 'DELETE']],
+      ['POST', recordPath('contact', MADE_UP_IDS.contact), ['GET', 'PUT', 'DELETE']],
     ] as const) {
       const refused = await send(method, path);
       t.status(refused, 405, `${method} ${path}`);

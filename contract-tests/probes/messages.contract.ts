@@ -13,12 +13,12 @@ import { idOf, walk } from '../model/paging';
 import { reactionNames, reactionPair } from '../model/samples';
 import { rule, type RuleContext } from '../model/harness';
 import { MESSAGE, SENDER, SENDER_FORBIDDEN, problems, sameValue } from '../rules/fields';
-import { CONTACT_FIELDS, senderStableOf, recordPath } from '../rules/resources';
+import { CONTACT_FIELDS, senderStableOf, MADE_UP_IDS, recordPath } from '../rules/resources';
 import { settled } from '../model/settle';
 
 useCleanup();
 
-const UNKNOWN_ID = 'zz0unknown0message0id';
+const UNKNOWN_ID = MADE_UP_IDS.message;
 
 /**
  * Adds one reaction as the document shows it (`reactions[<name>][]=<username>`). Allowed names are

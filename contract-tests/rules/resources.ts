@@ -148,6 +148,17 @@ export function fieldsInWords(table: DocTable): string {
 /** Names in backticks. */
 export const quoted = (items: readonly string[]) => items.map((item) => `\`${item}\``);
 
+/**
+ * The ids the kit makes up to name no record, for the unknown-id rules. Traffic alone cannot tell
+ * an id that names no record from one made before the traffic was seen; these it can: the judge
+ * holds every retrieve, update and delete of them against the rule, wherever they pass (the kit's
+ * run, or the kit's run through the proxy). No server makes such an id: none starts `zz0unknown0`.
+ */
+export const MADE_UP_IDS = { contact: 'zz0unknown0contact0id', message: 'zz0unknown0message0id' } as const;
+
+/** Whether `id` is the one the kit made up to name no record of `kind`. */
+export const madeUp = (kind: 'contact' | 'message', id: string): boolean => MADE_UP_IDS[kind] === id;
+
 /** The path of one record, for its GET, PUT and DELETE (docs/api.md 4.1, 4.2). */
 export function recordPath(resource: 'contact' | 'message', id: unknown): string {
   return `/v1/${resource}s/${encodeURIComponent(String(id))}`;

@@ -150,7 +150,6 @@ export const RULES: readonly Rule[] = [
     'contacts.unknown-id',
     '4.1 rule 7, 7',
     'Retrieve, update and delete of an unknown contact id are refused (some 4xx).',
-    'traffic cannot tell an id that names no contact from a contact made before the traffic was seen: only an id made up to name none shows it',
   ),
   documented(
     'contacts.list.active-parameter',
@@ -263,7 +262,6 @@ export const RULES: readonly Rule[] = [
     'messages.unknown-id',
     '7',
     'Retrieve, update and delete of an unknown message id are refused (some 4xx).',
-    'traffic cannot tell an id that names no message from a message made before the traffic was seen: only an id made up to name none shows it',
   ),
 
   // ---- the conventions the mock fills the gaps with (mock rule set only) ----

@@ -3,6 +3,7 @@ import { read, redact, type ProxyExchange } from '../../contract-tests/http/exch
 import { judge, JUDGED } from '../../contract-tests/judge/documented';
 import { learn, newSession, type SessionState } from '../../contract-tests/judge/session';
 import { findRule, type RuleSet } from '../../contract-tests/rules/rules';
+import { MADE_UP_IDS, recordPath } from '../../contract-tests/rules/resources';
 
 /**
  * The proxy's judge on exchanges made by hand: a pure function of the exchange and what the
@@ -870,6 +871,40 @@ describe('the proxy judge', () => {
       expect(
         made(() => exchange('PUT', at, 400, undefined, { sent: { display_name: 'x'.repeat(300) } })),
       ).toEqual([]);
+    });
+
+    it('charges any answer but a refusal to an id the kit made up to name no record to the unknown-id rule alone, and learns nothing from it', () => {
+      const contactAt = recordPath('contact', MADE_UP_IDS.contact);
+      const messageAt = recordPath('message', MADE_UP_IDS.message);
+      const judged = (e: ProxyExchange, state = newSession()) => {
+        const reading = read(e);
+        const judgement = judge(reading, state, 'documented');
+        learn(state, reading);
+        return { broken: judgement.violations.map((v) => v.rule), checked: judgement.checked };
+      };
+      // Any 4xx is the refusal owed, and counts among the exchanges judged against the rule.
+      for (const status of [400, 404, 410, 403])
+        expect(judged(exchange('GET', contactAt, status))).toEqual({
+          broken: [],
+          checked: expect.arrayContaining(['contacts.unknown-id']),
+        });
+      // A record answered for it, a 204, a redirect, a 500: the one fault, named by the one rule,
+      // however wrong the record answered is besides.
+      expect(judged(exchange('GET', contactAt, 200, { id: 7 })).broken).toEqual(['contacts.unknown-id']);
+      expect(judged(exchange('DELETE', contactAt, 204)).broken).toEqual(['contacts.unknown-id']);
+      expect(judged(exchange('GET', messageAt, 302)).broken).toEqual(['messages.unknown-id']);
+      expect(judged(exchange('GET', messageAt, 500)).broken).toEqual(['messages.unknown-id']);
+      expect(judged(exchange('PUT', messageAt, 200, {}, { sent: { message: 'nobody' } })).broken).toEqual([
+        'messages.unknown-id',
+      ]);
+      // Nothing is learnt from it: a list that does not show it is no list that lost it.
+      const state = newSession(undefined, true);
+      judged(exchange('GET', contactAt, 200, { ...contact(1), id: MADE_UP_IDS.contact }), state);
+      expect(judged(exchange('GET', '/v1/contacts', 200, page([], false)), state).broken).toEqual([]);
+      // Another id that names nothing the session knows is not judged so: traffic cannot tell it.
+      expect(judged(exchange('GET', '/v1/contacts/C404', 200, contact(3))).checked).not.toContain(
+        'contacts.unknown-id',
+      );
     });
   });
 
