@@ -5,6 +5,7 @@ import { idOf } from './pages';
 import {
   CONTACT_STABLE,
   CONTACT_UPDATES,
+  SENDER_STABLE,
   formerKey,
   wellFormed,
   type MessageFacts,
@@ -77,6 +78,15 @@ export function messageRecord(
     );
     const owner =
       typeof item.conversation_id === 'string' ? world?.owners.get(item.conversation_id) : undefined;
+    // The conversation's contact, as every answer that showed it agreed it is (a contact whose
+    // answers disagreed is judged there, and its messages' contact is not judged by it).
+    const known = owner !== undefined ? world?.contacts.get(owner) : undefined;
+    const differs = (field: string) =>
+      known !== undefined &&
+      !known.stableMoved &&
+      field in sender &&
+      wellFormed(known.stable[field]) &&
+      !sameValue(sender[field], known.stable[field]);
     if (owner !== undefined)
       v.check(
         'messages.contact-is-sender',
@@ -85,6 +95,12 @@ export function messageRecord(
             at,
             `its contact is ${show(sender.id)}, but conversation ${item.conversation_id as string} belongs to contact ${owner}`,
           ),
+        ...(String(sender.id) === owner ? SENDER_STABLE.filter(differs) : []).map((field) =>
+          where(
+            at,
+            `its contact's ${field} is ${show(sender[field])}, but contact ${owner}, whose conversation it is in, has ${show(known!.stable[field])}`,
+          ),
+        ),
       );
   }
   if (!v.has('mock.ids')) return;

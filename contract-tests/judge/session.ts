@@ -1,8 +1,9 @@
 import { reactionsOf } from '../model/model';
 import { isObject, type Json, type PendingWrite, type Reading } from '../http/exchange';
 import { learnWalk } from './walks';
-import { refusedCreate, refusedForm, sentKey } from './refusals';
+import { namesMadeUpId, refusedCreate, refusedForm, sentKey } from './refusals';
 import { idOf, listKey, pageOf } from './pages';
+import { sameValue } from '../rules/fields';
 import {
   copy,
   DEFAULT_LIMITS,
@@ -151,6 +152,11 @@ function learnContact(
   const conversationId =
     typeof item.conversation_id === 'string' ? item.conversation_id : known?.conversationId;
   const stable = { ...known?.stable };
+  const stableMoved =
+    known?.stableMoved ??
+    CONTACT_STABLE.some(
+      (field) => field in item && wellFormed(stable[field]) && !sameValue(item[field], stable[field]),
+    );
   // What never changes is held as first shown well formed by reads; a write's answer shows what
   // the server now holds (a change there is keeps-the-rest's, judged at that answer).
   for (const field of CONTACT_STABLE)
@@ -170,6 +176,7 @@ function learnContact(
     shownBy: read ? (read.listed ? 'list' : 'retrieve') : 'write',
     ...(conversationId !== undefined ? { conversationId } : {}),
     stable,
+    ...(stableMoved ? { stableMoved: true as const } : {}),
     updatable,
     former: known?.former ?? {},
     changedAt: known?.changedAt ?? {},
@@ -284,7 +291,8 @@ function noteKinds(state: SessionState, world: World, contacts: Json[], messages
 /** Adds what one exchange shows to the session. Call it after the exchange was judged. */
 export function learn(state: SessionState, reading: Reading, pending: readonly PendingWrite[] = []): void {
   const { exchange, route, authorization } = reading;
-  if (reading.forced) return;
+  // A forced answer, or one to an id made up to name no record (refusals.ts), teaches nothing.
+  if (reading.forced || namesMadeUpId(reading)) return;
   if (
     exchange.method === 'DELETE' &&
     (exchange.status === 401 || exchange.status === 403) &&

@@ -1,4 +1,4 @@
-import { CONTACT_FIELDS, stableOf, updatedWith } from '../rules/resources';
+import { CONTACT_FIELDS, senderStableOf, stableOf, updatedWith } from '../rules/resources';
 
 /**
  * What the proxy holds of each token's world (./session.ts learns it, ./memory.ts bounds it, the
@@ -49,6 +49,12 @@ export interface ContactFacts {
   conversationId?: string;
   /** The fields no operation may change: the last values seen. */
   stable: Partial<Record<string, unknown>>;
+  /**
+   * Some answer showed one of them other than an answer before it (a fault of a view or of an
+   * update, judged there): what the contact's fields are is then not certain enough to judge a
+   * message's contact by them.
+   */
+  stableMoved?: true;
   /** The fields an update may change (CONTACT_UPDATES): the last values seen. */
   updatable: Partial<Record<string, unknown>>;
   /**
@@ -217,6 +223,9 @@ export interface SessionState {
 
 /** From the document's table (rules/resources.ts): the contact's fields that never change. */
 export const CONTACT_STABLE: readonly string[] = stableOf(CONTACT_FIELDS);
+
+/** The fields of a contact that a message's contact shows too and that never change (2.2). */
+export const SENDER_STABLE: readonly string[] = senderStableOf(CONTACT_FIELDS);
 /** From the same table: the contact's fields an update may change. */
 export const CONTACT_UPDATES: readonly string[] = updatedWith(CONTACT_FIELDS);
 

@@ -67,6 +67,42 @@ describe('the proxy judge', () => {
     expect(broken([exchange('GET', '/v1/contacts?limit=3', 200, page(ten, true))])).toEqual(['lists.limit']);
   });
 
+  it('holds a message’s contact to the contact its conversation belongs to, field by field, while that contact’s answers agree (messages.contact-is-sender)', () => {
+    const c = contact(5);
+    const at = `/v1/messages/${String(message(9).id)}`;
+    const inConversation = (sender: Record<string, unknown>) =>
+      message(9, 5, { conversation_id: c.conversation_id, contact: sender });
+    const seen = () => newSessionWith(c);
+    const own = { ...(message(9, 5).contact as Record<string, unknown>), created_at: c.created_at };
+    expect(broken([exchange('GET', at, 200, inConversation(own))], 'documented', seen())).toEqual([]);
+    for (const [field, value] of [
+      ['username', 'someone_else'],
+      ['phone_number', '+1 555 0199'],
+      ['avatar_url', 'https://example.com/other.png'],
+      ['created_at', Number(c.created_at) - 60],
+    ] as const)
+      expect(
+        broken([exchange('GET', at, 200, inConversation({ ...own, [field]: value }))], 'documented', seen()),
+      ).toEqual(['messages.contact-is-sender']);
+    // A contact whose answers disagreed on a field that never changes is judged there; its
+    // messages' contact is then judged by its id only.
+    const moved = seen();
+    expect(
+      broken(
+        [exchange('GET', `/v1/contacts/${String(c.id)}`, 200, { ...c, username: 'renamed' })],
+        'documented',
+        moved,
+      ),
+    ).toEqual(['contacts.retrieve']);
+    expect(
+      broken(
+        [exchange('GET', at, 200, inConversation({ ...own, username: 'renamed' }))],
+        'documented',
+        moved,
+      ),
+    ).toEqual([]);
+  });
+
   it('reads the fields of records and pages (contacts.fields, messages.contact-fields, lists.page-fields)', () => {
     expect(
       broken([exchange('GET', '/v1/contacts/C000000000000001', 200, { ...contact(1), username: 7 })]),
@@ -400,6 +436,22 @@ describe('the proxy judge', () => {
       early,
     );
     expect(broken([slow], 'documented', early)).toEqual([]);
+    // Two creates on their way at once, answered with one id: the second shows another record
+    // under the id the first made (another username), so one of them was not made. Two creates of
+    // the same content may be taken as one.
+    const atOnce = (second: Record<string, string>) => {
+      const first = create(made('C555'));
+      const other = exchange('POST', '/v1/contacts', 201, { ...made('C555'), ...second }, { sent: second });
+      return broken(
+        [first, { ...other, startedAt: first.startedAt + 1, finishedAt: first.finishedAt + 50 }],
+        'documented',
+        newSession(),
+      );
+    };
+    expect(atOnce({ username: 'bea', phone_number: '+1 555 0100', display_name: 'bea' })).toEqual([
+      'api.unique-ids',
+    ]);
+    expect(atOnce(sent)).toEqual([]);
   });
 
   it('holds an update that changed a message to a time in updated_at, not null (messages.update.updated-at)', () => {
