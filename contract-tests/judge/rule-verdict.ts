@@ -113,14 +113,15 @@ export function verdictOf(
  * tests found a rule broken, a rule that only the judge saw broken may be the same fault seen in
  * another answer: it is not run (with what the judge saw), to be judged once the fault the tests
  * named is mended, rather than failed twice. With no failure from the tests, what the judge saw
- * fails its rule: a fault in an answer no test reads twice.
+ * fails its rule: a fault in an answer no test reads twice. A rule the judge alone decides
+ * (rules.ts `decidedByJudge`) fails on what the judge saw, whatever the tests found.
  */
 export function besideTheTests(verdicts: RuleVerdict[]): RuleVerdict[] {
   const byTests = verdicts.filter((v) => v.verdict === 'fail' && v.foundBy !== JUDGE_TITLE);
   if (byTests.length === 0) return verdicts;
   const named = byTests.map((v) => v.rule.id).join(', ');
   return verdicts.map((v) =>
-    v.verdict === 'fail' && v.foundBy === JUDGE_TITLE
+    v.verdict === 'fail' && v.foundBy === JUDGE_TITLE && !v.rule.decidedByJudge
       ? {
           ...v,
           verdict: 'not-run',

@@ -20,22 +20,11 @@ const UNKNOWN_ID = MADE_UP_IDS.contact;
 
 rule(
   'contacts.fields',
-  'a retrieved or listed contact has the fields of 2.1 with their types',
-  async (t: RuleContext) => {
+  'a contact made, then retrieved and listed: the judge holds each answer to the fields of 2.1',
+  async () => {
     const contact = await makeContact('fields', { display_name: 'Fields Name' });
-    const retrieved = await send('GET', recordPath('contact', contact.id));
-    const found = problems(t.object(retrieved, 'GET /v1/contacts/:id'), CONTACT);
-    t.check(found.length === 0, `the retrieved contact: ${found.join('; ')}`, retrieved);
-    const list = await send('GET', '/v1/contacts');
-    const page = t.object(list, 'GET /v1/contacts');
-    for (const item of Array.isArray(page.data) ? page.data : []) {
-      const wrong = problems(item, CONTACT);
-      t.check(
-        wrong.length === 0,
-        `a listed contact (${String((item as Json)?.id)}): ${wrong.join('; ')}`,
-        list,
-      );
-    }
+    await send('GET', recordPath('contact', contact.id));
+    await send('GET', '/v1/contacts');
   },
 );
 
@@ -305,13 +294,10 @@ rule(
 
 rule(
   'contacts.unknown-id',
-  'retrieve, update and delete of an unknown contact id are refused',
-  async (t: RuleContext) => {
-    t.refusal(await send('GET', recordPath('contact', UNKNOWN_ID)), 'GET /v1/contacts/<unknown>');
-    t.refusal(
-      await send('PUT', recordPath('contact', UNKNOWN_ID), { form: { display_name: 'Nobody' } }),
-      'PUT /v1/contacts/<unknown>',
-    );
-    t.refusal(await send('DELETE', recordPath('contact', UNKNOWN_ID)), 'DELETE /v1/contacts/<unknown>');
+  'retrieve, update and delete of an id made up to name no contact: the judge holds each to a refusal',
+  async () => {
+    await send('GET', recordPath('contact', UNKNOWN_ID));
+    await send('PUT', recordPath('contact', UNKNOWN_ID), { form: { display_name: 'Nobody' } });
+    await send('DELETE', recordPath('contact', UNKNOWN_ID));
   },
 );

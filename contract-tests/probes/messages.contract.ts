@@ -12,7 +12,7 @@ import { is2xx, is4xx, send, type Exchange } from '../http/http';
 import { idOf, walk } from '../model/paging';
 import { reactionNames, reactionPair } from '../model/samples';
 import { rule, type RuleContext } from '../model/harness';
-import { MESSAGE, SENDER, SENDER_FORBIDDEN, problems, sameValue } from '../rules/fields';
+import { MESSAGE, problems, sameValue } from '../rules/fields';
 import { CONTACT_FIELDS, senderStableOf, MADE_UP_IDS, recordPath } from '../rules/resources';
 import { settled } from '../model/settle';
 
@@ -42,50 +42,23 @@ const sender = shared(() => makeContact('sender', { display_name: 'Sender Name' 
 
 rule(
   'messages.fields',
-  'a retrieved or listed message has the fields of 2.2 with their types',
-  async (t: RuleContext) => {
+  'a message sent, then retrieved and listed: the judge holds each answer to the fields of 2.2',
+  async () => {
     const contact = await sender();
     const message = await makeMessage(contact.conversation_id, 'fields');
-    const retrieved = await send('GET', recordPath('message', message.id));
-    const wrong = problems(t.object(retrieved, 'GET /v1/messages/:id'), MESSAGE);
-    t.check(wrong.length === 0, `the retrieved message: ${wrong.join('; ')}`, retrieved);
-    const list = await send('GET', '/v1/messages');
-    const page = t.object(list, 'GET /v1/messages');
-    for (const item of Array.isArray(page.data) ? page.data : []) {
-      const found = problems(item, MESSAGE);
-      t.check(
-        found.length === 0,
-        `a listed message (${String((item as Json)?.id)}): ${found.join('; ')}`,
-        list,
-      );
-    }
+    await send('GET', recordPath('message', message.id));
+    await send('GET', '/v1/messages');
   },
 );
 
 rule(
   'messages.contact-fields',
-  "a message's contact carries the six fields of 2.2, and not display_name or conversation_id",
-  async (t: RuleContext) => {
+  "a message sent, then retrieved and listed: the judge holds each answer's contact to the six fields of 2.2, without display_name or conversation_id",
+  async () => {
     const contact = await sender();
-    const sent = await postMessage([
-      ['conversation_id', contact.conversation_id],
-      ['message', messageText('senderfields')],
-    ]);
-    const body = t.object(sent, 'POST /v1/messages');
-    const retrieved = await send('GET', recordPath('message', body.id));
-    const list = await send('GET', '/v1/messages');
-    const listed = ((list.body as Json | undefined)?.data as Json[] | undefined) ?? [];
-    for (const [where, exchange, message] of [
-      ['the sent message', sent, body],
-      ['the retrieved message', retrieved, retrieved.body as Json],
-      ...listed.map((item) => ['a listed message', list, item] as const),
-    ] as const) {
-      const of = (message as Json | undefined)?.contact;
-      const wrong = problems(of, SENDER);
-      t.check(wrong.length === 0, `${where}: its contact: ${wrong.join('; ')}`, exchange);
-      const extra = SENDER_FORBIDDEN.filter((field) => field in (of as Json));
-      t.check(extra.length === 0, `${where}: its contact carries ${extra.join(' and ')}`, exchange);
-    }
+    const message = await makeMessage(contact.conversation_id, 'senderfields');
+    await send('GET', recordPath('message', message.id));
+    await send('GET', '/v1/messages');
   },
 );
 
@@ -429,13 +402,10 @@ rule(
 
 rule(
   'messages.unknown-id',
-  'retrieve, update and delete of an unknown message id are refused',
-  async (t: RuleContext) => {
-    t.refusal(await send('GET', recordPath('message', UNKNOWN_ID)), 'GET /v1/messages/<unknown>');
-    t.refusal(
-      await send('PUT', recordPath('message', UNKNOWN_ID), { form: { message: 'nobody' } }),
-      'PUT /v1/messages/<unknown>',
-    );
-    t.refusal(await send('DELETE', recordPath('message', UNKNOWN_ID)), 'DELETE /v1/messages/<unknown>');
+  'retrieve, update and delete of an id made up to name no message: the judge holds each to a refusal',
+  async () => {
+    await send('GET', recordPath('message', UNKNOWN_ID));
+    await send('PUT', recordPath('message', UNKNOWN_ID), { form: { message: 'nobody' } });
+    await send('DELETE', recordPath('message', UNKNOWN_ID));
   },
 );

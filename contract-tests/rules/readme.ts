@@ -69,12 +69,16 @@ export async function writeBlock(block: PageBlock, content: string): Promise<voi
 const OWN_REQUESTS =
   'The judge holds every exchange against each rule above but these, whose tests send requests of their own:';
 const OWN_REQUEST_LINE = /^- `([^`]+)`: (.*)\.$/;
+/** The lead of the line, under that list, of the rules the judge alone decides. */
+const BY_JUDGE =
+  'The judge alone decides these rules: their tests send the requests that show them, and check nothing themselves:';
 
 export function catalogueTable(): string {
   const rows = RULES.map(
     (r) => `| \`${r.id}\` | ${r.ruleSet} | ${r.section} | ${r.sentence.replace(/\|/g, '\\|')} |`,
   );
   const own = RULES.filter((r) => r.ownRequests).map((r) => `- \`${r.id}\`: ${r.ownRequests}.`);
+  const byJudge = RULES.filter((r) => r.decidedByJudge).map((r) => `\`${r.id}\``);
   return [
     '| Rule | Rule set | Section | Sentence |',
     '|---|---|---|---|',
@@ -83,17 +87,23 @@ export function catalogueTable(): string {
     OWN_REQUESTS,
     '',
     ...own,
+    '',
+    BY_JUDGE,
+    `${byJudge.join(', ')}.`,
   ].join('\n');
 }
 
 /** The rules as the page lists them (whatever the table's formatting). */
 export function rulesInPage(page: string): Rule[] {
   const block = blockText(page, CATALOGUE);
+  const [, after = ''] = block.split(OWN_REQUESTS);
+  const [ownLines = '', judgeLine = ''] = after.split(BY_JUDGE);
   const own = new Map<string, string>();
-  for (const line of block.split(OWN_REQUESTS)[1]?.split('\n') ?? []) {
+  for (const line of ownLines.split('\n')) {
     const match = OWN_REQUEST_LINE.exec(line.trim());
     if (match) own.set(match[1]!, match[2]!);
   }
+  const byJudge = new Set([...judgeLine.matchAll(/`([^`]+)`/g)].map((m) => m[1]!));
   return tableRows(block).map((cells) => {
     const id = cells[0]!.replace(/`/g, '');
     return {
@@ -102,6 +112,7 @@ export function rulesInPage(page: string): Rule[] {
       section: cells[2]!,
       sentence: cells[3]!,
       ...(own.has(id) ? { ownRequests: own.get(id)! } : {}),
+      ...(byJudge.has(id) ? { decidedByJudge: true as const } : {}),
     };
   });
 }

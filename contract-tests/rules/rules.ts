@@ -40,34 +40,42 @@ export interface Rule {
    * judged on every exchange (judge/).
    */
   ownRequests?: string;
+  /**
+   * The judge alone decides the rule: its test sends the requests that show it kept or broken and
+   * checks nothing itself (model/harness.ts refuses a check there), and the verdict is the judge's
+   * (judge/rule-verdict.ts). Every rule is to come here, one at a time, once the judge sees every
+   * fault its test saw; the others are judged by both.
+   */
+  decidedByJudge?: true;
 }
 
-const documented = (id: string, section: string, sentence: string, ownRequests?: string): Rule => ({
+type More = Pick<Rule, 'ownRequests' | 'decidedByJudge'>;
+
+const documented = (id: string, section: string, sentence: string, more: More = {}): Rule => ({
   id,
   section,
   sentence,
   ruleSet: 'documented',
-  ...(ownRequests ? { ownRequests } : {}),
+  ...more,
 });
-const convention = (id: string, section: string, sentence: string, ownRequests?: string): Rule => ({
+const convention = (id: string, section: string, sentence: string, more: More = {}): Rule => ({
   id,
   section,
   sentence,
   ruleSet: 'mock',
-  ...(ownRequests ? { ownRequests } : {}),
+  ...more,
 });
+const byJudge: More = { decidedByJudge: true };
 
 /** What an update of a contact takes (rules/resources.ts), which several sentences name. */
 const CONTACT_UPDATES = updatedWith(CONTACT_FIELDS);
 
 export const RULES: readonly Rule[] = [
   // ---- the API document ----
-  documented(
-    'api.v1-prefix',
-    '9',
-    'The version is carried in the path prefix /v1 on every endpoint.',
-    'every exchange judged is one under /v1 already: a server that serves the endpoints elsewhere answers none of them, and only a request made for it tells that from a server that is down',
-  ),
+  documented('api.v1-prefix', '9', 'The version is carried in the path prefix /v1 on every endpoint.', {
+    ownRequests:
+      'every exchange judged is one under /v1 already: a server that serves the endpoints elsewhere answers none of them, and only a request made for it tells that from a server that is down',
+  }),
   documented(
     'api.auth-required',
     '4, 5',
@@ -89,7 +97,7 @@ export const RULES: readonly Rule[] = [
     '2.1, 2.2',
     '`id` is the unique identifier of a contact (of a message): no two contacts, and no two messages, ever share one, and the id of a deleted record never names a record created after it.',
   ),
-  documented('contacts.fields', '2.1', `A contact has ${fieldsInWords(CONTACT_FIELDS)}.`),
+  documented('contacts.fields', '2.1', `A contact has ${fieldsInWords(CONTACT_FIELDS)}.`, byJudge),
   documented(
     'contacts.create',
     '4.1',
@@ -150,6 +158,7 @@ export const RULES: readonly Rule[] = [
     'contacts.unknown-id',
     '4.1 rule 7, 7',
     'Retrieve, update and delete of an unknown contact id are refused (some 4xx).',
+    byJudge,
   ),
   documented(
     'contacts.list.active-parameter',
@@ -160,6 +169,7 @@ export const RULES: readonly Rule[] = [
     'lists.page-fields',
     '2.4',
     'A list returns a page of results: `has_more` (boolean) and `data` (array).',
+    byJudge,
   ),
   documented(
     'lists.default-page-size',
@@ -181,11 +191,12 @@ export const RULES: readonly Rule[] = [
     '2.4, 4.1 rule 1, 4.2 rule 1',
     'A paginated list, walked page by page with the server’s own way to the next page (and back, where it has one), shows every item once: no item twice, none left out.',
   ),
-  documented('messages.fields', '2.2', `A message has ${fieldsInWords(MESSAGE_FIELDS)}.`),
+  documented('messages.fields', '2.2', `A message has ${fieldsInWords(MESSAGE_FIELDS)}.`, byJudge),
   documented(
     'messages.contact-fields',
     '2.2',
     `The \`contact\` of a message carries ${inWords(senderOf(CONTACT_FIELDS))}; it does not carry ${inWords(notInSender(CONTACT_FIELDS), 'or')}.`,
+    byJudge,
   ),
   documented(
     'messages.contact-is-sender',
@@ -262,6 +273,7 @@ export const RULES: readonly Rule[] = [
     'messages.unknown-id',
     '7',
     'Retrieve, update and delete of an unknown message id are refused (some 4xx).',
+    byJudge,
   ),
 
   // ---- the conventions the mock fills the gaps with (mock rule set only) ----

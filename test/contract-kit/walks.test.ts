@@ -1,5 +1,6 @@
 import { startJudging } from '../../contract-tests/judge/judging';
-import { withTheJudge, type RuleVerdict } from '../../contract-tests/judge/rule-verdict';
+import { besideTheTests, withTheJudge, type RuleVerdict } from '../../contract-tests/judge/rule-verdict';
+import { JUDGE_TITLE } from '../../contract-tests/judge/judge-run';
 import { findRule } from '../../contract-tests/rules/rules';
 import type { ProxyExchange } from '../../contract-tests/http/exchange';
 import { contact, exchange, page } from './exchanges';
@@ -325,5 +326,30 @@ describe('a rule the judge judges, that no exchange of the run could have broken
     expect(unreached!.reason).toMatch(/no exchange of the run could have broken it/);
     expect(reached).toMatchObject({ verdict: 'pass', judge: { exchanges: 3 } });
     expect(failed).toMatchObject({ verdict: 'fail' });
+  });
+});
+
+describe('what the judge alone saw, beside what the tests found', () => {
+  const failed = (rule: string, foundBy: string): RuleVerdict => ({
+    rule: findRule(rule)!,
+    verdict: 'fail',
+    reason: 'a fault',
+    foundBy,
+    tests: [],
+  });
+
+  it('is not run where the tests found another rule broken, but for a rule the judge alone decides', () => {
+    expect(findRule('contacts.fields')!.decidedByJudge).toBe(true);
+    expect(findRule('contacts.list')!.decidedByJudge).toBeUndefined();
+    const [byTests, judgedToo, decided] = besideTheTests([
+      failed('contacts.create', 'a test of contacts.create'),
+      failed('contacts.list', JUDGE_TITLE),
+      failed('contacts.fields', JUDGE_TITLE),
+    ]);
+    expect(byTests!.verdict).toBe('fail');
+    expect(judgedToo!.verdict).toBe('not-run');
+    expect(decided).toMatchObject({ verdict: 'fail', foundBy: JUDGE_TITLE });
+    // With no failure from the tests, every rule fails on what the judge saw.
+    expect(besideTheTests([failed('contacts.list', JUDGE_TITLE)])[0]!.verdict).toBe('fail');
   });
 });
