@@ -1,7 +1,6 @@
-import { makeContact, makeMessage, postContact, contactForm, useCleanup, type Json } from '../model/data';
-import { is2xx, send } from '../http/http';
+import { makeContact, makeMessage, postContact, contactForm, useCleanup } from '../model/data';
+import { send } from '../http/http';
 import { rule, type RuleContext } from '../model/harness';
-import { nonIntegerTimestamps } from '../rules/fields';
 import { reactionNames, reactionPair } from '../model/samples';
 import { walk } from '../model/paging';
 import { recordPath } from '../rules/resources';
@@ -107,29 +106,15 @@ rule(
 
 rule(
   'api.integer-timestamps',
-  'every timestamp in contacts and messages is an integer number',
-  async (t: RuleContext) => {
-    const check = (resource: unknown, kind: 'contact' | 'message', where: string) => {
-      const found = nonIntegerTimestamps(resource as Json, kind);
-      t.check(found.length === 0, `${where}: timestamps that are not integers: ${found.join(', ')}`, t.last);
-    };
-    // Only what the server made is judged: a refused create has no timestamps to check.
-    const createdContact = await postContact(contactForm('time'));
-    if (is2xx(createdContact)) check(createdContact.body, 'contact', 'the created contact');
+  'contacts and messages made, updated, retrieved and listed: the judge holds every timestamp shown to an integer',
+  async () => {
+    await postContact(contactForm('time'));
     const contact = await makeContact('time2');
-    check((await send('GET', recordPath('contact', contact.id))).body, 'contact', 'a retrieved contact');
-    const contacts = (await send('GET', '/v1/contacts')).body as Json | undefined;
-    for (const item of (contacts?.data as unknown[] | undefined) ?? [])
-      check(item, 'contact', 'a listed contact');
+    await send('GET', recordPath('contact', contact.id));
+    await send('GET', '/v1/contacts');
     const message = await makeMessage(contact.conversation_id, 'time');
-    check(message, 'message', 'the sent message');
-    const edited = await send('PUT', recordPath('message', message.id), {
-      form: { message: 'time edited' },
-    });
-    if (edited.status < 300) check(edited.body, 'message', 'the updated message');
-    check((await send('GET', recordPath('message', message.id))).body, 'message', 'a retrieved message');
-    const messages = (await send('GET', '/v1/messages')).body as Json | undefined;
-    for (const item of (messages?.data as unknown[] | undefined) ?? [])
-      check(item, 'message', 'a listed message');
+    await send('PUT', recordPath('message', message.id), { form: { message: 'time edited' } });
+    await send('GET', recordPath('message', message.id));
+    await send('GET', '/v1/messages');
   },
 );

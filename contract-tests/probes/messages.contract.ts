@@ -85,39 +85,15 @@ rule(
 
 rule(
   'messages.reactions-shape',
-  'each reaction maps a name to an array of usernames',
+  "a message reacted to, then retrieved and listed: the judge holds each answer's reactions to {name: [usernames]} objects",
   async (t: RuleContext) => {
     const contact = await sender();
     const message = await makeMessage(contact.conversation_id, 'shape');
     const { exchange: reacted } = await react(message.id, contact.username);
     if (!is2xx(reacted))
       t.notRun(`the server did not take a reaction (${reacted.status}); see messages.update.add-reaction`);
-    const retrieved = await send('GET', recordPath('message', message.id));
-    const list = await send('GET', '/v1/messages');
-    const listed = ((list.body as Json | undefined)?.data as Json[] | undefined) ?? [];
-    for (const [where, exchange, item] of [
-      ['the updated message', reacted, reacted.body as Json],
-      ['the retrieved message', retrieved, retrieved.body as Json],
-      ...listed.map((m) => ['a listed message', list, m] as const),
-    ] as const) {
-      const reactions = (item as Json | undefined)?.reactions;
-      if (!Array.isArray(reactions)) continue; // messages.fields says that reactions must be an array
-      for (const reaction of reactions) {
-        const ok =
-          reaction !== null &&
-          typeof reaction === 'object' &&
-          !Array.isArray(reaction) &&
-          Object.keys(reaction).length > 0 &&
-          Object.values(reaction as Json).every(
-            (names) => Array.isArray(names) && names.every((n) => typeof n === 'string'),
-          );
-        t.check(
-          ok,
-          `${where}: a reaction is not a {name: [usernames]} object: ${JSON.stringify(reaction)}`,
-          exchange,
-        );
-      }
-    }
+    await send('GET', recordPath('message', message.id));
+    await send('GET', '/v1/messages');
   },
 );
 

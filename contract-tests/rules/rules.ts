@@ -91,7 +91,7 @@ export const RULES: readonly Rule[] = [
     '2',
     'Responses are JSON objects (every successful list, create, retrieve and update).',
   ),
-  documented('api.integer-timestamps', '2', 'Timestamps appear in responses as integer numbers.'),
+  documented('api.integer-timestamps', '2', 'Timestamps appear in responses as integer numbers.', byJudge),
   documented(
     'api.unique-ids',
     '2.1, 2.2',
@@ -207,6 +207,7 @@ export const RULES: readonly Rule[] = [
     'messages.reactions-shape',
     '2.3',
     'Each element of `reactions` is an object that maps a reaction name (string) to an array of usernames (strings).',
+    byJudge,
   ),
   documented(
     'messages.send',

@@ -103,6 +103,17 @@ describe('the proxy judge', () => {
     ).toEqual([]);
   });
 
+  it('counts only a message with reactions among the answers judged against their shape', () => {
+    const checked = (reactions: unknown[]) =>
+      judge(
+        read(exchange('GET', `/v1/messages/${String(message(4).id)}`, 200, message(4, 1, { reactions }))),
+        newSession(),
+        'documented',
+      ).checked;
+    expect(checked([])).not.toContain('messages.reactions-shape');
+    expect(checked([{ heart: ['user1'] }])).toContain('messages.reactions-shape');
+  });
+
   it('reads the fields of records and pages (contacts.fields, messages.contact-fields, lists.page-fields)', () => {
     expect(
       broken([exchange('GET', '/v1/contacts/C000000000000001', 200, { ...contact(1), username: 7 })]),
