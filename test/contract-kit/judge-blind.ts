@@ -21,6 +21,8 @@ export const JUDGE_ALSO_NAMES: Record<string, string> = {
     'its requests without a token write to another token’s world, and a record taken there shows missing later in that world’s views, where nothing tells which request took it (messages.delete.permanent)',
   'says has_more=false on the second page of a walk, though more follow':
     'a walk of a list never shown whole that ends early leaves records out, and nothing tells a list that stopped early from one that lost them (messages.list.conversation-filter, messages.list.all-conversations)',
+  'says has_more=false on the second page of a walk, and answers messages sent at once out of their order':
+    'as the rogue above',
   'skips the first item of a next page that is not the last':
     'a walk of a list never shown whole that loses records between pages leaves them out as a list that does not hold them would (messages.list.conversation-filter, messages.list.all-conversations)',
   "also empties another contact's conversation":

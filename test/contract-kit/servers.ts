@@ -691,6 +691,22 @@ export const MODEL_ROGUES: Rogue[] = [
     }),
   },
   {
+    // The same, where messages sent at once are answered out of the order they were made in (its
+    // right): the walk's order is the server's, not the order the kit's creates were answered in.
+    rule: 'lists.has-more',
+    how: 'says has_more=false on the second page of a walk, and answers messages sent at once out of their order',
+    make: () => {
+      let creates = 0;
+      return {
+        async response(req, res) {
+          if (isCreate(req, 'messages') && ok(res))
+            await new Promise((resolve) => setTimeout(resolve, (creates++ % 3) * 20));
+          if (isList(req) && ok(res) && req.query.has('starting_after')) body(res).has_more = false;
+        },
+      };
+    },
+  },
+  {
     rule: 'lists.pages',
     how: 'skips the first item of a next page that is not the last',
     make: () => ({
