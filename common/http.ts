@@ -1,10 +1,20 @@
 /**
  * Requests as both packages see them. The contract kit sends its own (through supertest, with its
- * rules' bookkeeping); the account walker (record.ts) sends GETs with Node's fetch, so that the
- * mock records an account with no test runner installed.
+ * rules' bookkeeping); the account walker (record.ts) sends GETs with Node's own http client, so
+ * that the mock records an account with no test runner installed.
  */
 
+import http from 'node:http';
+import https from 'node:https';
 import { withRetries } from './transient';
+
+/**
+ * The most bytes of headers the kit, the proxy and the account walker read, as a browser does
+ * (Chrome reads 256 KiB), not Node's 16 KiB: a server may say much there (a Link header of two
+ * long cursors, a request of a long cursor), and what a browser reads is an answer, never a
+ * request that got none.
+ */
+export const MAX_HEADER_BYTES = 256 * 1024;
 
 /** One request and its answer, as the reports show it. */
 export interface Exchange {
@@ -81,29 +91,53 @@ export function get(path: string, options: GetOptions): Promise<Exchange> {
   });
 }
 
-async function getOnce(path: string, { baseUrl, token, timeoutMs }: GetOptions): Promise<Exchange> {
-  let response: Response;
-  let text: string;
-  try {
-    response = await fetch(`${baseUrl}${path}`, {
-      headers: { Authorization: `Bearer ${token}` },
-      redirect: 'manual',
-      signal: AbortSignal.timeout(timeoutMs),
-    });
-    text = await response.text();
-  } catch (error) {
-    const e = error as { name?: string; message?: string; cause?: { code?: string; message?: string } };
-    const code = e.cause?.code;
-    const why =
-      e.name === 'TimeoutError'
-        ? `no answer within ${timeoutMs} ms`
-        : // fetch's own word for a connection closed before the answer says less than Node's.
-          code === 'UND_ERR_SOCKET'
-          ? `socket hang up (${e.cause?.message ?? 'the server closed the connection'})`
-          : (code ?? e.cause?.message ?? e.message ?? String(error));
-    throw new NoAnswer(`GET ${baseUrl}${path}: ${why}`, why);
-  }
-  const headers: Record<string, string> = {};
-  response.headers.forEach((value, name) => (headers[name.toLowerCase()] = value));
-  return { method: 'GET', path, status: response.status, headers, text, body: parseJson(text) };
+function getOnce(path: string, { baseUrl, token, timeoutMs }: GetOptions): Promise<Exchange> {
+  const url = new URL(`${baseUrl}${path}`);
+  const client = url.protocol === 'https:' ? https : http;
+  return new Promise((resolve, reject) => {
+    let done = false;
+    const fail = (why: string) => {
+      if (done) return;
+      done = true;
+      clearTimeout(timer);
+      request.destroy();
+      reject(new NoAnswer(`GET ${baseUrl}${path}: ${why}`, why));
+    };
+    const request = client.get(
+      url,
+      { headers: { Authorization: `Bearer ${token}` }, maxHeaderSize: MAX_HEADER_BYTES },
+      (response) => {
+        const chunks: Buffer[] = [];
+        response.on('data', (chunk: Buffer) => chunks.push(chunk));
+        response.on('error', (error: NodeJS.ErrnoException) => fail(whyOf(error)));
+        response.on('aborted', () => fail('socket hang up (the server closed the connection mid-answer)'));
+        response.on('end', () => {
+          if (done) return;
+          done = true;
+          clearTimeout(timer);
+          const headers: Record<string, string> = {};
+          for (const [name, value] of Object.entries(response.headers))
+            if (value !== undefined)
+              headers[name.toLowerCase()] = Array.isArray(value) ? value.join(', ') : value;
+          const text = Buffer.concat(chunks).toString('utf8');
+          resolve({
+            method: 'GET',
+            path,
+            status: response.statusCode ?? 0,
+            headers,
+            text,
+            body: parseJson(text),
+          });
+        });
+      },
+    );
+    request.on('error', (error: NodeJS.ErrnoException) => fail(whyOf(error)));
+    const timer = setTimeout(() => fail(`no answer within ${timeoutMs} ms`), timeoutMs);
+  });
+}
+
+/** Node's word for a request that got no answer, without the request. */
+function whyOf(error: NodeJS.ErrnoException): string {
+  if (error.code === 'ECONNRESET') return `socket hang up (${error.message})`;
+  return error.code ?? error.message;
 }

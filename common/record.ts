@@ -13,7 +13,7 @@ import {
  * Records a Messaging API account as its server lists it: every contact, every message of each
  * contact's conversation, and the order of the list of all messages, walked with the paging
  * mechanism found on the server (paging.ts, which the contract kit walks with too). Only GET
- * requests, sent with Node's fetch: it changes nothing there, and needs no test runner.
+ * requests, sent with Node's own http client: it changes nothing there, and needs no test runner.
  *
  * What it hands over, a page at a time, is the server's own records, unconverted. Keeping them
  * and turning them into the mock's fixture format is the mock's business (`messaging-fixtures

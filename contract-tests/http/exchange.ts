@@ -2,13 +2,6 @@ import zlib from 'node:zlib';
 import qs from 'qs';
 
 /**
- * The most bytes of headers the kit and the proxy read, as a browser does (Chrome reads 256 KiB),
- * not Node's 16 KiB: a server may say much there (a Link header of two long cursors, a request of
- * a long cursor), and what a browser reads is an answer to judge, never a request that got none.
- */
-export const MAX_HEADER_BYTES = 256 * 1024;
-
-/**
  * One request and its answer as the proxy saw them pass, with the bytes it kept of both bodies.
  * This is all the judge knows of the traffic: it never asks the target anything itself.
  */

@@ -1,14 +1,13 @@
 import http from 'node:http';
 import https from 'node:https';
 import type { Response, Test } from 'supertest';
-import { describeExchange, is2xx, parseJson, type Exchange } from '../../common/http';
+import { describeExchange, is2xx, MAX_HEADER_BYTES, parseJson, type Exchange } from '../../common/http';
 import { config } from './config';
 import { IDEMPOTENT_METHODS, isTransientStatus, withRetries } from '../../common/transient';
 import { slowDown } from './at-once';
 import { markUnreachable, spendRequests, unreachable, writeRecord } from './records';
 import { writeEnded, writeStarting } from './stillness';
 import { recordWire, type WireRecord } from './wire';
-import { MAX_HEADER_BYTES } from './exchange';
 
 /**
  * supertest, as the kit's jest environment (environment.js) loaded it once for the process, or

@@ -1,6 +1,7 @@
 import http from 'node:http';
 import https from 'node:https';
-import { MAX_HEADER_BYTES, type PendingWrite, type ProxyExchange } from '../http/exchange';
+import { type PendingWrite, type ProxyExchange } from '../http/exchange';
+import { MAX_HEADER_BYTES } from '../../common/http';
 
 /**
  * The forwarding half of the proxy, on node:http: every request goes to the target as it came

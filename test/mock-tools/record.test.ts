@@ -296,6 +296,16 @@ describe('recording servers that fill the gaps otherwise', () => {
     },
   );
 
+  it('a server whose answers carry headers longer than Node reads by default (a 40 kB trace header): its whole account', async () => {
+    const url = await wrapped({
+      response(_req, res) {
+        res.headers['x-trace'] = 't'.repeat(40_000);
+      },
+    });
+    const recorded = await record(url);
+    expect(recorded.data).toEqual(await stateOf(await wrapped()));
+  });
+
   it('a server that offers no way to its next page cannot be recorded, and says why', async () => {
     await expect(record(await wrapped(withoutPaging()))).rejects.toThrow(
       /cannot list the contacts \(GET \/v1\/contacts\): the server offers no next-page mechanism the kit knows/,
