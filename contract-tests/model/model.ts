@@ -249,8 +249,12 @@ export class Model {
     if (!message) return;
     for (const field of ['conversation_id', 'created_at', 'message'] as const)
       message.fields[field] = { ...message.fields[field]!, because: 'messages.update.keeps-the-rest' };
-    // The time of this change, as its answer shows it: reads must leave it there.
-    message.fields.updated_at = { value: answer?.updated_at, because: AS_CREATED };
+    // The time of this change, as its answer shows it: reads must leave it there. An answer that
+    // shows none (null) broke the update's rule itself, and a read that shows a time is the same fault.
+    message.fields.updated_at = {
+      value: answer?.updated_at,
+      because: answer?.updated_at === null ? 'messages.update.updated-at' : AS_CREATED,
+    };
     if (sent.message !== undefined)
       message.fields.message = { value: sent.message, because: 'messages.update.edit-text', sent: 'text' };
     // An update that also edits the text must keep every reaction and attachment, those it adds

@@ -90,71 +90,38 @@ rule(
 
 rule(
   'contacts.create.display-name-defaults-to-username',
-  'a contact created without display_name is named by its username',
+  'a contact created without display_name, then retrieved: the judge holds both answers to its username',
   async (t: RuleContext) => {
     const created = await postContact(contactForm('noname'));
     if (!is2xx(created))
       t.notRun(`the server did not create the contact (${created.status}); see contacts.create`);
-    const body = t.object(created, 'POST /v1/contacts without display_name');
-    t.check(
-      body.display_name === body.username,
-      `display_name should default to the username ${JSON.stringify(body.username)}, got ${JSON.stringify(body.display_name)}`,
-      created,
-    );
-    const retrieved = await send('GET', recordPath('contact', body.id));
-    const stored = t.object(retrieved, 'retrieving the contact');
-    t.check(
-      stored.display_name === stored.username,
-      `the stored display_name should be the username ${JSON.stringify(stored.username)}, got ${JSON.stringify(stored.display_name)}`,
-      retrieved,
-    );
+    const id = (created.body as Json | undefined)?.id;
+    if (typeof id === 'string' || typeof id === 'number')
+      await send('GET', recordPath('contact', String(id)));
   },
 );
 
 rule(
   'contacts.create.last-active-at-null',
-  'the create response carries last_active_at as null',
+  "a contact created: the judge holds the create's answer to last_active_at null",
   async (t: RuleContext) => {
     const created = await postContact(contactForm('lastactive'));
     if (!is2xx(created))
       t.notRun(`the server did not create the contact (${created.status}); see contacts.create`);
-    const body = t.object(created, 'POST /v1/contacts');
-    t.check('last_active_at' in body, 'the created contact has no last_active_at', created);
-    t.check(
-      body.last_active_at === null,
-      `last_active_at should be null, got ${JSON.stringify(body.last_active_at)}`,
-      created,
-    );
   },
 );
 
 rule(
   'contacts.create.conversation-id',
-  'the create response carries a conversation_id, one per contact',
+  'two contacts created, the first retrieved: the judge holds each to a conversation_id of its own',
   async (t: RuleContext) => {
     const first = await postContact(contactForm('conv'));
     if (!is2xx(first))
       t.notRun(`the server did not create the contact (${first.status}); see contacts.create`);
-    const a = t.object(first, 'POST /v1/contacts');
-    t.check(
-      typeof a.conversation_id === 'string' && a.conversation_id !== '',
-      `conversation_id should be a non-empty string, got ${JSON.stringify(a.conversation_id)}`,
-      first,
-    );
-    const second = await postContact(contactForm('conv'));
-    const b = t.object(second, 'POST /v1/contacts (a second contact)');
-    t.check(
-      typeof b.conversation_id === 'string' && b.conversation_id !== '',
-      `conversation_id should be a non-empty string, got ${JSON.stringify(b.conversation_id)}`,
-      second,
-    );
-    t.check(a.conversation_id !== b.conversation_id, 'two contacts share one conversation_id', second);
-    const retrieved = await send('GET', recordPath('contact', a.id));
-    t.check(
-      (retrieved.body as Json | undefined)?.conversation_id === a.conversation_id,
-      'the retrieved contact has another conversation_id',
-      retrieved,
-    );
+    await postContact(contactForm('conv'));
+    const id = (first.body as Json | undefined)?.id;
+    if (typeof id === 'string' || typeof id === 'number')
+      await send('GET', recordPath('contact', String(id)));
   },
 );
 

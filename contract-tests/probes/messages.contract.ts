@@ -171,7 +171,7 @@ rule(
 
 rule(
   'messages.send.new-message-defaults',
-  'a new message has empty reactions and attachments, read_at and updated_at null',
+  "a message sent without reactions or attachments: the judge holds the send's answer, and later views until an update, to its defaults",
   async (t: RuleContext) => {
     const contact = await sender();
     const sent = await postMessage([
@@ -179,27 +179,6 @@ rule(
       ['message', messageText('defaults')],
     ]);
     if (!is2xx(sent)) t.notRun(`the server did not send the message (${sent.status}); see messages.send`);
-    const body = t.object(sent, 'POST /v1/messages');
-    t.check(
-      Array.isArray(body.reactions) && body.reactions.length === 0,
-      `reactions should be [], got ${JSON.stringify(body.reactions)}`,
-      sent,
-    );
-    t.check(
-      Array.isArray(body.attachments) && body.attachments.length === 0,
-      `attachments should be [], got ${JSON.stringify(body.attachments)}`,
-      sent,
-    );
-    t.check(
-      'read_at' in body && body.read_at === null,
-      `read_at should be null, got ${JSON.stringify(body.read_at)}`,
-      sent,
-    );
-    t.check(
-      'updated_at' in body && body.updated_at === null,
-      `updated_at should be null, got ${JSON.stringify(body.updated_at)}`,
-      sent,
-    );
   },
 );
 
@@ -317,38 +296,23 @@ rule('messages.update.add-attachment', 'PUT attachments adds an attachment', asy
 
 rule(
   'messages.update.updated-at',
-  'an update that edits the text, adds a reaction or adds an attachment leaves updated_at a time, in its answer and after',
+  'a message edited, one reacted to, one given an attachment, each retrieved after: the judge holds each answer to an updated_at time',
   async (t: RuleContext) => {
     const contact = await sender();
-    const updates: [string, (id: string) => Promise<Exchange>][] = [
-      [
-        'a text edit',
-        (id) => send('PUT', recordPath('message', id), { form: { message: messageText('stamped') } }),
-      ],
-      ['a reaction', async (id) => (await react(id, contact.username)).exchange],
-      [
-        'an attachment',
-        (id) => send('PUT', recordPath('message', id), { form: attachmentPairs(0, 'stamped.pdf') }),
-      ],
+    const updates: ((id: string) => Promise<Exchange>)[] = [
+      (id) => send('PUT', recordPath('message', id), { form: { message: messageText('stamped') } }),
+      async (id) => (await react(id, contact.username)).exchange,
+      (id) => send('PUT', recordPath('message', id), { form: attachmentPairs(0, 'stamped.pdf') }),
     ];
-    let judged = 0;
-    for (const [what, update] of updates) {
+    let taken = 0;
+    for (const update of updates) {
       const message = await makeMessage(contact.conversation_id, 'stamped');
-      const updated = await update(message.id);
       // A refused reaction name or attachment shape is the server's to refuse (formats are not shown).
-      if (is4xx(updated)) continue;
-      judged += 1;
-      const body = t.object(updated, `PUT /v1/messages/:id with ${what}`);
-      t.check(body.updated_at !== null, `the answer to ${what} has updated_at null`, updated);
-      const retrieved = await send('GET', recordPath('message', message.id));
-      t.check(
-        (retrieved.body as Json | undefined)?.updated_at !== null,
-        `after ${what}, the retrieved message has updated_at null`,
-        retrieved,
-      );
+      if (is4xx(await update(message.id))) continue;
+      taken += 1;
+      await send('GET', recordPath('message', message.id));
     }
-    if (judged === 0)
-      t.notRun('the server refused every update the kit tried; see messages.update.edit-text');
+    if (taken === 0) t.notRun('the server refused every update the kit tried; see messages.update.edit-text');
   },
 );
 

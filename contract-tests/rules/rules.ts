@@ -112,16 +112,19 @@ export const RULES: readonly Rule[] = [
     'contacts.create.display-name-defaults-to-username',
     '2.1, 4.1 rule 4',
     'When a contact is created without `display_name`, `display_name` defaults to the username.',
+    byJudge,
   ),
   documented(
     'contacts.create.last-active-at-null',
     '2.1, 4.1 rule 5',
     'On creation the response carries `last_active_at` as null.',
+    byJudge,
   ),
   documented(
     'contacts.create.conversation-id',
     '1, 4.1 rule 5',
     'On creation the response carries a `conversation_id`; each contact is tied to one conversation through it.',
+    byJudge,
   ),
   documented('contacts.retrieve', '4.1', 'GET /v1/contacts/:id returns the contact object.'),
   documented(
@@ -223,6 +226,7 @@ export const RULES: readonly Rule[] = [
     'messages.send.new-message-defaults',
     '2.2, 4.2 rule 2',
     'A newly sent message has `reactions` and `attachments` as empty arrays (when none are sent), `read_at` null and `updated_at` null.',
+    byJudge,
   ),
   documented(
     'messages.send.attachments',
@@ -264,6 +268,7 @@ export const RULES: readonly Rule[] = [
     'messages.update.updated-at',
     '2.2, 4.2 rule 4',
     '`updated_at` is when the message was last updated: once an update that edits the text, adds a reaction or adds an attachment is answered, it is a time, not null.',
+    byJudge,
   ),
   documented(
     'messages.delete.permanent',

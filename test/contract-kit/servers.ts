@@ -1220,6 +1220,49 @@ export const VIEW_ROGUES: Rogue[] = [
       };
     },
   },
+  {
+    // The create answer is right; what the server holds is not.
+    rule: 'contacts.create.display-name-defaults-to-username',
+    how: 'names a contact created without display_name by its username in the answer, and "Unnamed" in every read after',
+    make: () => {
+      const unnamed = new Set<string>();
+      return {
+        response(req, res) {
+          if (!ok(res)) return;
+          if (isCreate(req, 'contacts') && !req.form?.has('display_name')) unnamed.add(String(body(res).id));
+          if (isUpdate(req, CONTACT) && req.form?.has('display_name'))
+            unnamed.delete(decodeURIComponent(idOfPath(CONTACT, req)!));
+          if (req.method === 'GET')
+            eachResource(res.body, (item) => {
+              if (!isMessage(item) && unnamed.has(String(item.id))) item.display_name = 'Unnamed';
+            });
+        },
+      };
+    },
+  },
+  {
+    // The send's answer is right; a read of a message never updated is not.
+    rule: 'messages.send.new-message-defaults',
+    how: 'shows updated_at as created_at in every read of a message never updated',
+    make: () => ({
+      response(req, res) {
+        if (req.method === 'GET' && ok(res))
+          eachResource(res.body, (item) => {
+            if (isMessage(item) && item.updated_at === null) item.updated_at = item.created_at;
+          });
+      },
+    }),
+  },
+  {
+    // Later reads show the time; the edit's own answer does not.
+    rule: 'messages.update.updated-at',
+    how: 'answers a text edit with updated_at null',
+    make: () => ({
+      response(req, res) {
+        if (isUpdate(req, MESSAGE) && ok(res) && req.form?.has('message')) body(res).updated_at = null;
+      },
+    }),
+  },
 ];
 
 /**
