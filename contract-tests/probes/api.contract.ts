@@ -85,22 +85,18 @@ rule(
 
 rule(
   'api.json-objects',
-  'every successful list, create, retrieve and update answers a JSON object',
-  async (t: RuleContext) => {
+  'a contact and a message made, listed, retrieved and updated: the judge holds every successful answer to a JSON object',
+  async () => {
     const contact = await makeContact('json');
     const message = await makeMessage(contact.conversation_id, 'json');
     const c = recordPath('contact', contact.id);
     const m = recordPath('message', message.id);
-    for (const [what, exchange] of [
-      ['list contacts', await send('GET', '/v1/contacts')],
-      ['retrieve contact', await send('GET', c)],
-      ['update contact', await send('PUT', c, { form: { display_name: 'Json Name' } })],
-      ['list messages', await send('GET', '/v1/messages')],
-      ['retrieve message', await send('GET', m)],
-      ['update message', await send('PUT', m, { form: { message: 'json edited' } })],
-    ] as const) {
-      t.object(exchange, what);
-    }
+    await send('GET', '/v1/contacts');
+    await send('GET', c);
+    await send('PUT', c, { form: { display_name: 'Json Name' } });
+    await send('GET', '/v1/messages');
+    await send('GET', m);
+    await send('PUT', m, { form: { message: 'json edited' } });
   },
 );
 

@@ -90,6 +90,7 @@ export const RULES: readonly Rule[] = [
     'api.json-objects',
     '2',
     'Responses are JSON objects (every successful list, create, retrieve and update).',
+    byJudge,
   ),
   documented('api.integer-timestamps', '2', 'Timestamps appear in responses as integer numbers.', byJudge),
   documented(
