@@ -106,6 +106,13 @@ export function sendTraceKey(conversation: string, text?: unknown): string {
  * a contact's username, or for a send the key `sendTraceKey` makes. With whether it lacked a field
  * the document requires.
  */
+/** Whether a create or a send lacks a field the document requires (empty counts as lacking). */
+function lacksRequired(reading: Reading): boolean {
+  const { route, params } = reading;
+  if (params === undefined || (route.kind !== 'contacts' && route.kind !== 'messages')) return false;
+  return REQUIRED[route.kind].some((field) => params[field] === undefined || params[field] === '');
+}
+
 export function refusedCreate(reading: Reading): { key: string; lacking: boolean } | undefined {
   const { route, exchange, params } = reading;
   if (exchange.method !== 'POST' || (route.kind !== 'contacts' && route.kind !== 'messages'))
@@ -113,7 +120,7 @@ export function refusedCreate(reading: Reading): { key: string; lacking: boolean
   // A 409 says the contact exists already: one shown with that username is that one.
   const status = exchange.status;
   if (status < 400 || status >= 500 || status === 409 || NOT_ABOUT_CONTENT.includes(status)) return undefined;
-  const lacking = REQUIRED[route.kind].some((field) => params?.[field] === undefined || params[field] === '');
+  const lacking = lacksRequired(reading);
   if (route.kind === 'contacts') {
     const username = params?.username;
     return typeof username !== 'string' || username === '' ? undefined : { key: username, lacking };
@@ -198,10 +205,13 @@ function operationRule(operation: string, reading: Reading): string | undefined 
       return 'contacts.retrieve';
     case 'GET message':
       return 'messages.retrieve';
+    // A create that lacks a field the document requires is owed a refusal by that rule.
     case 'POST contacts':
-      return 'contacts.create';
+      return lacksRequired(reading)
+        ? 'contacts.create.requires-username-and-phone-number'
+        : 'contacts.create';
     case 'POST messages':
-      return 'messages.send';
+      return lacksRequired(reading) ? 'messages.send.requires-conversation-id-and-message' : 'messages.send';
     case 'PUT contact':
       return beyondUpdates(reading) ? 'contacts.update.only-display-name' : 'contacts.update.display-name';
     case 'PUT message':

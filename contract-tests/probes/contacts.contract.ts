@@ -8,7 +8,7 @@ import {
   type Json,
 } from '../model/data';
 import { is2xx, send } from '../http/http';
-import { idOf, walk } from '../model/paging';
+import { walk } from '../model/paging';
 import { rule, type RuleContext } from '../model/harness';
 import { CONTACT, problems } from '../rules/fields';
 import { settled } from '../model/settle';
@@ -60,30 +60,17 @@ rule(
 
 rule(
   'contacts.create.requires-username-and-phone-number',
-  'a create without username or without phone_number is refused',
-  async (t: RuleContext) => {
+  'a create without username, one without phone_number, then the contacts list to the username sent: the judge holds each to a refusal that leaves no trace',
+  async () => {
     const form = contactForm('required');
-    const withoutUsername = await postContact(form.filter(([k]) => k !== 'username'));
-    t.refusal(withoutUsername, 'POST /v1/contacts without username');
-    const withoutPhone = await postContact(form.filter(([k]) => k !== 'phone_number'));
-    t.refusal(withoutPhone, 'POST /v1/contacts without phone_number');
-    // A refused request leaves no trace: no contact of that username in the list.
+    await postContact(form.filter(([k]) => k !== 'username'));
+    await postContact(form.filter(([k]) => k !== 'phone_number'));
+    // A refused request leaves no trace: the judge looks for that username in the list.
     const username = form.find(([k]) => k === 'username')?.[1];
-    const walked = await walk(
+    await walk(
       '/v1/contacts',
       {},
-      {
-        limit: 100,
-        maxPages: 200,
-        until: (items) => items.some((item) => item.username === username),
-      },
-    );
-    const trace = walked.items.find((item) => item.username === username);
-    t.check(
-      trace === undefined,
-      `the refused create left a contact ${JSON.stringify(username)} (${trace ? idOf(trace) : ''}) in the list`,
-      walked.pages.find((p) => trace !== undefined && p.data.includes(trace))?.exchange,
-      { check: 'no trace of a refused create' },
+      { limit: 100, maxPages: 200, until: (items) => items.some((item) => item.username === username) },
     );
   },
 );

@@ -108,6 +108,7 @@ export const RULES: readonly Rule[] = [
     'contacts.create.requires-username-and-phone-number',
     '4.1, 4.1 rule 7',
     '`username` and `phone_number` are required: a create without either is refused (some 4xx).',
+    byJudge,
   ),
   documented(
     'contacts.create.display-name-defaults-to-username',
@@ -222,6 +223,7 @@ export const RULES: readonly Rule[] = [
     'messages.send.requires-conversation-id-and-message',
     '4.2',
     '`conversation_id` and `message` are required: a send without either is refused (some 4xx).',
+    byJudge,
   ),
   documented(
     'messages.send.new-message-defaults',

@@ -1282,6 +1282,26 @@ export const INPUT_ROGUES: Rogue[] = [
     make: () => leavesATrace('messages', 'message', 'x'),
   },
   {
+    rule: 'contacts.create.requires-username-and-phone-number',
+    how: 'creates a contact sent without phone_number, with a number of its own',
+    make: () => ({
+      request(req) {
+        if (isCreate(req, 'contacts') && req.form && !req.form.has('phone_number'))
+          req.form.set('phone_number', '+15550000000');
+      },
+    }),
+  },
+  {
+    rule: 'messages.send.requires-conversation-id-and-message',
+    how: 'answers 500 to a send without conversation_id',
+    make: () => ({
+      request(req) {
+        if (isCreate(req, 'messages') && req.form && !req.form.has('conversation_id'))
+          return { status: 500, headers: {}, body: { error: { message: 'internal error' } } };
+      },
+    }),
+  },
+  {
     rule: 'contacts.delete.cascades-conversation',
     how: "deletes with a contact only the first 20 of its conversation's messages (two pages), and the rest stay",
     make: () => {
