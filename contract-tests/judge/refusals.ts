@@ -101,11 +101,6 @@ export function sendTraceKey(conversation: string, text?: unknown): string {
   return `\u0000${conversation}${text === undefined ? '' : `\u0000${formerKey(text)}`}`;
 }
 
-/**
- * A create the server refused for its content, and what a record it made all the same would show:
- * a contact's username, or for a send the key `sendTraceKey` makes. With whether it lacked a field
- * the document requires.
- */
 /** Whether a create or a send lacks a field the document requires (empty counts as lacking). */
 function lacksRequired(reading: Reading): boolean {
   const { route, params } = reading;
@@ -113,6 +108,11 @@ function lacksRequired(reading: Reading): boolean {
   return REQUIRED[route.kind].some((field) => params[field] === undefined || params[field] === '');
 }
 
+/**
+ * A create the server refused for its content, and what a record it made all the same would show:
+ * a contact's username, or for a send the key `sendTraceKey` makes. With whether it lacked a field
+ * the document requires.
+ */
 export function refusedCreate(reading: Reading): { key: string; lacking: boolean } | undefined {
   const { route, exchange, params } = reading;
   if (exchange.method !== 'POST' || (route.kind !== 'contacts' && route.kind !== 'messages'))

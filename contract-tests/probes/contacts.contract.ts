@@ -7,7 +7,7 @@ import {
   useCleanup,
   type Json,
 } from '../model/data';
-import { is2xx, send } from '../http/http';
+import { is2xx, send, type Exchange } from '../http/http';
 import { walk } from '../model/paging';
 import { rule, type RuleContext } from '../model/harness';
 import { CONTACT, problems } from '../rules/fields';
@@ -75,6 +75,12 @@ rule(
   },
 );
 
+/** Retrieves the contact a create answered, where its answer names one. */
+async function retrieveCreated(created: Exchange): Promise<void> {
+  const id = (created.body as Json | undefined)?.id;
+  if (typeof id === 'string' || typeof id === 'number') await send('GET', recordPath('contact', String(id)));
+}
+
 rule(
   'contacts.create.display-name-defaults-to-username',
   'a contact created without display_name, then retrieved: the judge holds both answers to its username',
@@ -82,9 +88,7 @@ rule(
     const created = await postContact(contactForm('noname'));
     if (!is2xx(created))
       t.notRun(`the server did not create the contact (${created.status}); see contacts.create`);
-    const id = (created.body as Json | undefined)?.id;
-    if (typeof id === 'string' || typeof id === 'number')
-      await send('GET', recordPath('contact', String(id)));
+    await retrieveCreated(created);
   },
 );
 
@@ -106,9 +110,7 @@ rule(
     if (!is2xx(first))
       t.notRun(`the server did not create the contact (${first.status}); see contacts.create`);
     await postContact(contactForm('conv'));
-    const id = (first.body as Json | undefined)?.id;
-    if (typeof id === 'string' || typeof id === 'number')
-      await send('GET', recordPath('contact', String(id)));
+    await retrieveCreated(first);
   },
 );
 

@@ -372,10 +372,10 @@ rule(
       // The server's order of the conversation, from one page that holds it whole (limit equal to
       // its size); the messages were sent at once, so the order they were answered in is not it.
       const whole = asPage(await page(conversation, mine.size));
-      const shownWhole =
+      const serverOrder =
         whole && whole.data.length === mine.size && whole.data.every((item) => mine.has(idOf(item)))
-          ? [whole.data.map(idOf)]
-          : [];
+          ? whole.data.map(idOf)
+          : undefined;
       for (const limit of [3, 4, 11, undefined]) {
         const query =
           limit === undefined ? { conversation_id: conversation } : { conversation_id: conversation, limit };
@@ -405,7 +405,7 @@ rule(
         // ended early: its last page said nothing lies beyond it while more did, which is has_more's
         // rule (records lost between pages are this rule's).
         const sent = [...mine];
-        const orders = shownWhole.length > 0 ? shownWhole : [sent, [...sent].reverse()];
+        const orders = serverOrder ? [serverOrder] : [sent, [...sent].reverse()];
         const opening = (order: string[]) => order.slice(0, listed.size).every((id) => listed.has(id));
         const last = forward.pages.at(-1);
         t.check(
