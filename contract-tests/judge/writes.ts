@@ -223,13 +223,21 @@ export function updatedMessage(
           !shown.get(name)?.has(username) &&
             `sent the reaction ${name} by ${username}; the answer does not show it`,
         );
-    for (const [name, usernames] of known?.reactions ?? [])
+    for (const [name, usernames] of known?.reactions ?? []) {
+      // A username under the name that neither this update nor the message had: another update
+      // added it (one on its way at once), and a user gone beside it is that adding's loss.
+      const others = [...(shown.get(name) ?? [])].filter((u) => !usernames.has(u));
       for (const username of usernames) {
         if (shown.get(name)?.has(username)) continue;
-        (sent.has(name) ? added : kept).push(`the reaction ${name} by ${username} is gone after the update`);
+        const gone = `the reaction ${name} by ${username} is gone after the update`;
+        if (sent.has(name)) added.push(gone);
+        else if (others.length > 0)
+          added.push(`${gone}, and ${others.map(show).join(', ')} stand under ${name} instead`);
+        else kept.push(gone);
       }
+    }
   }
-  if (sent.size > 0) v.check('messages.update.add-reaction', ...added);
+  if (sent.size > 0 || added.some(Boolean)) v.check('messages.update.add-reaction', ...added);
   const attachments = sentAttachments(params);
   const count = Array.isArray(body.attachments) ? body.attachments.length : undefined;
   if (attachments > 0 && count !== undefined)

@@ -505,6 +505,32 @@ describe('the proxy judge', () => {
     ).toEqual(['messages.update.updated-at']);
   });
 
+  it("charges a reaction's user gone where another's adding stands under its name to adding, not to keeping the rest", () => {
+    const setUp = () => {
+      const state = newSession();
+      const m = message(1, 1, { reactions: [{ heart: ['ann'] }], updated_at: now() });
+      broken([exchange('GET', `/v1/contacts/${contact(1).id}`, 200, contact(1))], 'documented', state);
+      broken([exchange('GET', `/v1/messages/${m.id}`, 200, m)], 'documented', state);
+      const thumbs = (reactions: unknown[]) =>
+        exchange(
+          'PUT',
+          `/v1/messages/${m.id}`,
+          200,
+          { ...m, reactions, updated_at: now() },
+          {
+            sent: { 'reactions[thumbs_up][]': 'bob' },
+          },
+        );
+      return (reactions: unknown[]) => broken([thumbs(reactions)], 'documented', state);
+    };
+    // ann's heart replaced by cid's, whom an update on its way at once added under heart.
+    expect(setUp()([{ heart: ['cid'] }, { thumbs_up: ['bob'] }])).toEqual(['messages.update.add-reaction']);
+    // The heart gone whole, or ann's alone, is this update's: it sent only thumbs_up.
+    expect(setUp()([{ thumbs_up: ['bob'] }])).toEqual(['messages.update.keeps-the-rest']);
+    expect(setUp()([{ heart: [] }, { thumbs_up: ['bob'] }])).toEqual(['messages.update.keeps-the-rest']);
+    expect(setUp()([{ heart: ['ann', 'cid'] }, { thumbs_up: ['bob'] }])).toEqual([]);
+  });
+
   it('holds a new contact to a conversation of its own: not one another contact, alive, holds (contacts.create.conversation-id)', () => {
     const state = newSession();
     const [c, gone] = [contact(1), contact(2)];
