@@ -162,9 +162,21 @@ export function refusedForm(reading: Reading): boolean {
 }
 
 /**
+ * A refusal that speaks of the body's kind (JSON, a content or media type, url-encoding) and of no
+ * parameter sent: it refused the form, not a value in it.
+ */
+function asksForAnotherBody(reading: Reading): boolean {
+  const text = reading.text ?? '';
+  if (!/\bjson\b|content[- _]?type|media[- _]?type|urlencoded/i.test(text)) return false;
+  return !Object.keys(reading.params ?? {})
+    .map((key) => key.replace(/\[.*$/, ''))
+    .some((key) => key !== '' && new RegExp(`\\b${escape(key)}\\b`).test(text));
+}
+
+/**
  * The document's parameters are form parameters: a write with a form body the server takes keeps
- * api.form-parameters; one it refuses with 415, or whose very parameters it refused as a form and
- * then took as JSON, breaks it.
+ * api.form-parameters; one it refuses with 415, or for being a form (`asksForAnotherBody`), or whose
+ * very parameters it refused as a form and then took as JSON, breaks it.
  */
 export function formParameters(v: Verdicts, reading: Reading, world: World | undefined): void {
   const { exchange, route } = reading;
@@ -175,6 +187,11 @@ export function formParameters(v: Verdicts, reading: Reading, world: World | und
       v.check(
         'api.form-parameters',
         exchange.status === 415 && `${exchange.method} with a form body answered 415`,
+      );
+    else if (refusedForm(reading) && asksForAnotherBody(reading))
+      v.check(
+        'api.form-parameters',
+        `${exchange.method} with a form body refused (${exchange.status}) for the kind of its body: ${(reading.text ?? '').slice(0, 200)}`,
       );
     return;
   }

@@ -864,7 +864,7 @@ describe('the proxy judge', () => {
     expect(redact('weird')).toBe('weir…');
   });
 
-  it('holds writes to form parameters: a form body refused with 415, or refused and then taken as JSON, breaks api.form-parameters', () => {
+  it('holds writes to form parameters: a form body refused with 415 or for its kind, or refused and then taken as JSON, breaks api.form-parameters', () => {
     const sent = { username: 'formuser', phone_number: '+1 555 0100' };
     const form = (status: number, answer: unknown) =>
       exchange('POST', '/v1/contacts', status, answer, { sent });
@@ -878,6 +878,14 @@ describe('the proxy judge', () => {
     expect(broken([json], 'documented', state)).toEqual(['api.form-parameters']);
     // The same JSON write, with no form refused before it, is nothing to hold against the server.
     expect(broken([json])).toEqual([]);
+    // A refusal that speaks of the body's kind refused the form; one that names a parameter sent
+    // refused its value.
+    expect(broken([form(400, { error: { message: 'the request body must be JSON' } })])).toEqual([
+      'api.form-parameters',
+    ]);
+    expect(broken([form(422, { error: 'unsupported Content-Type' })])).toEqual(['api.form-parameters']);
+    expect(broken([form(400, { error: 'phone_number must be a JSON string in E.164' })])).toEqual([]);
+    expect(broken([form(400, { error: 'invalid phone number' })])).toEqual([]);
   });
 
   it('names only rules of the catalogue', () => {

@@ -1189,6 +1189,20 @@ export const VIEW_ROGUES: Rogue[] = [
     }),
   },
   {
+    rule: 'api.form-parameters',
+    how: 'takes JSON bodies only: every form body of a POST or PUT is refused with 400, asking for JSON',
+    make: () => ({
+      request(req) {
+        if ((req.method === 'POST' || req.method === 'PUT') && req.form)
+          return {
+            status: 400,
+            headers: {},
+            body: { error: { code: 'bad_request', message: 'the request body must be JSON' } },
+          };
+      },
+    }),
+  },
+  {
     rule: 'messages.send.attachments',
     how: 'stores a new message without the attachments it was sent with',
     make: () => ({
