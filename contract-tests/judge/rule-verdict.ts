@@ -34,6 +34,10 @@ export function ruleIdOfTitle(title: string): string | undefined {
   return /^\[([^\]\s]+)\]/.exec(title)?.[1];
 }
 
+/** How the verdict of a rule the judge decides starts, when only a script saw its fault. */
+export const JUDGE_MISSED =
+  'seen by a script of the kit, not by the judge of every exchange (a gap of the judge): ';
+
 export type TestOutcome = { title: string; status: string; failure: string };
 
 export function verdictOf(
@@ -54,8 +58,12 @@ export function verdictOf(
   );
   const titles = tests.map((t) => t.title);
   // Failures of this rule found by other tests: on their way, by the model's checks, or by a
-  // random sequence. The rule's own failure, when it has one, is shown first.
-  const foreign = verdicts.find((v) => v.verdict === 'fail' && ruleIdOfTitle(v.test) !== rule.id);
+  // random sequence. The rule's own failure, when it has one, is shown first. Of a rule the judge
+  // decides, the judge's is.
+  const foreign =
+    (rule.decidedByJudge
+      ? verdicts.find((v) => v.verdict === 'fail' && v.test === JUDGE_TITLE)
+      : undefined) ?? verdicts.find((v) => v.verdict === 'fail' && ruleIdOfTitle(v.test) !== rule.id);
   if (tests.length === 0 && !foreign) return undefined;
   let failure: RuleVerdict | undefined;
   let notRun: RuleVerdict | undefined;
@@ -86,6 +94,7 @@ export function verdictOf(
       passed = true;
     }
   }
+  if (rule.decidedByJudge && foreign?.test === JUDGE_TITLE) failure = undefined;
   if (!failure && foreign) {
     failure = {
       rule,
@@ -97,6 +106,10 @@ export function verdictOf(
       tests: [],
     };
   }
+  // A fault of a rule the judge decides that only a script's model saw still fails the rule, never
+  // passes it, and says so: the judge has a gap there (rogues.test.ts measures that none is known).
+  if (failure && rule.decidedByJudge && failure.foundBy !== JUDGE_TITLE)
+    failure = { ...failure, reason: `${JUDGE_MISSED}${failure.reason ?? 'a failure'}` };
   if (failure) return { ...failure, tests: titles };
   if (notRun && !passed) return { ...notRun, tests: titles };
   return {

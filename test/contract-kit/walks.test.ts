@@ -1,5 +1,11 @@
 import { startJudging } from '../../contract-tests/judge/judging';
-import { besideTheTests, withTheJudge, type RuleVerdict } from '../../contract-tests/judge/rule-verdict';
+import {
+  besideTheTests,
+  JUDGE_MISSED,
+  verdictOf,
+  withTheJudge,
+  type RuleVerdict,
+} from '../../contract-tests/judge/rule-verdict';
 import { JUDGE_TITLE } from '../../contract-tests/judge/judge-run';
 import { findRule } from '../../contract-tests/rules/rules';
 import type { ProxyExchange } from '../../contract-tests/http/exchange';
@@ -351,5 +357,35 @@ describe('what the judge alone saw, beside what the tests found', () => {
     expect(decided).toMatchObject({ verdict: 'fail', foundBy: JUDGE_TITLE });
     // With no failure from the tests, every rule fails on what the judge saw.
     expect(besideTheTests([failed('contacts.list', JUDGE_TITLE)])[0]!.verdict).toBe('fail');
+  });
+
+  it("fails a rule the judge decides on the judge's finding, and on a script's alone as the judge's gap", () => {
+    const rule = findRule('messages.update.edit-text')!;
+    expect(rule.decidedByJudge).toBe(true);
+    const own = `[${rule.id}] an edit`;
+    const record = (test: string, reason: string) =>
+      ({ kind: 'verdict', rule: rule.id, test, verdict: 'fail', reason }) as const;
+    const outcomes = [{ title: own, status: 'failed', failure: 'the model saw a fault' }];
+    const both = verdictOf(
+      rule,
+      outcomes,
+      [record(own, 'by the model'), record(JUDGE_TITLE, 'by the judge')],
+      [],
+    );
+    expect(both).toMatchObject({ verdict: 'fail', reason: 'by the judge', foundBy: JUDGE_TITLE });
+    const scriptOnly = verdictOf(rule, outcomes, [record(own, 'by the model')], []);
+    expect(scriptOnly).toMatchObject({ verdict: 'fail', reason: `${JUDGE_MISSED}by the model` });
+    // Of a rule the judge does not decide alone, the test's own failure comes first, as it says.
+    const list = findRule('contacts.list')!;
+    const listed = verdictOf(
+      list,
+      [{ title: '[contacts.list] a list', status: 'failed', failure: '' }],
+      [
+        { ...record('[contacts.list] a list', 'by the model'), rule: list.id },
+        { ...record(JUDGE_TITLE, 'by the judge'), rule: list.id },
+      ],
+      [],
+    );
+    expect(listed).toMatchObject({ verdict: 'fail', reason: 'by the model' });
   });
 });
