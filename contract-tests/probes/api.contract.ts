@@ -1,5 +1,5 @@
-import { makeContact, makeMessage, postContact, contactForm, useCleanup } from '../model/data';
-import { send } from '../http/http';
+import { makeContact, makeMessage, postContact, contactForm, useCleanup, type Json } from '../model/data';
+import { is2xx, send } from '../http/http';
 import { rule, type RuleContext } from '../model/harness';
 import { reactionNames, reactionPair } from '../model/samples';
 import { walk } from '../model/paging';
@@ -71,15 +71,15 @@ rule(
 
 rule(
   'api.form-parameters',
-  'form bodies (POST, PUT) and query parameters (GET) are accepted',
+  'a contact created and renamed with form bodies, then listed with a query parameter: the judge holds each write to a form body taken, or refused for its values alone',
   async (t: RuleContext) => {
     const created = await postContact(contactForm('form'));
-    const body = t.object(created, 'POST /v1/contacts with a form body');
-    const updated = await send('PUT', recordPath('contact', body.id), {
-      form: { display_name: 'Form Name' },
-    });
-    t.success(updated, 'PUT /v1/contacts/:id with a form body');
-    t.success(await send('GET', '/v1/contacts', { query: { limit: 2 } }), 'GET /v1/contacts?limit=2');
+    if (!is2xx(created))
+      t.notRun(`the server did not create the contact (${created.status}); see contacts.create`);
+    const id = (created.body as Json | undefined)?.id;
+    if (typeof id === 'string' || typeof id === 'number')
+      await send('PUT', recordPath('contact', String(id)), { form: { display_name: 'Form Name' } });
+    await send('GET', '/v1/contacts', { query: { limit: 2 } });
   },
 );
 

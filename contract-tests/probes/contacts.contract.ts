@@ -10,7 +10,6 @@ import {
 import { is2xx, send, type Exchange } from '../http/http';
 import { walk } from '../model/paging';
 import { rule, type RuleContext } from '../model/harness';
-import { CONTACT, problems } from '../rules/fields';
 import { settled } from '../model/settle';
 import { MADE_UP_IDS, recordPath } from '../rules/resources';
 
@@ -28,33 +27,20 @@ rule(
   },
 );
 
+/** Retrieves the contact a create answered, where its answer names one. */
+async function retrieveCreated(created: Exchange): Promise<void> {
+  const id = (created.body as Json | undefined)?.id;
+  if (typeof id === 'string' || typeof id === 'number') await send('GET', recordPath('contact', String(id)));
+}
+
 rule(
   'contacts.create',
-  'POST /v1/contacts returns the created contact, which can then be retrieved',
+  'a contact created with display_name, then retrieved and listed: the judge holds the answer to the contact created, as sent, and every later view to it',
   async (t: RuleContext) => {
-    const form = contactForm('create', { display_name: 'Created Name' });
-    const created = await postContact(form);
-    const body = t.object(created, 'POST /v1/contacts');
-    // conversation_id and last_active_at have rules of their own (4.1 rule 5).
-    const wrong = problems(body, CONTACT, ['conversation_id', 'last_active_at']);
-    t.check(wrong.length === 0, `the created contact: ${wrong.join('; ')}`, created);
-    t.check(
-      body.username === form[0]![1],
-      `username should be the one sent (${form[0]![1]}), got ${JSON.stringify(body.username)}`,
-      created,
-    );
-    t.check(
-      body.display_name === 'Created Name',
-      `display_name should be the one sent, got ${JSON.stringify(body.display_name)}`,
-      created,
-    );
-    const retrieved = await send('GET', recordPath('contact', body.id));
-    t.success(retrieved, 'retrieving the created contact');
-    t.check(
-      (retrieved.body as Json | undefined)?.id === body.id,
-      'the retrieved contact has another id',
-      retrieved,
-    );
+    const created = await postContact(contactForm('create', { display_name: 'Created Name' }));
+    if (!is2xx(created)) t.notRun(`the server did not create the contact (${created.status})`);
+    await retrieveCreated(created);
+    await send('GET', '/v1/contacts');
   },
 );
 
@@ -74,12 +60,6 @@ rule(
     );
   },
 );
-
-/** Retrieves the contact a create answered, where its answer names one. */
-async function retrieveCreated(created: Exchange): Promise<void> {
-  const id = (created.body as Json | undefined)?.id;
-  if (typeof id === 'string' || typeof id === 'number') await send('GET', recordPath('contact', String(id)));
-}
 
 rule(
   'contacts.create.display-name-defaults-to-username',
@@ -134,25 +114,11 @@ rule('contacts.retrieve', 'GET /v1/contacts/:id returns that contact', async (t:
 
 rule(
   'contacts.update.display-name',
-  'PUT display_name returns the updated contact and keeps the new name',
-  async (t: RuleContext) => {
+  "a contact renamed, then retrieved: the judge holds the update's answer and the view to the new name",
+  async () => {
     const contact = await makeContact('rename');
-    const updated = await send('PUT', recordPath('contact', contact.id), {
-      form: { display_name: 'Renamed Contact' },
-    });
-    const body = t.object(updated, 'PUT /v1/contacts/:id display_name');
-    t.check(
-      body.display_name === 'Renamed Contact',
-      `display_name should be the new one, got ${JSON.stringify(body.display_name)}`,
-      updated,
-    );
-    t.check(String(body.id) === contact.id, 'the update answered another contact', updated);
-    const retrieved = await send('GET', recordPath('contact', contact.id));
-    t.check(
-      (retrieved.body as Json | undefined)?.display_name === 'Renamed Contact',
-      'the new display_name was not kept',
-      retrieved,
-    );
+    await send('PUT', recordPath('contact', contact.id), { form: { display_name: 'Renamed Contact' } });
+    await send('GET', recordPath('contact', contact.id));
   },
 );
 

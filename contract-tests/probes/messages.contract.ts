@@ -12,8 +12,7 @@ import { is2xx, is4xx, send, type Exchange } from '../http/http';
 import { idOf, walk } from '../model/paging';
 import { reactionNames, reactionPair } from '../model/samples';
 import { rule, type RuleContext } from '../model/harness';
-import { MESSAGE, problems, sameValue } from '../rules/fields';
-import { CONTACT_FIELDS, senderStableOf, MADE_UP_IDS, recordPath } from '../rules/resources';
+import { MADE_UP_IDS, recordPath } from '../rules/resources';
 import { settled } from '../model/settle';
 
 useCleanup();
@@ -64,22 +63,13 @@ rule(
 
 rule(
   'messages.contact-is-sender',
-  "a message's contact is the contact the conversation belongs to",
-  async (t: RuleContext) => {
+  "a message sent, then its contact retrieved, the message retrieved and listed: the judge holds each answer's contact to the conversation's contact",
+  async () => {
     const contact = await sender();
     const message = await makeMessage(contact.conversation_id, 'sender');
-    const stored = t.object(await send('GET', recordPath('contact', contact.id)), 'GET /v1/contacts/:id');
-    const retrieved = await send('GET', recordPath('message', message.id));
-    const of = (t.object(retrieved, 'GET /v1/messages/:id').contact ?? {}) as Json;
-    // The conversation's contact as it was created, or as retrieve shows it: a fault of retrieve
-    // alone is contacts.retrieve's.
-    for (const field of senderStableOf(CONTACT_FIELDS)) {
-      t.check(
-        [contact[field], stored[field]].some((value) => sameValue(of[field], value)),
-        `contact.${field} is ${JSON.stringify(of[field])}, but the conversation's contact has ${JSON.stringify(stored[field])}`,
-        retrieved,
-      );
-    }
+    await send('GET', recordPath('contact', contact.id));
+    await send('GET', recordPath('message', message.id));
+    await send('GET', '/v1/messages', { query: { conversation_id: contact.conversation_id } });
   },
 );
 
@@ -99,29 +89,16 @@ rule(
 
 rule(
   'messages.send',
-  'POST /v1/messages returns the created message, in that conversation, with that text',
+  'a message sent, then retrieved and listed in its conversation: the judge holds the answer to the created message, in that conversation, with that text, and every later view to it',
   async (t: RuleContext) => {
     const contact = await sender();
-    const text = messageText('send');
     const sent = await postMessage([
       ['conversation_id', contact.conversation_id],
-      ['message', text],
+      ['message', messageText('send')],
     ]);
-    const body = t.object(sent, 'POST /v1/messages');
-    const wrong = problems(body, MESSAGE, ['reactions', 'attachments', 'read_at', 'updated_at']);
-    t.check(wrong.length === 0, `the sent message: ${wrong.join('; ')}`, sent);
-    t.check(
-      body.conversation_id === contact.conversation_id,
-      'the sent message is in another conversation',
-      sent,
-    );
-    t.check(
-      body.message === text,
-      `the sent message's text should be ${JSON.stringify(text)}, got ${JSON.stringify(body.message)}`,
-      sent,
-    );
-    const retrieved = await send('GET', recordPath('message', body.id));
-    t.success(retrieved, 'retrieving the sent message');
+    if (!is2xx(sent)) t.notRun(`the server did not send the message (${sent.status})`);
+    await send('GET', recordPath('message', idOf(sent.body as Json)));
+    await send('GET', '/v1/messages', { query: { conversation_id: contact.conversation_id } });
   },
 );
 
@@ -156,117 +133,79 @@ rule(
   },
 );
 
-rule('messages.send.attachments', 'a message sent with an attachment carries it', async (t: RuleContext) => {
-  const contact = await sender();
-  const sent = await postMessage([
-    ['conversation_id', contact.conversation_id],
-    ['message', messageText('attached')],
-    ...attachmentPairs(0, 'sent.pdf'),
-  ]);
-  if (sent.status >= 400 && sent.status < 500) {
-    t.notRun(
-      `the server refused the kit's attachment (${sent.status}); the document does not show an attachment's fields, the kit sends filename, file_url and file_type`,
-    );
-  }
-  const body = t.object(sent, 'POST /v1/messages with an attachment');
-  t.check(
-    Array.isArray(body.attachments) && body.attachments.length === 1,
-    `attachments should hold the one sent, got ${JSON.stringify(body.attachments)}`,
-    sent,
-  );
-});
+rule(
+  'messages.send.attachments',
+  'a message sent with an attachment, then retrieved: the judge holds the answer and the view to carry it',
+  async (t: RuleContext) => {
+    const contact = await sender();
+    const sent = await postMessage([
+      ['conversation_id', contact.conversation_id],
+      ['message', messageText('attached')],
+      ...attachmentPairs(0, 'sent.pdf'),
+    ]);
+    if (is4xx(sent)) {
+      t.notRun(
+        `the server refused the kit's attachment (${sent.status}); the document does not show an attachment's fields, the kit sends filename, file_url and file_type`,
+      );
+    }
+    if (is2xx(sent)) await send('GET', recordPath('message', idOf(sent.body as Json)));
+  },
+);
 
-rule('messages.retrieve', 'GET /v1/messages/:id returns that message', async (t: RuleContext) => {
-  const contact = await sender();
-  const message = await makeMessage(contact.conversation_id, 'retrieve');
-  const retrieved = await send('GET', recordPath('message', message.id));
-  const body = t.object(retrieved, 'GET /v1/messages/:id');
-  t.check(
-    String(body.id) === message.id,
-    `expected the message ${message.id}, got ${JSON.stringify(body.id)}`,
-    retrieved,
-  );
-  t.check(body.message === message.message, 'the retrieved message has another text', retrieved);
-  t.check(
-    body.conversation_id === contact.conversation_id,
-    'the retrieved message is in another conversation',
-    retrieved,
-  );
-});
+rule(
+  'messages.retrieve',
+  'a message sent, then retrieved: the judge holds the answer to that message, as sent',
+  async () => {
+    const contact = await sender();
+    const message = await makeMessage(contact.conversation_id, 'retrieve');
+    await send('GET', recordPath('message', message.id));
+  },
+);
 
-rule('messages.update.edit-text', 'PUT message edits the text', async (t: RuleContext) => {
-  const contact = await sender();
-  const message = await makeMessage(contact.conversation_id, 'edit');
-  const text = messageText('edited');
-  const updated = await send('PUT', recordPath('message', message.id), { form: { message: text } });
-  const body = t.object(updated, 'PUT /v1/messages/:id message');
-  t.check(
-    body.message === text,
-    `the text should be ${JSON.stringify(text)}, got ${JSON.stringify(body.message)}`,
-    updated,
-  );
-  const retrieved = await send('GET', recordPath('message', message.id));
-  t.check((retrieved.body as Json | undefined)?.message === text, 'the edited text was not kept', retrieved);
-});
+rule(
+  'messages.update.edit-text',
+  "a message edited, then retrieved: the judge holds the edit's answer and the view to the new text",
+  async () => {
+    const contact = await sender();
+    const message = await makeMessage(contact.conversation_id, 'edit');
+    await send('PUT', recordPath('message', message.id), { form: { message: messageText('edited') } });
+    await send('GET', recordPath('message', message.id));
+  },
+);
 
 rule(
   'messages.update.add-reaction',
-  'PUT reactions[<name>][]=<username> adds that reaction',
+  "a message reacted to, then retrieved: the judge holds the update's answer and the view to show the reaction",
   async (t: RuleContext) => {
     const contact = await sender();
     const message = await makeMessage(contact.conversation_id, 'react');
-    const { exchange: updated, name } = await react(message.id, contact.username);
+    const { exchange: updated } = await react(message.id, contact.username);
     if (is4xx(updated)) {
       t.notRun(
         `the server refused every reaction name the kit tried (${reactionNames().join(', ')}); allowed names are not shown`,
       );
     }
-    const body = t.object(updated, `PUT /v1/messages/:id reactions[${name}][]`);
-    const mentions = (reactions: unknown) => {
-      const text = JSON.stringify(reactions ?? null);
-      return (
-        Array.isArray(reactions) &&
-        reactions.length > 0 &&
-        text.includes(JSON.stringify(name)) &&
-        text.includes(JSON.stringify(contact.username))
-      );
-    };
-    t.check(
-      mentions(body.reactions),
-      `the reaction ${name} by ${contact.username} is not in reactions: ${JSON.stringify(body.reactions)}`,
-      updated,
-    );
-    const retrieved = await send('GET', recordPath('message', message.id));
-    t.check(
-      mentions((retrieved.body as Json | undefined)?.reactions),
-      'the added reaction was not kept',
-      retrieved,
-    );
+    await send('GET', recordPath('message', message.id));
   },
 );
 
-rule('messages.update.add-attachment', 'PUT attachments adds an attachment', async (t: RuleContext) => {
-  const contact = await sender();
-  const message = await makeMessage(contact.conversation_id, 'attach');
-  const before = Array.isArray(message.attachments) ? message.attachments.length : 0;
-  const updated = await send('PUT', recordPath('message', message.id), {
-    form: attachmentPairs(0, 'added.pdf'),
-  });
-  if (updated.status >= 400 && updated.status < 500) {
-    t.notRun(
-      `the server refused the kit's attachment (${updated.status}); the document does not show an attachment's fields, the kit sends filename, file_url and file_type`,
-    );
-  }
-  const body = t.object(updated, 'PUT /v1/messages/:id attachments');
-  const count = (m: Json | undefined) => (Array.isArray(m?.attachments) ? m.attachments.length : -1);
-  t.check(
-    count(body) === before + 1,
-    `attachments should have grown from ${before} to ${before + 1}, got ${JSON.stringify(body.attachments)}`,
-    updated,
-  );
-  const retrieved = await send('GET', recordPath('message', message.id));
-  t.check(count(retrieved.body as Json) === before + 1, 'the added attachment was not kept', retrieved);
-});
+rule(
+  'messages.update.add-attachment',
+  "a message given an attachment, then retrieved: the judge holds the update's answer and the view to one more attachment",
+  async (t: RuleContext) => {
+    const contact = await sender();
+    const message = await makeMessage(contact.conversation_id, 'attach');
+    const updated = await send('PUT', recordPath('message', message.id), {
+      form: attachmentPairs(0, 'added.pdf'),
+    });
+    if (is4xx(updated)) {
+      t.notRun(
+        `the server refused the kit's attachment (${updated.status}); the document does not show an attachment's fields, the kit sends filename, file_url and file_type`,
+      );
+    }
+    await send('GET', recordPath('message', message.id));
+  },
+);
 
 rule(
   'messages.update.updated-at',

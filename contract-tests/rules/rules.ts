@@ -85,6 +85,7 @@ export const RULES: readonly Rule[] = [
     'api.form-parameters',
     '2',
     'Request parameters are sent as form-style key/value parameters (bodies of POST and PUT, query of GET).',
+    byJudge,
   ),
   documented(
     'api.json-objects',
@@ -97,12 +98,14 @@ export const RULES: readonly Rule[] = [
     'api.unique-ids',
     '2.1, 2.2',
     '`id` is the unique identifier of a contact (of a message): no two contacts, and no two messages, ever share one, and the id of a deleted record never names a record created after it.',
+    byJudge,
   ),
   documented('contacts.fields', '2.1', `A contact has ${fieldsInWords(CONTACT_FIELDS)}.`, byJudge),
   documented(
     'contacts.create',
     '4.1',
     `POST /v1/contacts with ${inWords(requiredOf(CONTACT_FIELDS))} (and optional ${optionalOf(CONTACT_FIELDS).join(', ')}) returns the created contact object, which can then be retrieved.`,
+    byJudge,
   ),
   documented(
     'contacts.create.requires-username-and-phone-number',
@@ -138,6 +141,7 @@ export const RULES: readonly Rule[] = [
     'contacts.update.display-name',
     '4.1',
     `PUT /v1/contacts/:id with ${inWords(quoted(CONTACT_UPDATES), 'or')} returns the updated contact object, and the new ${CONTACT_UPDATES.length === 1 && CONTACT_UPDATES[0] === 'display_name' ? 'name is' : 'values are'} kept.`,
+    byJudge,
   ),
   documented(
     'contacts.update.only-display-name',
@@ -148,6 +152,7 @@ export const RULES: readonly Rule[] = [
     'contacts.update.keeps-the-rest',
     '1, 4.1',
     `Updating ${inWords(CONTACT_UPDATES, 'or')} changes nothing else: ${inWords(stableOf(CONTACT_FIELDS))} stay as they were, in every view.`,
+    byJudge,
   ),
   documented(
     'contacts.delete',
@@ -180,6 +185,7 @@ export const RULES: readonly Rule[] = [
     'lists.default-page-size',
     '4.1 rule 1, 4.2 rule 1, 8',
     'A list returns at most ten items per page by default (contacts and messages).',
+    byJudge,
   ),
   documented(
     'lists.has-more',
@@ -207,6 +213,7 @@ export const RULES: readonly Rule[] = [
     'messages.contact-is-sender',
     '4.2 rule 3',
     'The `contact` object in a message describes the contact who sent it: the contact the conversation belongs to.',
+    byJudge,
   ),
   documented(
     'messages.reactions-shape',
@@ -218,6 +225,7 @@ export const RULES: readonly Rule[] = [
     'messages.send',
     '4.2',
     'POST /v1/messages with conversation_id and message returns the created message object, in that conversation, with that text; it can then be retrieved.',
+    byJudge,
   ),
   documented(
     'messages.send.requires-conversation-id-and-message',
@@ -235,8 +243,9 @@ export const RULES: readonly Rule[] = [
     'messages.send.attachments',
     '4.2',
     'A message may be sent with `attachments` (an array of attachment objects): the created message carries them.',
+    byJudge,
   ),
-  documented('messages.retrieve', '4.2', 'GET /v1/messages/:id returns the message object.'),
+  documented('messages.retrieve', '4.2', 'GET /v1/messages/:id returns the message object.', byJudge),
   documented(
     'messages.list.conversation-filter',
     '4.2',
@@ -251,21 +260,25 @@ export const RULES: readonly Rule[] = [
     'messages.update.edit-text',
     '1, 4.2 rule 4',
     'Updating may edit the text (`message`): every view shows the new text.',
+    byJudge,
   ),
   documented(
     'messages.update.add-reaction',
     '2.3, 4.2 rule 4',
     'Updating may add a reaction, sent as the form key `reactions[<reaction_name>][]` with a username as its value; it is added to what is there, never replacing a name or its usernames.',
+    byJudge,
   ),
   documented(
     'messages.update.add-attachment',
     '4.2 rule 4',
     'Updating may add an attachment: it is added to the attachments already there.',
+    byJudge,
   ),
   documented(
     'messages.update.keeps-the-rest',
     '1, 4.2 rule 4',
     'An update changes what it was sent and nothing else: conversation_id, created_at, the sender, the text when it was not sent, and the reactions and attachments already there stay, in every view.',
+    byJudge,
   ),
   documented(
     'messages.update.updated-at',
