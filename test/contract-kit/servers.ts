@@ -95,6 +95,16 @@ export const ROGUES: Rogue[] = [
     }),
   },
   {
+    rule: 'lists.limit',
+    how: 'gives one item fewer than a limit of two or more asks',
+    make: () => ({
+      request(req) {
+        const limit = Number(req.query.get('limit'));
+        if (isList(req) && Number.isInteger(limit) && limit >= 2) req.query.set('limit', String(limit - 1));
+      },
+    }),
+  },
+  {
     rule: 'contacts.create.display-name-defaults-to-username',
     how: 'answers display_name null for a contact created without one',
     make: () => ({
