@@ -23,6 +23,14 @@ const sends = (reading: Reading) => (param: string) =>
 const beyondUpdates = (reading: Reading) =>
   Object.keys(reading.params ?? {}).some((key) => !CONTACT_UPDATES.includes(key));
 
+/** Whether the refusal names a parameter that was sent, documented or not: it is about that one. */
+function namesSent(reading: Reading): boolean {
+  const text = reading.text ?? '';
+  return Object.keys(reading.params ?? {})
+    .map((key) => key.replace(/\[.*$/, ''))
+    .some((key) => key !== '' && new RegExp(`\\b${escape(key)}\\b`).test(text));
+}
+
 /** The documented optional parameters of each operation, and the rule a refusal for leaving one out breaks. */
 const OPTIONAL: Record<
   string,
@@ -58,17 +66,12 @@ export function refusedForOptional(
   if (!optional || status < 400 || status >= 500 || [401, 403, 404, 405, 413, 429].includes(status)) return;
   // What was sent must be known: a body the proxy could not read may have held the parameter.
   if (reading.params === undefined) return;
-  const keys = Object.keys(reading.params);
   const sent = sends(reading);
   const id = routeId(reading);
   if (id !== '' && !(operation === 'PUT contact' ? world?.contacts.has(id) : world?.messages.has(id))) return;
   const text = reading.text ?? '';
   const named = optional.params.filter((p) => !sent(p) && new RegExp(`\\b${p}\\b`).test(text));
-  // Any parameter sent, documented or not, that the refusal names: the refusal is about it.
-  const namedSent = keys
-    .map((key) => key.replace(/\[.*$/, ''))
-    .filter((key) => key !== '' && new RegExp(`\\b${escape(key)}\\b`).test(text));
-  if (named.length === 0 || namedSent.length > 0) return;
+  if (named.length === 0 || namesSent(reading)) return;
   v.check(
     optional.rule(sent),
     `refused (${status}) for leaving out ${named.map((p) => `\`${p}\``).join(' and ')}, which the document calls optional`,
@@ -166,11 +169,9 @@ export function refusedForm(reading: Reading): boolean {
  * parameter sent: it refused the form, not a value in it.
  */
 function asksForAnotherBody(reading: Reading): boolean {
-  const text = reading.text ?? '';
-  if (!/\bjson\b|content[- _]?type|media[- _]?type|urlencoded/i.test(text)) return false;
-  return !Object.keys(reading.params ?? {})
-    .map((key) => key.replace(/\[.*$/, ''))
-    .some((key) => key !== '' && new RegExp(`\\b${escape(key)}\\b`).test(text));
+  return (
+    /\bjson\b|content[- _]?type|media[- _]?type|urlencoded/i.test(reading.text ?? '') && !namesSent(reading)
+  );
 }
 
 /**

@@ -60,10 +60,10 @@ export function verdictOf(
   // Failures of this rule found by other tests: on their way, by the model's checks, or by a
   // random sequence. The rule's own failure, when it has one, is shown first. Of a rule the judge
   // decides, the judge's is.
-  const foreign =
-    (rule.decidedByJudge
-      ? verdicts.find((v) => v.verdict === 'fail' && v.test === JUDGE_TITLE)
-      : undefined) ?? verdicts.find((v) => v.verdict === 'fail' && ruleIdOfTitle(v.test) !== rule.id);
+  const byJudge = rule.decidedByJudge
+    ? verdicts.find((v) => v.verdict === 'fail' && v.test === JUDGE_TITLE)
+    : undefined;
+  const foreign = byJudge ?? verdicts.find((v) => v.verdict === 'fail' && ruleIdOfTitle(v.test) !== rule.id);
   if (tests.length === 0 && !foreign) return undefined;
   let failure: RuleVerdict | undefined;
   let notRun: RuleVerdict | undefined;
@@ -94,8 +94,8 @@ export function verdictOf(
       passed = true;
     }
   }
-  if (rule.decidedByJudge && foreign?.test === JUDGE_TITLE) failure = undefined;
-  if (!failure && foreign) {
+  // The judge's failure of a rule it decides comes before the rule's own tests'.
+  if (foreign && (!failure || byJudge)) {
     failure = {
       rule,
       verdict: 'fail',

@@ -89,6 +89,12 @@ function requireSample(what: 'contact' | 'message'): void {
   if (why) throw new SetupFailure(why);
 }
 
+/** The id a create's answer names, when it names one. */
+export function createdId(created: Exchange): string | undefined {
+  const id = (created.body as Json | undefined)?.id;
+  return typeof id === 'string' || typeof id === 'number' ? String(id) : undefined;
+}
+
 /** POST /v1/contacts with exactly these form pairs; what the server answers, whatever it is. */
 export async function postContact(
   form: Pairs,

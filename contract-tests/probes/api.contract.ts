@@ -1,4 +1,4 @@
-import { makeContact, makeMessage, postContact, contactForm, useCleanup, type Json } from '../model/data';
+import { contactForm, createdId, makeContact, makeMessage, postContact, useCleanup } from '../model/data';
 import { is2xx, send } from '../http/http';
 import { rule, type RuleContext } from '../model/harness';
 import { reactionNames, reactionPair } from '../model/samples';
@@ -76,9 +76,9 @@ rule(
     const created = await postContact(contactForm('form'));
     if (!is2xx(created))
       t.notRun(`the server did not create the contact (${created.status}); see contacts.create`);
-    const id = (created.body as Json | undefined)?.id;
-    if (typeof id === 'string' || typeof id === 'number')
-      await send('PUT', recordPath('contact', String(id)), { form: { display_name: 'Form Name' } });
+    const id = createdId(created);
+    if (id !== undefined)
+      await send('PUT', recordPath('contact', id), { form: { display_name: 'Form Name' } });
     await send('GET', '/v1/contacts', { query: { limit: 2 } });
   },
 );

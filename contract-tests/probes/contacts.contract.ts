@@ -1,5 +1,6 @@
 import {
   contactForm,
+  createdId,
   makeContact,
   makeMessages,
   postContact,
@@ -29,8 +30,8 @@ rule(
 
 /** Retrieves the contact a create answered, where its answer names one. */
 async function retrieveCreated(created: Exchange): Promise<void> {
-  const id = (created.body as Json | undefined)?.id;
-  if (typeof id === 'string' || typeof id === 'number') await send('GET', recordPath('contact', String(id)));
+  const id = createdId(created);
+  if (id !== undefined) await send('GET', recordPath('contact', id));
 }
 
 rule(

@@ -1,12 +1,12 @@
 import {
   attachmentPairs,
+  createdId,
   makeContact,
   makeMessage,
   messageText,
   postMessage,
   shared,
   useCleanup,
-  type Json,
 } from '../model/data';
 import { is2xx, is4xx, send, type Exchange } from '../http/http';
 import { idOf, walk } from '../model/paging';
@@ -97,7 +97,8 @@ rule(
       ['message', messageText('send')],
     ]);
     if (!is2xx(sent)) t.notRun(`the server did not send the message (${sent.status})`);
-    await send('GET', recordPath('message', idOf(sent.body as Json)));
+    const id = createdId(sent);
+    if (id !== undefined) await send('GET', recordPath('message', id));
     await send('GET', '/v1/messages', { query: { conversation_id: contact.conversation_id } });
   },
 );
@@ -148,7 +149,8 @@ rule(
         `the server refused the kit's attachment (${sent.status}); the document does not show an attachment's fields, the kit sends filename, file_url and file_type`,
       );
     }
-    if (is2xx(sent)) await send('GET', recordPath('message', idOf(sent.body as Json)));
+    const id = is2xx(sent) ? createdId(sent) : undefined;
+    if (id !== undefined) await send('GET', recordPath('message', id));
   },
 );
 
@@ -162,49 +164,57 @@ rule(
   },
 );
 
+/**
+ * A message of the sender's updated by `update`, then retrieved: the requests that show an update
+ * kept or broken. A refusal (a 4xx) is the server's answer where what is sent has a shape the
+ * document does not show: the rule is not run, with `refused` saying why.
+ */
+async function updatedThenRetrieved(
+  t: RuleContext,
+  label: string,
+  update: (id: string, username: string) => Promise<Exchange>,
+  refused?: (status: number) => string,
+): Promise<void> {
+  const contact = await sender();
+  const message = await makeMessage(contact.conversation_id, label);
+  const updated = await update(message.id, contact.username);
+  if (refused && is4xx(updated)) t.notRun(refused(updated.status));
+  await send('GET', recordPath('message', message.id));
+}
+
 rule(
   'messages.update.edit-text',
   "a message edited, then retrieved: the judge holds the edit's answer and the view to the new text",
-  async () => {
-    const contact = await sender();
-    const message = await makeMessage(contact.conversation_id, 'edit');
-    await send('PUT', recordPath('message', message.id), { form: { message: messageText('edited') } });
-    await send('GET', recordPath('message', message.id));
-  },
+  (t: RuleContext) =>
+    updatedThenRetrieved(t, 'edit', (id) =>
+      send('PUT', recordPath('message', id), { form: { message: messageText('edited') } }),
+    ),
 );
 
 rule(
   'messages.update.add-reaction',
   "a message reacted to, then retrieved: the judge holds the update's answer and the view to show the reaction",
-  async (t: RuleContext) => {
-    const contact = await sender();
-    const message = await makeMessage(contact.conversation_id, 'react');
-    const { exchange: updated } = await react(message.id, contact.username);
-    if (is4xx(updated)) {
-      t.notRun(
+  (t: RuleContext) =>
+    updatedThenRetrieved(
+      t,
+      'react',
+      async (id, username) => (await react(id, username)).exchange,
+      () =>
         `the server refused every reaction name the kit tried (${reactionNames().join(', ')}); allowed names are not shown`,
-      );
-    }
-    await send('GET', recordPath('message', message.id));
-  },
+    ),
 );
 
 rule(
   'messages.update.add-attachment',
   "a message given an attachment, then retrieved: the judge holds the update's answer and the view to one more attachment",
-  async (t: RuleContext) => {
-    const contact = await sender();
-    const message = await makeMessage(contact.conversation_id, 'attach');
-    const updated = await send('PUT', recordPath('message', message.id), {
-      form: attachmentPairs(0, 'added.pdf'),
-    });
-    if (is4xx(updated)) {
-      t.notRun(
-        `the server refused the kit's attachment (${updated.status}); the document does not show an attachment's fields, the kit sends filename, file_url and file_type`,
-      );
-    }
-    await send('GET', recordPath('message', message.id));
-  },
+  (t: RuleContext) =>
+    updatedThenRetrieved(
+      t,
+      'attach',
+      (id) => send('PUT', recordPath('message', id), { form: attachmentPairs(0, 'added.pdf') }),
+      (status) =>
+        `the server refused the kit's attachment (${status}); the document does not show an attachment's fields, the kit sends filename, file_url and file_type`,
+    ),
 );
 
 rule(
