@@ -5,7 +5,7 @@ import { mockPage } from './conventions';
 import { PAGE, problems } from '../rules/fields';
 import { contactRecord, messageRecord } from './records';
 import { show, type Verdicts } from './verdicts';
-import { deleteRule, takerOf } from './traces';
+import { deleteRule, deleteShown, takerOf } from './traces';
 import {
   FIRST_PAGE_PARAMS,
   isFirstPage,
@@ -78,7 +78,7 @@ export function list(
       pending,
       (by) => aliveIn(reading, world, by, unsure),
       // A walk that leaves records out may have lost them between its pages: its list's rule.
-      (missing) => lackingInWalk(reading, state, missing, reading.exchange.startedAt),
+      (missing) => lackingInWalk(reading, state, world, missing, reading.exchange.startedAt),
     );
   }
   if (v.has('mock.newest-first')) mockPage(v, reading, page);
@@ -208,16 +208,24 @@ function hasMore(
 
 /**
  * The rule a list breaks by leaving out records seen alive: its own, unless a delete of each one,
- * refused for want of a token, ended before `by` (then the refused request took them). Of a walk,
- * no more: the walk may have lost them between its pages.
+ * refused for want of a token, ended before `by` (then the refused request took them), or a delete
+ * taken without a token came since each was last shown (it may have taken them). Of a walk, no
+ * more: the walk may have lost them between its pages.
  */
 function lackingInWalk(
   reading: Reading,
   state: SessionState,
+  world: World,
   missing: string[],
   by: number,
 ): { rule: string; after: string } {
-  return refusedTook(state, missing, by) ?? { rule: listRule(reading), after: '' };
+  return (
+    refusedTook(state, missing, by) ??
+    takenBy(world, missing, by, (taker) => taker.withoutToken === true) ?? {
+      rule: listRule(reading),
+      after: '',
+    }
+  );
 }
 
 /**
@@ -233,22 +241,37 @@ function lackingOnPage(
   missing: string[],
   by: number,
 ): { rule: string; after: string } {
-  const refused = refusedTook(state, missing, by);
-  if (refused) return refused;
+  return (
+    refusedTook(state, missing, by) ??
+    takenBy(
+      world,
+      missing,
+      by,
+      (taker, conversation) =>
+        taker.withoutToken === true || (taker.kind === 'message' && taker.conversation === conversation),
+    ) ?? { rule: listRule(reading), after: '' }
+  );
+}
+
+/**
+ * The delete that took every missing record, when each is a message and the delete that took it
+ * since it was last shown (`takerOf`) is one `took` accepts: its rule.
+ */
+function takenBy(
+  world: World,
+  missing: string[],
+  by: number,
+  took: (taker: NonNullable<ReturnType<typeof takerOf>>, conversation: unknown) => boolean,
+): { rule: string; after: string } | undefined {
   const takers = missing.map((id) => {
     const message = world.messages.get(id);
     if (!message) return undefined;
     const taker = takerOf(world, { learntAt: message.learntAt, conversation: message.conversationId }, by);
-    return taker?.kind === 'message' && taker.conversation === message.conversationId ? taker : undefined;
+    return taker && took(taker, message.conversationId) ? taker : undefined;
   });
-  if (takers.length > 0 && takers.every((t) => t !== undefined)) {
-    const taker = takers[0]!;
-    return {
-      rule: deleteRule(taker),
-      after: `, after the delete of the ${taker.kind} ${taker.id}, which named none of them`,
-    };
-  }
-  return { rule: listRule(reading), after: '' };
+  if (takers.length === 0 || !takers.every((t) => t !== undefined)) return undefined;
+  const taker = takers[0]!;
+  return { rule: deleteRule(taker), after: `, after ${deleteShown(taker)}, which named none of them` };
 }
 
 /** Whether deletes of every missing record, refused for want of a token, ended before `by`. */

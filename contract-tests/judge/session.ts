@@ -352,9 +352,11 @@ function takenWithoutToken(state: SessionState, reading: Reading): void {
     world.lastWriteAt = Math.max(world.lastWriteAt, exchange.finishedAt);
     if (route.kind !== 'contact' && route.kind !== 'message') continue;
     const known = route.kind === 'contact' ? world.contacts.has(route.id) : world.messages.has(route.id);
-    if (!known) continue;
-    if (exchange.method === 'DELETE') forget(state, world, reading);
-    else dropRecord(state, world, route.kind === 'contact' ? 'c' : 'm', route.id);
+    // A delete it does not know the record of may still have taken one of its records by another
+    // way (a contact's messages): noted, for what goes missing after it (judge/traces.ts `takerOf`).
+    if (exchange.method === 'DELETE' && !known) noteDeleteOf(state, world, reading, true);
+    else if (exchange.method === 'DELETE') forget(state, world, reading, true);
+    else if (known) dropRecord(state, world, route.kind === 'contact' ? 'c' : 'm', route.id);
   }
 }
 
@@ -368,19 +370,25 @@ function noteRefusedDelete(state: SessionState, id: string, refusal: { at: numbe
     state.refusedDeletes.delete(state.refusedDeletes.keys().next().value!);
 }
 
+/** What a delete named, among the token's deletes (`World.deletes`). */
+function noteDeleteOf(state: SessionState, world: World, reading: Reading, withoutToken: boolean): void {
+  const { route } = reading;
+  if (route.kind !== 'contact' && route.kind !== 'message') return;
+  const conversation = route.kind === 'message' ? world.messages.get(route.id)?.conversationId : undefined;
+  noteDelete(state, world, {
+    kind: route.kind,
+    id: copy(route.id),
+    at: reading.exchange.finishedAt,
+    ...(typeof conversation === 'string' ? { conversation } : {}),
+    ...(withoutToken ? { withoutToken: true as const } : {}),
+  });
+}
+
 /** A delete: the record is gone, and a contact's conversation with its messages. */
-function forget(state: SessionState, world: World, reading: Reading): void {
+function forget(state: SessionState, world: World, reading: Reading, withoutToken = false): void {
   const { route } = reading;
   const at = reading.exchange.finishedAt;
-  if (route.kind === 'contact' || route.kind === 'message') {
-    const conversation = route.kind === 'message' ? world.messages.get(route.id)?.conversationId : undefined;
-    noteDelete(state, world, {
-      kind: route.kind,
-      id: copy(route.id),
-      at,
-      ...(typeof conversation === 'string' ? { conversation } : {}),
-    });
-  }
+  noteDeleteOf(state, world, reading, withoutToken);
   if (route.kind === 'contact') {
     const id = copy(route.id);
     const conversationId = world.contacts.get(id)?.conversationId;

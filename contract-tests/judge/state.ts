@@ -146,9 +146,16 @@ export interface World {
   lastWriteAt: number;
   /**
    * The last deletes the token made, the oldest first (judge/traces.ts): what each named, when its
-   * answer ended, and the conversation of a message it named, when known.
+   * answer ended, and the conversation of a message it named, when known. A delete taken without a
+   * token (api.auth-required) counts in every world, known there or not: it may have acted in any.
    */
-  deletes: { kind: 'contact' | 'message'; id: string; at: number; conversation?: string }[];
+  deletes: {
+    kind: 'contact' | 'message';
+    id: string;
+    at: number;
+    conversation?: string;
+    withoutToken?: true;
+  }[];
   /**
    * Creates the server refused for their content, not accepted since, oldest first, by what a
    * record they made all the same would show (judge/refusals.ts `refusedCreate`: a contact's
@@ -185,6 +192,10 @@ export interface OpenWalk {
   lastPage: string[];
   /** Whether `ids` holds every record of its pages, in order (a long walk keeps only those the world knows). */
   ordered: boolean;
+  /** Whether a next page showed a record of the pages before it (lists.pages): its pages moved. */
+  repeated: boolean;
+  /** The first next page that said has_more=true with fewer records than the first page, if any. */
+  shortPage: number | undefined;
   /** What the page after the last one may be asked for with: its last id, a token, URLs. */
   lastId: string | undefined;
   token: string | undefined;

@@ -17,9 +17,10 @@ type Delete = World['deletes'][number];
 
 /**
  * The delete that took a record it did not name, as far as the session can tell: of the token's
- * deletes that ended after the record was last shown and by `by`, and those on their way, a
- * message's delete in the record's own conversation, else a contact's delete (which takes a
- * conversation with it), else the first. None when no delete came.
+ * deletes that ended after the record was last shown and by `by`, and those on their way, one
+ * taken without a token (it may have done anything in any world), else a message's delete in the
+ * record's own conversation, else a contact's delete (which takes a conversation with it), else the
+ * first. None when no delete came.
  */
 export function takerOf(
   world: World,
@@ -29,6 +30,7 @@ export function takerOf(
 ): Omit<Delete, 'at'> | undefined {
   const since = [...world.deletes.filter((d) => d.at > record.learntAt && d.at <= by), ...onTheirWay];
   return (
+    since.find((d) => 'withoutToken' in d && d.withoutToken) ??
     since.find(
       (d) => d.kind === 'message' && d.conversation !== undefined && d.conversation === record.conversation,
     ) ??
@@ -37,9 +39,20 @@ export function takerOf(
   );
 }
 
-/** The rule a delete breaks when it takes a record it did not name. */
-export const deleteRule = (taker: { kind: 'contact' | 'message' }): string =>
-  taker.kind === 'contact' ? 'contacts.delete' : 'messages.delete.permanent';
+/**
+ * The rule a delete breaks when it takes a record it did not name: of one taken without a token,
+ * api.auth-required (it should have been refused, and changed nothing).
+ */
+export const deleteRule = (taker: { kind: 'contact' | 'message'; withoutToken?: true }): string =>
+  taker.withoutToken
+    ? 'api.auth-required'
+    : taker.kind === 'contact'
+      ? 'contacts.delete'
+      : 'messages.delete.permanent';
+
+/** A delete as the judge's messages name it. */
+export const deleteShown = (taker: { kind: 'contact' | 'message'; id: string; withoutToken?: true }) =>
+  `the delete of the ${taker.kind} ${taker.id}${taker.withoutToken ? ' without a token' : ''}`;
 
 /**
  * A retrieve answered 404 or 410 for a record the session saw alive, that no delete named (nor its
@@ -78,7 +91,7 @@ export function goneUnasked(
   if (taker)
     v.check(
       deleteRule(taker),
-      `after the delete of the ${taker.kind} ${taker.id}, the ${what}, which no delete named, is gone: retrieve answers ${exchange.status}`,
+      `after ${deleteShown(taker)}, the ${what}, which no delete named, is gone: retrieve answers ${exchange.status}`,
     );
   else
     v.check(

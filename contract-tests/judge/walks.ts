@@ -168,7 +168,9 @@ export function judgeBackPage(
   // More records than the limit asked for, or than a page holds without one, are the page size's
   // fault (lists.limit, lists.default-page-size), not the paging's.
   if (shown.length > (asked ?? DEFAULT_PAGE)) return;
-  const count = Math.min(size, Math.max(shown.length, 1));
+  // As many as it shows: a page of more than the server gave on a first page, within the limit
+  // asked, is the page size's to judge (lists.limit), not the paging's.
+  const count = Math.max(shown.length, 1);
   const expected = order.slice(Math.max(0, at - count), at);
   const same = (a: string[], b: string[]) => a.length === b.length && a.every((id) => b.includes(id));
   // The list's first page again: the parameter ignored (near the top of the list too, where the
@@ -203,6 +205,12 @@ export function judgeWalk(
   if (!page || page.has_more || reading.query.has('active')) return;
   const walk = walkOf(world, reading);
   if (!walk || !heldStill(walk, world, pending, reading)) return;
+  // A walk whose pages showed a record twice (lists.pages, judgeNextPage) is judged no further:
+  // the record shown again moved the pages after it, and what they left out or where they ended
+  // is that fault's too.
+  // (One a write landing mid-walk may explain is none: the walk is judged, with nothing held against it.)
+  const repeated = walk.repeated || page.data.some((item) => walk.ids.has(idOf(item)));
+  if (repeated && !lagging(walk, settleMs)) return;
   const listed = new Set([...walk.ids, ...page.data.map(idOf)]);
   const missing = lagging(walk, settleMs) ? [] : alive(walk.start - settleMs).filter((id) => !listed.has(id));
   const whole = world.wholeLists.get(walk.list);
@@ -230,25 +238,56 @@ export function judgeWalk(
       `walked page by page to its end (${pages} pages), the list leaves out ${paging.length} record(s) that the same list shown on one page held, with no write between (e.g. ${paging[0]})`,
     );
   else {
-    // A last page as full as the most the server gives, fewer than the limit asked for, that says
-    // has_more=false with records left out and none shown twice: has_more was told from the limit
-    // asked, not from what the page held (as on a first page, lists.ts).
+    // A last page as full as a page gets (its limit, the most the server gives, or without limit
+    // the default size) that says has_more=false with records left out: more were there beyond
+    // it, and has_more was wrong (as on a first page, lists.ts), unless the walk went by
+    // created_at and one it lacks lay within what it showed. A shorter last page ends the list
+    // without them: the list's rule.
+    //
+    // A page before it that said has_more=true but held fewer than the first page: the records
+    // were lost between pages (lists.pages). A list that does not hold them gives full pages of
+    // the records it holds.
     const lacks = lacking(missing);
-    const { size, asked } = pageSize(world, reading);
-    const capped =
-      missing.length > 0 &&
-      size !== undefined &&
-      asked !== undefined &&
-      size < asked &&
+    const size = pageSize(world, reading).size ?? DEFAULT_PAGE;
+    const theList = missing.length > 0 && lacks.rule !== 'api.auth-required';
+    const between = theList ? walk.shortPage : undefined;
+    const full =
+      theList &&
+      between === undefined &&
       page.data.length >= size &&
-      walk.listed + page.data.length === listed.size &&
-      lacks.rule !== 'api.auth-required';
+      !lackedWithin(world, [...listed], missing);
     v.check(
-      capped ? 'lists.has-more' : lacks.rule,
+      between !== undefined ? 'lists.pages' : full ? 'lists.has-more' : lacks.rule,
       missing.length > 0 &&
-        `walked page by page to its end (${pages} pages, no write between), the list lacks ${missing.length} ${reading.route.kind} seen alive before the walk began (e.g. ${missing[0]})${capped ? `, though its last page held ${page.data.length}, the most the server gives, and said has_more=false` : lacks.after}`,
+        `walked page by page to its end (${pages} pages, no write between), the list lacks ${missing.length} ${reading.route.kind} seen alive before the walk began (e.g. ${missing[0]})${between !== undefined ? `, though its page ${between} held fewer than its first (${walk.firstPage.length}) and said more would come` : full ? `, though its last page held ${page.data.length}, as many as a page holds, and said has_more=false` : lacks.after}`,
     );
   }
+}
+
+/** A record's `created_at` as the session knows it, when it is a number. */
+function createdAt(world: World, id: string): number | undefined {
+  const value = world.contacts.get(id)?.stable.created_at ?? world.messages.get(id)?.createdAt;
+  return typeof value === 'number' ? value : undefined;
+}
+
+/**
+ * Whether a walk's pages, read in order, went by `created_at` one way (oldest or newest first, not
+ * all in one second), and a record they lack lies before the last one they showed that way: left
+ * out of the list within what the walk showed, not beyond its end. Without such an order, nothing
+ * tells where it lay.
+ */
+function lackedWithin(world: World, shown: readonly string[], missing: readonly string[]): boolean {
+  const times = shown.map((id) => createdAt(world, id));
+  if (times.length < 2 || times.some((t) => t === undefined)) return false;
+  const known = times as number[];
+  const rising = known.every((t, i) => i === 0 || t >= known[i - 1]!);
+  const falling = known.every((t, i) => i === 0 || t <= known[i - 1]!);
+  if (rising === falling) return false;
+  const last = known.at(-1)!;
+  return missing.some((id) => {
+    const t = createdAt(world, id);
+    return t !== undefined && (rising ? t < last : t > last);
+  });
 }
 
 /**
@@ -325,6 +364,9 @@ export function learnWalk(
       ids: new Set([...walk.ids, ...ids]),
       lastId: ids.at(-1),
       lastPage: ids,
+      repeated: walk.repeated || ids.some((id) => walk.ids.has(id)),
+      shortPage:
+        walk.shortPage ?? (page.has_more && ids.length < walk.firstPage.length ? walk.pages + 1 : undefined),
       ...pointers(reading),
     });
 }
@@ -345,6 +387,8 @@ function opened(reading: Reading, world: World, pending: readonly PendingWrite[]
     firstPage: ids,
     lastPage: ids,
     ordered: true,
+    repeated: false,
+    shortPage: undefined,
     lastId: ids.at(-1),
   };
 }

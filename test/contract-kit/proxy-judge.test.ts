@@ -845,6 +845,37 @@ describe('the proxy judge', () => {
     expect(broken([exchange('GET', '/v1/contacts', 200, page([]))], 'documented', state)).toEqual([]);
   });
 
+  it('charges what goes missing after a delete taken without a token to api.auth-required, though no world knew the record it named: it may have taken that one by another way', () => {
+    const c = contact(1);
+    const [m1, m2] = [message(1), message(2)];
+    const conversation = String(c.conversation_id);
+    const inConversation = () =>
+      exchange('GET', `/v1/messages?conversation_id=${conversation}`, 200, page([m1, m2]));
+    // Unknown to the token's world, a contact deleted without a token; then a message of the
+    // token's own, in the same conversation, deleted: of the two, the first may have taken m2.
+    const state = newSession(undefined, true);
+    broken([inConversation()], 'documented', state);
+    const anonymous = exchange('DELETE', '/v1/contacts/someone-else', 204);
+    delete anonymous.requestHeaders.authorization;
+    expect(broken([anonymous], 'documented', state)).toEqual(['api.auth-required']);
+    const ownDelete = exchange('DELETE', `/v1/messages/${String(m1.id)}`, 204);
+    const gone = exchange('GET', `/v1/messages/${String(m2.id)}`, 404, { error: 'not found' });
+    expect(broken([ownDelete, gone], 'documented', state)).toEqual(['api.auth-required']);
+    // Without it, the delete of the message took m2 (messages.delete.permanent).
+    const alone = newSession(undefined, true);
+    broken([inConversation()], 'documented', alone);
+    expect(
+      broken(
+        [
+          exchange('DELETE', `/v1/messages/${String(m1.id)}`, 204),
+          exchange('GET', `/v1/messages/${String(m2.id)}`, 404, { error: 'not found' }),
+        ],
+        'documented',
+        alone,
+      ),
+    ).toEqual(['messages.delete.permanent']);
+  });
+
   it('asks for the Authorization header, and never shows the token whole', () => {
     const anonymous = exchange('GET', '/v1/contacts', 200, page([]));
     delete anonymous.requestHeaders.authorization;

@@ -43,12 +43,27 @@ const created = () =>
 describe('the judge of whole walks', () => {
   it('finds a walk by the last id that leaves a contact out, and names the list (contacts.list)', () => {
     const before = created();
+    // Newest first: the contact left out (the fourth) lies within what the walk showed.
+    const walk = [
+      exchange('GET', '/v1/contacts?limit=2', 200, page(contacts.slice(0, 2), true)),
+      exchange(
+        'GET',
+        `/v1/contacts?limit=2&starting_after=${ids[1]}`,
+        200,
+        page([contacts[2]!, contacts[4]!]),
+      ),
+    ];
+    expect(judged([...before, ...walk])).toEqual({ broken: ['contacts.list'], checks: 1 });
+  });
+
+  it('names the paging (lists.pages) when a walk that lacks a record had a page with more to come that held fewer than its first', () => {
+    const before = created();
     const walk = [
       exchange('GET', '/v1/contacts?limit=2', 200, page(contacts.slice(0, 2), true)),
       exchange('GET', `/v1/contacts?limit=2&starting_after=${ids[1]}`, 200, page([contacts[2]], true)),
       exchange('GET', `/v1/contacts?limit=2&starting_after=${ids[2]}`, 200, page([contacts[4]])),
     ];
-    expect(judged([...before, ...walk])).toEqual({ broken: ['contacts.list'], checks: 1 });
+    expect(judged([...before, ...walk], 'lists.pages').broken).toEqual(['lists.pages']);
   });
 
   it('takes a page as full as the most the server gives for any limit as full: a first page capped so that says has_more=false with records left out ended early (lists.has-more)', () => {
@@ -67,13 +82,14 @@ describe('the judge of whole walks', () => {
       exchange('GET', `/v1/contacts?limit=3&starting_after=${ids[1]}`, 200, page(contacts.slice(2, 4))),
     ];
     expect(judged([...before, ...walk], 'lists.has-more').broken).toEqual(['lists.has-more']);
-    // A page as full as the limit itself says nothing of has_more: the walk may have lost records.
+    // So does a page as full as the limit itself, whose walk went newest first and lacks only an
+    // older record than it showed: more lay beyond it.
     const again = created();
     const full = [
       exchange('GET', '/v1/contacts?limit=2', 200, page(contacts.slice(0, 2), true)),
       exchange('GET', `/v1/contacts?limit=2&starting_after=${ids[1]}`, 200, page(contacts.slice(2, 4))),
     ];
-    expect(judged([...again, ...full]).broken).toEqual(['contacts.list']);
+    expect(judged([...again, ...full]).broken).toEqual(['lists.has-more']);
   });
 
   it('keeps silent on the same walk when it shows them all, and counts it judged', () => {
@@ -103,11 +119,9 @@ describe('the judge of whole walks', () => {
     // Judged all the same (it counts), and what the late delete explains is no fault.
     expect(judged(walkAfterADelete(), 'contacts.list', 3000)).toEqual({ broken: [], checks: 1 });
     expect(judged(walkAfterADelete(), 'lists.pages', 3000).broken).toEqual([]);
-    // Begun longer than the window after it, the same walk shows a record twice and leaves one out.
-    expect(judged(walkAfterADelete(), 'contacts.list', 500).broken.sort()).toEqual([
-      'contacts.list',
-      'lists.pages',
-    ]);
+    // Begun longer than the window after it, the same walk shows a record twice (lists.pages), and
+    // is judged no further: what it then leaves out is that fault's.
+    expect(judged(walkAfterADelete(), 'contacts.list', 500)).toEqual({ broken: ['lists.pages'], checks: 0 });
   });
 
   it('does not judge a walk during which the token wrote: the list may have moved under it', () => {
@@ -346,17 +360,19 @@ describe('what the judge alone saw, beside what the tests found', () => {
 
   it('is not run where the tests found another rule broken, but for a rule the judge alone decides', () => {
     expect(findRule('contacts.fields')!.decidedByJudge).toBe(true);
-    expect(findRule('contacts.list')!.decidedByJudge).toBeUndefined();
+    expect(findRule('messages.list.conversation-filter')!.decidedByJudge).toBeUndefined();
     const [byTests, judgedToo, decided] = besideTheTests([
       failed('contacts.create', 'a test of contacts.create'),
-      failed('contacts.list', JUDGE_TITLE),
+      failed('messages.list.conversation-filter', JUDGE_TITLE),
       failed('contacts.fields', JUDGE_TITLE),
     ]);
     expect(byTests!.verdict).toBe('fail');
     expect(judgedToo!.verdict).toBe('not-run');
     expect(decided).toMatchObject({ verdict: 'fail', foundBy: JUDGE_TITLE });
     // With no failure from the tests, every rule fails on what the judge saw.
-    expect(besideTheTests([failed('contacts.list', JUDGE_TITLE)])[0]!.verdict).toBe('fail');
+    expect(besideTheTests([failed('messages.list.conversation-filter', JUDGE_TITLE)])[0]!.verdict).toBe(
+      'fail',
+    );
   });
 
   it("fails a rule the judge decides on the judge's finding, and on a script's alone as the judge's gap", () => {
@@ -376,12 +392,12 @@ describe('what the judge alone saw, beside what the tests found', () => {
     const scriptOnly = verdictOf(rule, outcomes, [record(own, 'by the model')], []);
     expect(scriptOnly).toMatchObject({ verdict: 'fail', reason: `${JUDGE_MISSED}by the model` });
     // Of a rule the judge does not decide alone, the test's own failure comes first, as it says.
-    const list = findRule('contacts.list')!;
+    const list = findRule('messages.list.conversation-filter')!;
     const listed = verdictOf(
       list,
-      [{ title: '[contacts.list] a list', status: 'failed', failure: '' }],
+      [{ title: '[messages.list.conversation-filter] a list', status: 'failed', failure: '' }],
       [
-        { ...record('[contacts.list] a list', 'by the model'), rule: list.id },
+        { ...record('[messages.list.conversation-filter] a list', 'by the model'), rule: list.id },
         { ...record(JUDGE_TITLE, 'by the judge'), rule: list.id },
       ],
       [],
