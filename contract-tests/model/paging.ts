@@ -91,18 +91,3 @@ export function failOnStray(t: RuleContext, pages: Page[], conversations: string
       );
   }
 }
-
-/**
- * A walk of a list only the kit writes to (its own conversation) that ended on an empty page after
- * a page saying has_more true, by the way the server pages: has_more broke its rule, whichever
- * rule was walking.
- */
-export function failOnEmptyAfterMore(t: RuleContext, walked: Walk, what: string): void {
-  if (!walked.emptyAfterMore) return;
-  const last = walked.pages.at(-1);
-  t.fail(
-    `${what}: page ${walked.pages.length} said has_more=true, and the next page was empty (${walked.emptyAfterMore.exchange.method} ${walked.emptyAfterMore.exchange.path})`,
-    last?.exchange,
-    { rule: 'lists.has-more', check: 'has_more true, then an empty next page' },
-  );
-}

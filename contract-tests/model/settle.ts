@@ -29,6 +29,15 @@ export async function settled<T>(read: () => Promise<T>): Promise<T> {
   }
 }
 
+/**
+ * Waits out the settle window (--settle-ms) once what a test wrote is answered: the test of a rule
+ * the judge decides reads only after it, so that the judge holds its views to all that was written
+ * (within the window, the judge lets a view lag).
+ */
+export async function pastTheWindow(): Promise<void> {
+  if (config.settleMs > 0) await new Promise((resolve) => setTimeout(resolve, config.settleMs));
+}
+
 /** The server profile's key for the longest wait, `<n> ms` rounded up to 100 ms. */
 export const SETTLED = 'lists settled within';
 

@@ -17,14 +17,14 @@ rule('api.v1-prefix', 'the contacts and messages endpoints answer under /v1', as
 
 rule(
   'api.auth-required',
-  'every endpoint refuses a request without Authorization, and changes nothing',
-  async (t: RuleContext) => {
+  'every endpoint asked without Authorization, then the records and lists it named: the judge holds each to a refusal that changed nothing',
+  async () => {
     const contact = await makeContact('auth', { display_name: 'Auth Kept' });
     const message = await makeMessage(contact.conversation_id, 'auth');
     const c = recordPath('contact', contact.id);
     const m = recordPath('message', message.id);
     const anonymous = { token: null } as const;
-    const attempts = [
+    await Promise.all([
       send('GET', '/v1/contacts', anonymous),
       send('POST', '/v1/contacts', { ...anonymous, form: contactForm('anon') }),
       send('GET', c, anonymous),
@@ -44,28 +44,13 @@ rule(
       send('PUT', m, { ...anonymous, form: { message: 'changed anonymously' } }),
       send('PUT', m, { ...anonymous, form: [reactionPair(reactionNames()[0] ?? 'like', 'anonymous')] }),
       send('DELETE', m, anonymous),
-    ];
-    for (const attempt of attempts) {
-      const exchange = await attempt;
-      t.refusal(exchange, `${exchange.method} ${exchange.path} without Authorization`);
-    }
-    const contactNow = t.object(await send('GET', c), 'the contact after the refused requests');
-    t.check(
-      contactNow.display_name === 'Auth Kept',
-      'an update without Authorization changed the contact',
-      t.last,
-    );
-    // The lists too: the conversation's, and the list of all messages walked to its end (within
-    // twenty pages). The judge of every exchange holds them to the records seen alive before.
+    ]);
+    // What they named, seen again with the token: the contact, its conversation, the list of all
+    // messages walked to its end (within twenty pages), and the message.
+    await send('GET', c);
     await send('GET', '/v1/messages', { query: { conversation_id: contact.conversation_id } });
     await walk('/v1/messages', {}, { limit: 100, maxPages: 20 });
-    const messageNow = t.object(await send('GET', m), 'the message after the refused requests');
-    t.check(
-      messageNow.message === message.message &&
-        !(Array.isArray(messageNow.reactions) && messageNow.reactions.length > 0),
-      'an update without Authorization changed the message',
-      t.last,
-    );
+    await send('GET', m);
   },
 );
 

@@ -12,7 +12,7 @@ import { send } from '../http/http';
 import { asPage, failOnStray, idOf, walk } from '../model/paging';
 import { observe } from '../profile/choices';
 import { rule, type RuleContext } from '../model/harness';
-import { settled } from '../model/settle';
+import { pastTheWindow, settled } from '../model/settle';
 
 useCleanup();
 
@@ -42,6 +42,9 @@ function readingLists(
 ): (t: RuleContext) => Promise<void> {
   return async (t) => {
     const own = await world();
+    // The judge holds a rule it decides to views past the window; the rule's own checks are read
+    // again until they agree.
+    if (t.rule.decidedByJudge) await pastTheWindow();
     await settled(() => body(t, own));
   };
 }
@@ -86,60 +89,13 @@ rule(
 
 rule(
   'lists.has-more',
-  'has_more is true while items lie beyond the page, false on the last page',
-  readingLists(async (t: RuleContext, { a, contacts, inA }) => {
-    // A conversation whose size the kit knows: eleven messages.
-    const first = asPage(
-      await send('GET', '/v1/messages', { query: { conversation_id: a.conversation_id } }),
-    );
-    if (!first) t.notRun('the messages list did not answer a page of results; see lists.page-fields');
-    failOnStray(t, [first], [a.conversation_id]);
-    t.check(
-      first.has_more === first.data.length < inA.length,
-      `a conversation of ${inA.length} messages: a page of ${first.data.length} said has_more=${first.has_more}`,
-      first.exchange,
-    );
-    const big = asPage(
-      await send('GET', '/v1/messages', { query: { conversation_id: a.conversation_id, limit: 20 } }),
-    );
-    if (big && big.data.every((item) => item.conversation_id === a.conversation_id)) {
-      t.check(
-        big.has_more === big.data.length < inA.length,
-        `a conversation of ${inA.length} messages: a page of ${big.data.length} (limit=20) said has_more=${big.has_more}`,
-        big.exchange,
-      );
-    }
-    const walked = await walk('/v1/messages', { conversation_id: a.conversation_id });
-    failOnStray(t, walked.pages, [a.conversation_id]);
-    let seen = 0;
-    for (const [i, page] of walked.pages.entries()) {
-      seen += page.data.length;
-      t.check(
-        page.has_more === seen < inA.length,
-        `page ${i + 1} of a conversation of ${inA.length} messages ends at message ${seen} and said has_more=${page.has_more}`,
-        page.exchange,
-      );
-    }
-    // Contacts: at least eleven exist (the kit's own), so a page with fewer must say has_more.
-    const contactsPage = asPage(await send('GET', '/v1/contacts'));
-    if (!contactsPage) t.notRun('the contacts list did not answer a page of results; see lists.page-fields');
-    if (!contactsPage.has_more) {
-      const listed = new Set(ids(contactsPage.data));
-      const missing = contacts.filter((c) => !listed.has(c.id));
-      t.check(
-        missing.length === 0,
-        `has_more=false, but ${missing.length} of the kit's contacts are not on the page`,
-        contactsPage.exchange,
-      );
-    }
-    const three = asPage(await send('GET', '/v1/contacts', { query: { limit: 3 } }));
-    if (three && three.data.length < OWN) {
-      t.check(
-        three.has_more,
-        `a page of ${three.data.length} contacts (limit=3) of at least ${OWN} said has_more=false`,
-        three.exchange,
-      );
-    }
+  'a conversation of eleven asked for by default, with limit=20 and walked, the contacts by default and with limit=3: the judge holds each has_more to the records the kit made',
+  readingLists(async (_t: RuleContext, { a }) => {
+    await send('GET', '/v1/messages', { query: { conversation_id: a.conversation_id } });
+    await send('GET', '/v1/messages', { query: { conversation_id: a.conversation_id, limit: 20 } });
+    await walk('/v1/messages', { conversation_id: a.conversation_id });
+    await send('GET', '/v1/contacts');
+    await send('GET', '/v1/contacts', { query: { limit: 3 } });
   }),
 );
 
@@ -152,24 +108,14 @@ rule(
 const LONG = 51;
 rule(
   'lists.has-more',
-  'has_more is true while items lie beyond a page asked for with a limit of fifty or more',
-  async (t: RuleContext) => {
+  'a conversation of fifty-one asked for with limits of 50, 100 and 1000: the judge holds each has_more to what lies beyond the page',
+  async () => {
     const c = (await world()).contacts[2]!;
     const inC = await makeMessages(c.conversation_id, 'listc', LONG);
     try {
-      await settled(async () => {
-        for (const limit of [50, 100, 1000]) {
-          const page = asPage(
-            await send('GET', '/v1/messages', { query: { conversation_id: c.conversation_id, limit } }),
-          );
-          if (!page || !page.data.every((item) => item.conversation_id === c.conversation_id)) continue;
-          t.check(
-            page.has_more === page.data.length < inC.length,
-            `a conversation of ${inC.length} messages: a page of ${page.data.length} (limit=${limit}) said has_more=${page.has_more}`,
-            page.exchange,
-          );
-        }
-      });
+      await pastTheWindow();
+      for (const limit of [50, 100, 1000])
+        await send('GET', '/v1/messages', { query: { conversation_id: c.conversation_id, limit } });
     } finally {
       await deleteNow('message', ids(inC));
     }

@@ -1,9 +1,9 @@
-import { useCleanup, type Json } from '../model/data';
-import { is2xx, is4xx, send } from '../http/http';
+import { useCleanup } from '../model/data';
+import { is2xx, send } from '../http/http';
 import { mustSucceed, Operations } from '../model/operations';
-import { asPage, failOnEmptyAfterMore, failOnStray, idOf, walk, walkBack } from '../model/paging';
+import { asPage, walk, walkBack } from '../model/paging';
 import { rule, type RuleContext } from '../model/harness';
-import { settled } from '../model/settle';
+import { pastTheWindow, settled } from '../model/settle';
 import { reactionNames } from '../model/samples';
 import { verify } from '../model/views';
 import { mapAtOnce } from '../http/at-once';
@@ -212,7 +212,7 @@ rule(
 rule(
   'contacts.delete.cascades-conversation',
   "a deleted contact's messages are gone from every view, nothing can be sent into it, other conversations stay",
-  async (t: RuleContext) => {
+  async () => {
     const ops = start();
     const doomed = await contact(ops, 'cascade');
     const kept = await contact(ops, 'cascadekept');
@@ -225,10 +225,8 @@ rule(
     ];
     mustSucceed(await ops.deleteContact(doomed), 'contacts.delete', 'deleting the contact');
     await verify(ops.model, { contacts: [doomed, kept], messages: all, full: true, deep: true });
-    const sent = await ops.sendMessage(conversation, 'into the deleted conversation');
-    t.check(!sent.ok, 'a message was sent into the conversation of a deleted contact', sent.exchange, {
-      check: 'send into the deleted conversation',
-    });
+    // The judge holds the send to the conversation gone.
+    await ops.sendMessage(conversation, 'into the deleted conversation');
   },
 );
 
@@ -267,49 +265,17 @@ const page = (conversationId: string, limit?: number) =>
 
 rule(
   'lists.has-more',
-  'has_more at the boundaries: a last page exactly full, limit equal to the count, one more than the default page',
-  async (t: RuleContext) => {
+  'conversations of ten and eleven asked for by default, with limit equal to the count, and walked in pages of five: the judge holds has_more at each boundary (a last page exactly full among them)',
+  async () => {
     const ops = start();
     const ten = await conversationOf(ops, 'ten', 10);
     const eleven = await conversationOf(ops, 'eleven', 11);
-    await settled(async () => {
-      const check = (pageOf: ReturnType<typeof asPage>, total: number, seen: number, what: string) => {
-        if (!pageOf) t.notRun(`${what} did not answer a page of results; see lists.page-fields`);
-        failOnStray(t, [pageOf], [total === 10 ? ten : eleven]);
-        t.check(
-          pageOf.has_more === seen < total,
-          `${what}: a conversation of ${total} messages, ${seen} seen up to this page of ${pageOf.data.length}, said has_more=${pageOf.has_more}`,
-          pageOf.exchange,
-          {
-            check:
-              seen === total ? 'has_more on a last page exactly full' : 'has_more with items beyond the page',
-          },
-        );
-      };
-      const first10 = asPage(await page(ten));
-      if (first10 && first10.data.length === 10)
-        check(first10, 10, 10, 'the default page of 10 of 10 messages');
-      const first11 = asPage(await page(eleven));
-      if (first11) check(first11, 11, first11.data.length, 'the default page of a conversation of 11');
-      // A server may cap limit below 10 or 11 (the maximum is not shown): has_more then says more
-      // of a shorter page, and a limit it refuses is no page to judge.
-      for (const [conversation, total] of [
-        [ten, 10],
-        [eleven, 11],
-      ] as const) {
-        const asked = await page(conversation, total);
-        const whole = asPage(asked);
-        if (!is4xx(asked))
-          check(whole, total, whole?.data.length ?? 0, `limit=${total} on ${total} messages`);
-      }
-      // Pages of five: the second is exactly full and the last.
-      const walked = await walk('/v1/messages', { conversation_id: ten, limit: 5 });
-      let seen = 0;
-      for (const [i, p] of walked.pages.entries()) {
-        seen += p.data.length;
-        check(p, 10, seen, `page ${i + 1} with limit=5`);
-      }
-    });
+    await pastTheWindow();
+    await page(ten);
+    await page(eleven);
+    await page(ten, 10);
+    await page(eleven, 11);
+    await walk('/v1/messages', { conversation_id: ten, limit: 5 });
   },
 );
 
@@ -362,109 +328,26 @@ rule(
 
 rule(
   'lists.pages',
-  'walked page by page, forward and back where the server has a way back, a list shows every item once',
+  'a conversation of twenty-one shown whole, then walked forward and back (where the server has a way back) with limits 3, 4, 11 and none, and the contacts walked in pages of a hundred and of five: the judge holds every walk to each record once',
   async (t: RuleContext) => {
     const ops = start();
     // Longer than two pages of the default size, so that every walk crosses at least two boundaries.
     const conversation = await conversationOf(ops, 'pages', 21);
-    const mine = new Set(ops.model.messagesIn(conversation).map((m) => m.id));
-    await settled(async () => {
-      // The server's order of the conversation, from one page that holds it whole (limit equal to
-      // its size); the messages were sent at once, so the order they were answered in is not it.
-      const whole = asPage(await page(conversation, mine.size));
-      const serverOrder =
-        whole && whole.data.length === mine.size && whole.data.every((item) => mine.has(idOf(item)))
-          ? whole.data.map(idOf)
-          : undefined;
-      for (const limit of [3, 4, 11, undefined]) {
-        const query =
-          limit === undefined ? { conversation_id: conversation } : { conversation_id: conversation, limit };
-        const at = limit === undefined ? 'the default page' : `limit=${limit}`;
-        const forward = await walk('/v1/messages', query, { maxPages: 20 });
-        // A limit over the server's maximum may be refused (the maximum is not shown): no walk.
-        if (forward.pages.length === 0 && limit !== undefined && is4xx(await page(conversation, limit)))
-          continue;
-        if (forward.pages.length === 0) t.notRun('the list did not answer a page of results');
-        // A stray on any page walked is a fault seen, whether or not the walk could go on.
-        failOnStray(t, forward.pages, [conversation]);
-        failOnEmptyAfterMore(t, forward, at);
-        if (!forward.complete) t.notRun(`could not walk the conversation: ${forward.reason}`);
-        const repeated = forward.repeated[0];
-        t.check(
-          !repeated,
-          `${at}: ${repeated ? idOf(repeated) : ''} is on two pages`,
-          forward.pages.at(-1)?.exchange,
-          {
-            check: 'walked forward to its end',
-          },
-        );
-        const listed = new Set(forward.items.map(idOf));
-        const missing = [...mine].filter((id) => !listed.has(id));
-        // A walk that showed the conversation's first records in the server's order (or, where no
-        // page showed it whole, in either order the messages were answered in) and none after them
-        // ended early: its last page said nothing lies beyond it while more did, which is has_more's
-        // rule (records lost between pages are this rule's).
-        const sent = [...mine];
-        const orders = serverOrder ? [serverOrder] : [sent, [...sent].reverse()];
-        const opening = (order: string[]) => order.slice(0, listed.size).every((id) => listed.has(id));
-        const last = forward.pages.at(-1);
-        t.check(
-          !(missing.length > 0 && orders.some(opening)),
-          `${at}: the page ${forward.pages.length} of ${last?.data.length ?? 0} said has_more=false, though the conversation holds ${mine.size} and ${listed.size} were shown`,
-          last?.exchange,
-          { rule: 'lists.has-more', check: 'has_more with items beyond the page' },
-        );
-        t.check(
-          missing.length === 0 && listed.size === mine.size,
-          `${at}: walked to its end, the conversation of ${mine.size} shows ${listed.size}, lacking ${missing.join(', ') || 'none'}`,
-          forward.pages.at(-1)?.exchange,
-          { check: 'walked forward to its end' },
-        );
-        const back = await walkBack('/v1/messages', query, forward);
-        if (!back.mechanism) continue;
-        const again = back.repeated[0];
-        t.check(
-          !again,
-          `${at}: on the way back, ${again ? idOf(again) : ''} is on two pages`,
-          back.pages.at(-1)?.exchange,
-          {
-            check: `walked back (${back.mechanism})`,
-          },
-        );
-        const backSet = new Set(back.items.map(idOf));
-        const lacking = [...mine].filter((id) => !backSet.has(id));
-        t.check(
-          lacking.length === 0,
-          `${at}: walked back to the first page (${back.mechanism}), the conversation lacks ${lacking.join(', ')}`,
-          back.pages.at(-1)?.exchange,
-          { check: `walked back (${back.mechanism})` },
-        );
-      }
-      // The contacts list, on a server that may hold many more: in small pages, the kit's contacts
-      // that the list shows in large pages, each once (whether it shows them all is contacts.list).
-      const owner = [...ops.model.contacts.keys()];
-      const large = await walk('/v1/contacts', {}, { limit: 100, maxPages: 200 });
-      const contacts = await walk('/v1/contacts', { limit: 5 }, { maxPages: 200 });
-      // Two walks that held still (the kit's other workers write to this list too).
-      if (contacts.complete && large.complete && contacts.still !== false && large.still !== false) {
-        const inLarge = owner.filter((id) => large.items.some((item) => idOf(item) === id));
-        const lost = inLarge.filter((id) => !contacts.items.some((item) => idOf(item) === id));
-        t.check(
-          lost.length === 0,
-          `the contacts list walked with limit=5 lacks ${lost.join(', ')}, which larger pages show`,
-          contacts.pages.at(-1)?.exchange,
-          { check: 'contacts walked forward to its end' },
-        );
-        const twice = contacts.repeated.find((item: Json) => owner.includes(idOf(item)));
-        t.check(
-          !twice,
-          `the contacts list walked with limit=5 shows ${twice ? idOf(twice) : ''} twice`,
-          contacts.pages.at(-1)?.exchange,
-          {
-            check: 'contacts walked forward to its end',
-          },
-        );
-      }
-    });
+    await pastTheWindow();
+    // One page that holds it whole (limit equal to its size): the judge learns the server's order.
+    await page(conversation, 21);
+    const why: string[] = [];
+    for (const limit of [3, 4, 11, undefined]) {
+      const query =
+        limit === undefined ? { conversation_id: conversation } : { conversation_id: conversation, limit };
+      // A limit over the server's maximum may be refused (the maximum is not shown): no walk.
+      const forward = await walk('/v1/messages', query, { maxPages: 20 });
+      if (forward.complete) await walkBack('/v1/messages', query, forward);
+      else why.push(forward.pages.length === 0 ? 'no page of results' : (forward.reason ?? 'not to its end'));
+    }
+    if (why.length === 4) t.notRun(`could not walk the conversation with any limit: ${why[0]}`);
+    // The contacts list, on a server that may hold many more: in large pages, then in small ones.
+    await walk('/v1/contacts', {}, { limit: 100, maxPages: 200 });
+    await walk('/v1/contacts', { limit: 5 }, { maxPages: 200 });
   },
 );

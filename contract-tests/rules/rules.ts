@@ -80,6 +80,7 @@ export const RULES: readonly Rule[] = [
     'api.auth-required',
     '4, 5',
     'Every endpoint requires the Authorization header; every request carries `Authorization: Bearer <ACCESS_TOKEN>`. A request without it is refused (some 4xx) and changes nothing.',
+    byJudge,
   ),
   documented(
     'api.form-parameters',
@@ -136,6 +137,7 @@ export const RULES: readonly Rule[] = [
     'contacts.list',
     '4.1',
     'GET /v1/contacts lists the contacts: every contact that exists is listed once, as it is (the fields retrieve shows).',
+    byJudge,
   ),
   documented(
     'contacts.update.display-name',
@@ -163,6 +165,7 @@ export const RULES: readonly Rule[] = [
     'contacts.delete.cascades-conversation',
     '1, 4.1 rule 6',
     'When a contact is deleted, its conversation is deleted too: its messages can no longer be retrieved or listed, nothing can be sent into it, and other conversations stay as they were.',
+    byJudge,
   ),
   documented(
     'contacts.unknown-id',
@@ -191,6 +194,7 @@ export const RULES: readonly Rule[] = [
     'lists.has-more',
     '2.4',
     '`has_more` is true when more items exist beyond this page, false when none do (also on a last page that is exactly full).',
+    byJudge,
   ),
   documented(
     'lists.limit',
@@ -201,6 +205,7 @@ export const RULES: readonly Rule[] = [
     'lists.pages',
     '2.4, 4.1 rule 1, 4.2 rule 1',
     'A paginated list, walked page by page with the server’s own way to the next page (and back, where it has one), shows every item once: no item twice, none left out.',
+    byJudge,
   ),
   documented('messages.fields', '2.2', `A message has ${fieldsInWords(MESSAGE_FIELDS)}.`, byJudge),
   documented(
