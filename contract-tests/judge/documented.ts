@@ -5,7 +5,7 @@ import { worldOf, type SessionState, type World } from './session';
 import { idOf } from './pages';
 import type { RuleSet } from '../rules/rules';
 import { conventionsOfAnyAnswer, PARAMETERS, preflight, requestConventions } from './conventions';
-import { list } from './lists';
+import { heldDecided, list } from './lists';
 import { contactRecord, messageRecord, views } from './records';
 import { createdContact, sentMessage, updatedContact, updatedMessage } from './writes';
 import { routeId, show, Verdicts, type Judgement } from './verdicts';
@@ -80,6 +80,7 @@ export function judge(
   refusedUpdate(v, reading, operation);
   formParameters(v, reading, world);
   goneUnasked(v, reading, world, pending);
+  heldDecided(v, reading, state, world, settleMs);
   owedAnswer(v, reading, operation, world !== undefined && soleAndWhole(state, world), world, pending);
   unknownId(v, reading);
   if (!reading.ok || namesMadeUpId(reading)) return v.result();

@@ -1,5 +1,5 @@
 import { deleting, isObject, type Json, type PendingWrite, type Reading } from '../http/exchange';
-import type { SessionState, World } from './session';
+import { itemsOf, type SessionState, type World } from './session';
 import { DEFAULT_PAGE, idOf, isBackParam, listKey, pageOf, recordsAsked, samePageAgain } from './pages';
 import { mockPage } from './conventions';
 import { PAGE, problems } from '../rules/fields';
@@ -7,6 +7,7 @@ import { contactRecord, messageRecord } from './records';
 import { show, type Verdicts } from './verdicts';
 import { deleteRule, deleteShown, takerOf } from './traces';
 import {
+  charge,
   FIRST_PAGE_PARAMS,
   isFirstPage,
   judgeBackPage,
@@ -14,7 +15,9 @@ import {
   judgeWalk,
   lagging,
   pageSize,
+  type Lacks,
 } from './walks';
+import { copy, dropHeld, noteHeld } from './memory';
 
 /** A page of a list: its fields and records, its size, its filter, and has_more against the list. */
 
@@ -169,13 +172,15 @@ function hasMore(
     const missing = aliveIn(reading, world, started - settleMs, doubtful).filter((id) => !listed.has(id));
     // As many as the page holds: the limit, the default page size, or the most the server gives.
     const full = page.data.length >= (pageSize(world, reading).size ?? DEFAULT_PAGE);
-    const lacks = full
+    const lacks: Lacks = full
       ? { rule: 'lists.has-more', after: '' }
       : lackingOnPage(reading, state, world, missing, started);
-    v.check(
+    charge(
+      v,
       lacks.rule,
       missing.length > 0 &&
         `has_more is false on the first page${full ? '' : ` of ${page.data.length} items`}, but ${missing.length} ${reading.route.kind} seen earlier in this session are not on it (e.g. ${missing[0]})${lacks.after}`,
+      lacks,
     );
   }
   // The page after a page that said has_more=true (asked for with its last id): not empty, and
@@ -218,14 +223,87 @@ function lackingInWalk(
   world: World,
   missing: string[],
   by: number,
-): { rule: string; after: string } {
+): Lacks {
   return (
     refusedTook(state, missing, by) ??
-    takenBy(world, missing, by, (taker) => taker.withoutToken === true) ?? {
-      rule: listRule(reading),
-      after: '',
-    }
+    takenBy(world, missing, by, (taker) => taker.withoutToken === true) ??
+    theList(reading, state, world, missing, by)
   );
+}
+
+/**
+ * The list's own rule, held (`World.held`) when a delete of the token that ended since each
+ * missing record was last shown, and before `by`, may have taken it: a later retrieve's 404 tells
+ * it gone (the delete's fault, judge/traces.ts), a later answer that shows it alive tells the list
+ * left it out.
+ */
+function theList(reading: Reading, state: SessionState, world: World, missing: string[], by: number): Lacks {
+  const rule = listRule(reading);
+  const taken = (id: string) => {
+    const known = world.messages.get(id) ?? world.contacts.get(id);
+    const conversation = world.messages.get(id)?.conversationId ?? world.contacts.get(id)?.conversationId;
+    return (
+      known !== undefined && takerOf(world, { learntAt: known.learntAt, conversation }, by) !== undefined
+    );
+  };
+  if (missing.length === 0 || !missing.every(taken)) return { rule, after: '' };
+  const { exchange } = reading;
+  return {
+    rule,
+    after: '',
+    hold: (problem) =>
+      noteHeld(state, world, {
+        rule,
+        problem,
+        request: `${exchange.method} ${reading.path}${reading.query.size > 0 ? `?${reading.query.toString()}` : ''}`,
+        at: exchange.finishedAt,
+        ids: new Set(missing.map(copy)),
+      }),
+  };
+}
+
+/**
+ * A held charge of a list (`World.held`) decided by this answer: a record it lacked, shown alive
+ * by an answer asked for more than --settle-ms after the list (a delete's effects on lists may lag
+ * that long), was left out by the list, whose rule it breaks; one a retrieve answers 404 or 410
+ * for is gone, and the list owes nothing for it.
+ */
+export function heldDecided(
+  v: Verdicts,
+  reading: Reading,
+  state: SessionState,
+  world: World | undefined,
+  settleMs: number,
+): void {
+  if (!world || world.held.length === 0) return;
+  const { exchange, route } = reading;
+  if (
+    exchange.method === 'GET' &&
+    [404, 410].includes(exchange.status) &&
+    (route.kind === 'contact' || route.kind === 'message')
+  ) {
+    for (const held of [...world.held]) {
+      held.ids.delete(route.id);
+      if (held.ids.size === 0) dropHeld(state, world, held);
+    }
+    return;
+  }
+  if (!reading.ok) return;
+  const { contacts, messages } = itemsOf(reading);
+  for (const [items, kind] of [
+    [contacts, 'contact'],
+    [messages, 'message'],
+  ] as const)
+    for (const item of items) {
+      const id = idOf(item);
+      const held = world.held.find((h) => h.ids.has(id) && exchange.startedAt > h.at + settleMs);
+      if (!held) continue;
+      v.check(
+        held.rule,
+        `${held.problem}; after that list (${held.request}), this answer shows the ${kind} ${id}, which it lacked, alive: no delete took it, the list left it out`,
+      );
+      dropHeld(state, world, held);
+    }
 }
 
 /**
@@ -240,7 +318,7 @@ function lackingOnPage(
   world: World,
   missing: string[],
   by: number,
-): { rule: string; after: string } {
+): Lacks {
   return (
     refusedTook(state, missing, by) ??
     takenBy(
@@ -249,7 +327,8 @@ function lackingOnPage(
       by,
       (taker, conversation) =>
         taker.withoutToken === true || (taker.kind === 'message' && taker.conversation === conversation),
-    ) ?? { rule: listRule(reading), after: '' }
+    ) ??
+    theList(reading, state, world, missing, by)
   );
 }
 

@@ -1,5 +1,6 @@
 import type {
   ContactFacts,
+  Held,
   Kind,
   Ledger,
   Limits,
@@ -39,6 +40,8 @@ const WHOLE_LISTS = 20;
 /** The refused creates and the deletes a token remembers (judge/traces.ts). */
 const REFUSED = 100;
 const DELETES = 20;
+/** The lists' charges a token holds undecided (judge/lists.ts). */
+const HELD = 20;
 /** A longer walk keeps only the records the world knew before it began (keepWalk). */
 const WALK_ITEMS = 2000;
 
@@ -269,6 +272,23 @@ export function noteDelete(state: SessionState, world: World, made: World['delet
   world.deletes.push(made);
   count(state, bytes(made), world);
   while (world.deletes.length > DELETES) count(state, -bytes(world.deletes.shift()!), world);
+}
+
+/** A list's charge held undecided (`World.held`), the oldest let go past HELD: never made. */
+export function noteHeld(state: SessionState, world: World, held: Omit<Held, 'bytes'>): void {
+  const bytes =
+    ENTRY + 64 + stringBytes(held.rule) + stringBytes(held.problem) + idsBytes(held.request, held.ids);
+  world.held.push({ ...held, bytes });
+  count(state, bytes, world);
+  while (world.held.length > HELD) dropHeld(state, world, world.held[0]!);
+}
+
+/** A held charge decided (made, or found no fault), or let go. */
+export function dropHeld(state: SessionState, world: World, held: Held): void {
+  const at = world.held.indexOf(held);
+  if (at === -1) return;
+  world.held.splice(at, 1);
+  count(state, -held.bytes, world);
 }
 
 /** What a refused create would leave (judge/refusals.ts `refusedCreate`), the oldest let go past REFUSED. */

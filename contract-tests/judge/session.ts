@@ -88,6 +88,7 @@ function ensureWorld(state: SessionState, authorization: string): World {
       refused: new Map(),
       formsRefused: new Map(),
       deletes: [],
+      held: [],
       ledger: newLedger(state, authorization),
     };
   state.worlds.set(authorization, world);

@@ -157,6 +157,13 @@ export interface World {
     withoutToken?: true;
   }[];
   /**
+   * Lists that lacked records which a delete of the token, since each was last shown, may have
+   * taken, the oldest first (judge/lists.ts): the list's charge is held until a later answer tells
+   * whether each is alive (the list left it out: its rule) or gone (a retrieve's 404: the delete
+   * took it, which judge/traces.ts judges). A charge no answer decides is never made.
+   */
+  held: Held[];
+  /**
    * Creates the server refused for their content, not accepted since, oldest first, by what a
    * record they made all the same would show (judge/refusals.ts `refusedCreate`: a contact's
    * username, a send's conversation and text): when the refusal ended, and whether it lacked a
@@ -169,6 +176,19 @@ export interface World {
 }
 
 /** A list walked page by page, as far as it went (judge/walks.ts). */
+/** A list's charge held until a later answer decides it (`World.held`). */
+export interface Held {
+  /** The list's rule, what the list lacked, and the request that lacked it. */
+  rule: string;
+  problem: string;
+  request: string;
+  /** When that list was answered; and the records it lacked, not yet decided. */
+  at: number;
+  ids: Set<string>;
+  /** What memory.ts counts for it. */
+  bytes: number;
+}
+
 export interface OpenWalk {
   /** Its `listKey`, and its limit (null: none). */
   list: string;

@@ -187,6 +187,28 @@ export function judgeBackPage(
 }
 
 /**
+ * The rule a list breaks by leaving out records seen alive, as lists.ts tells it: with `hold`
+ * when a delete may have taken every one of them since it was last shown, to hold the charge
+ * until a later answer decides it (`World.held`).
+ */
+export interface Lacks {
+  rule: string;
+  after: string;
+  hold?: (problem: string) => void;
+}
+
+/**
+ * A list's problem charged to `rule`; or, when that is the rule `lacks` names and it may hold the
+ * charge, held: judged (it counts), and charged later if a later answer shows a record alive.
+ */
+export function charge(v: Verdicts, rule: string, problem: string | false, lacks: Lacks): void {
+  if (problem && rule === lacks.rule && lacks.hold) {
+    lacks.hold(problem);
+    v.check(rule);
+  } else v.check(rule, problem);
+}
+
+/**
  * Judges the last page of a walk that held still: the records the session saw alive in the list
  * before the walk began are all on its pages. `alive` gives those records of the page's list,
  * settled by a time, and `lacking` the rule that leaving some out breaks (lists.ts, which the first
@@ -199,7 +221,7 @@ export function judgeWalk(
   settleMs: number,
   pending: readonly PendingWrite[],
   alive: (settledBy: number) => string[],
-  lacking: (missing: string[]) => { rule: string; after: string },
+  lacking: (missing: string[]) => Lacks,
 ): void {
   const page = pageOf(reading);
   if (!page || page.has_more || reading.query.has('active')) return;
@@ -256,10 +278,12 @@ export function judgeWalk(
       between === undefined &&
       page.data.length >= size &&
       !lackedWithin(world, [...listed], missing);
-    v.check(
+    charge(
+      v,
       between !== undefined ? 'lists.pages' : full ? 'lists.has-more' : lacks.rule,
       missing.length > 0 &&
         `walked page by page to its end (${pages} pages, no write between), the list lacks ${missing.length} ${reading.route.kind} seen alive before the walk began (e.g. ${missing[0]})${between !== undefined ? `, though its page ${between} held fewer than its first (${walk.firstPage.length}) and said more would come` : full ? `, though its last page held ${page.data.length}, as many as a page holds, and said has_more=false` : lacks.after}`,
+      lacks,
     );
   }
 }

@@ -626,15 +626,18 @@ describe('the proxy judge', () => {
       ),
     ).toEqual([]);
     // A contact it knows takes with it its own conversation's messages only: a list that lacks
-    // another's after it breaks its own rule (only a retrieve's 404 would say the delete took it).
-    expect(
-      broken([
-        exchange('GET', '/v1/contacts', 200, page([contact(8)])),
-        exchange('GET', '/v1/messages', 200, page([message(3, 8), m2, m1])),
-        exchange('DELETE', `/v1/contacts/${contact(8).id}`, 204),
-        exchange('GET', '/v1/messages', 200, page([m2])),
-      ]),
-    ).toEqual(['messages.list.all-conversations']);
+    // another's after it may have lost it, or the delete may have taken it. The charge is held until
+    // an answer tells: a retrieve that shows it alive says the list left it out (its own rule).
+    const lacking = () => [
+      exchange('GET', '/v1/contacts', 200, page([contact(8)])),
+      exchange('GET', '/v1/messages', 200, page([message(3, 8), m2, m1])),
+      exchange('DELETE', `/v1/contacts/${contact(8).id}`, 204),
+      exchange('GET', '/v1/messages', 200, page([m2])),
+    ];
+    expect(broken(lacking())).toEqual([]);
+    expect(broken([...lacking(), exchange('GET', `/v1/messages/${String(m1.id)}`, 200, m1)])).toEqual([
+      'messages.list.all-conversations',
+    ]);
   });
 
   it('counts a page as changed by a delete that ended while the page was on its way', () => {
