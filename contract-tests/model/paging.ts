@@ -1,7 +1,6 @@
 import {
   asPage,
   idOf,
-  type Page,
   walk as walkOn,
   type PageSource,
   type Query,
@@ -14,7 +13,6 @@ import { config } from '../http/config';
 import { routeOf } from '../http/exchange';
 import { send } from '../http/http';
 import { heldStill, inQuiet } from '../http/stillness';
-import type { RuleContext } from './harness';
 import { observe } from '../profile/choices';
 
 /**
@@ -74,20 +72,3 @@ export async function walk(path: string, query?: Query, options?: WalkOptions): 
 
 export const walkBack = (path: string, query: Query, forward: Walk): Promise<BackWalk> =>
   walkBackOn(kit, path, query, forward);
-
-/**
- * The conversation filter is a rule of its own, which other rules lean on when they list one
- * conversation: a message of another conversation seen on any page they read breaks it, and fails
- * it there, with that page's exchange (the rule that was reading is then not run past that point).
- */
-export function failOnStray(t: RuleContext, pages: Page[], conversations: string[]): void {
-  for (const page of pages) {
-    const stray = page.data.find((item) => !conversations.includes(String(item.conversation_id)));
-    if (stray !== undefined)
-      t.fail(
-        `the list by conversation_id shows a message of conversation ${JSON.stringify(stray.conversation_id)}`,
-        page.exchange,
-        { rule: 'messages.list.conversation-filter', check: 'every page of the filtered list' },
-      );
-  }
-}

@@ -9,7 +9,7 @@ import {
   type Message,
 } from '../model/data';
 import { send } from '../http/http';
-import { asPage, failOnStray, idOf, walk } from '../model/paging';
+import { asPage, idOf, walk } from '../model/paging';
 import { observe } from '../profile/choices';
 import { rule, type RuleContext } from '../model/harness';
 import { pastTheWindow, settled } from '../model/settle';
@@ -154,79 +154,24 @@ rule(
 
 rule(
   'messages.list.conversation-filter',
-  'conversation_id restricts the list to that conversation',
-  readingLists(async (t: RuleContext, { a, b, inA, inB }) => {
-    for (const [contact, own, other] of [
-      [a, inA, inB],
-      [b, inB, inA],
-    ] as const) {
-      const wanted = new Set(ids(own));
-      // In the largest pages the server takes, and in its default pages: the filter must hold on
-      // every page, the second and later ones too (the filter together with the paging parameter).
-      const inDefaultPages = await walk('/v1/messages', { conversation_id: contact.conversation_id });
-      failOnStray(t, inDefaultPages.pages, [contact.conversation_id]);
-      const walked = await walk(
-        '/v1/messages',
-        { conversation_id: contact.conversation_id },
-        {
-          limit: 100,
-          until: (items) => items.some((item) => item.conversation_id !== contact.conversation_id),
-        },
-      );
+  "the kit's two conversations listed by conversation_id, each walked to its end in default pages and in pages of a hundred: the judge holds every page to that conversation, and the walk to every message of it",
+  readingLists(async (t: RuleContext, { a, b }) => {
+    for (const contact of [a, b]) {
+      // The filter must hold on every page, the second and later ones too (the filter together
+      // with the paging parameter).
+      await walk('/v1/messages', { conversation_id: contact.conversation_id });
+      const walked = await walk('/v1/messages', { conversation_id: contact.conversation_id }, { limit: 100 });
       if (walked.pages.length === 0) t.notRun(walked.reason ?? 'the list did not answer');
-      const stray = walked.items.find((item) => item.conversation_id !== contact.conversation_id);
-      t.check(
-        stray === undefined,
-        `the list by conversation_id shows a message of conversation ${JSON.stringify(stray?.conversation_id)}`,
-        walked.pages.find((p) => p.data.includes(stray!))?.exchange,
-      );
-      const listed = new Set(ids(walked.items));
-      t.check(
-        !other.some((m) => listed.has(m.id)),
-        'the list by conversation_id shows a message of another conversation',
-        walked.pages.at(-1)?.exchange,
-      );
-      const missing = [...wanted].filter((id) => !listed.has(id));
-      if (missing.length > 0 && !walked.complete)
-        t.notRun(`could not see the whole conversation: ${walked.reason}`);
-      t.check(
-        missing.length === 0,
-        `the list by conversation_id lacks ${missing.length} of its messages`,
-        walked.pages.at(-1)?.exchange,
-      );
     }
   }),
 );
 
 rule(
   'messages.list.all-conversations',
-  'without conversation_id, messages of all conversations are listed',
+  "the list without conversation_id walked to its end in pages of a hundred (twenty at most): the judge holds it to every message seen alive, of the kit's two conversations among them",
   readingLists(async (t: RuleContext, { inA, inB }) => {
-    const wanted = [inA[inA.length - 1]!.id, inB[inB.length - 1]!.id];
-    const walked = await walk(
-      '/v1/messages',
-      {},
-      {
-        limit: 100,
-        until: (items) => wanted.every((id) => items.some((item) => idOf(item) === id)),
-      },
-    );
+    const walked = await walk('/v1/messages', {}, { limit: 100, maxPages: 20 });
     if (walked.pages.length === 0) t.notRun(walked.reason ?? 'the list did not answer');
-    const listed = new Set(ids(walked.items));
-    const missing = wanted.filter((id) => !listed.has(id));
-    if (missing.length > 0 && !walked.complete)
-      t.notRun(`could not find the kit's messages: ${walked.reason}`);
-    t.check(
-      missing.length === 0,
-      "the list without conversation_id lacks messages of the kit's two conversations",
-      walked.pages.at(-1)?.exchange,
-    );
-    const conversations = new Set(walked.items.map((item) => item.conversation_id));
-    t.check(
-      conversations.size >= 2,
-      'the list without conversation_id shows only one conversation',
-      walked.pages.at(-1)?.exchange,
-    );
     observeOrder(walked.items, [...inA, ...inB]);
   }),
 );

@@ -9,11 +9,11 @@ import {
   useCleanup,
 } from '../model/data';
 import { is2xx, is4xx, send, type Exchange } from '../http/http';
-import { idOf, walk } from '../model/paging';
+import { walk } from '../model/paging';
 import { reactionNames, reactionPair } from '../model/samples';
 import { rule, type RuleContext } from '../model/harness';
 import { MADE_UP_IDS, recordPath } from '../rules/resources';
-import { settled } from '../model/settle';
+import { pastTheWindow } from '../model/settle';
 
 useCleanup();
 
@@ -241,25 +241,16 @@ rule(
 
 rule(
   'messages.delete.permanent',
-  'a deleted message can no longer be retrieved, updated or listed',
-  async (t: RuleContext) => {
+  'a message deleted, then retrieved, updated and its conversation walked: the judge holds the delete to a success, the retrieve and the update to refusals, and the list to the message gone',
+  async () => {
     const contact = await sender();
     const message = await makeMessage(contact.conversation_id, 'delete');
-    t.success(await send('DELETE', recordPath('message', message.id)), 'DELETE /v1/messages/:id');
-    t.refusal(await send('GET', recordPath('message', message.id)), 'retrieving the deleted message');
-    t.refusal(
-      await send('PUT', recordPath('message', message.id), { form: { message: 'back again' } }),
-      'updating the deleted message',
-    );
-    await settled(async () => {
-      const walked = await walk('/v1/messages', { conversation_id: contact.conversation_id }, { limit: 100 });
-      const listed = walked.items.some((item) => idOf(item) === message.id);
-      t.check(
-        !listed,
-        'the deleted message is still listed in its conversation',
-        walked.pages.find((p) => p.data.some((i) => idOf(i) === message.id))?.exchange,
-      );
-    });
+    await send('DELETE', recordPath('message', message.id));
+    await send('GET', recordPath('message', message.id));
+    await send('PUT', recordPath('message', message.id), { form: { message: 'back again' } });
+    // A list may show a delete up to --settle-ms late.
+    await pastTheWindow();
+    await walk('/v1/messages', { conversation_id: contact.conversation_id }, { limit: 100 });
   },
 );
 

@@ -160,6 +160,7 @@ export const RULES: readonly Rule[] = [
     'contacts.delete',
     '4.1',
     'DELETE /v1/contacts/:id deletes the contact: it can no longer be retrieved, and no list shows it (with or without `active`).',
+    byJudge,
   ),
   documented(
     'contacts.delete.cascades-conversation',
@@ -255,11 +256,13 @@ export const RULES: readonly Rule[] = [
     'messages.list.conversation-filter',
     '4.2',
     'GET /v1/messages with `conversation_id` restricts the list to that conversation.',
+    byJudge,
   ),
   documented(
     'messages.list.all-conversations',
     '4.2 rule 1',
     'Without `conversation_id`, messages across all conversations are listed.',
+    byJudge,
   ),
   documented(
     'messages.update.edit-text',
@@ -295,6 +298,7 @@ export const RULES: readonly Rule[] = [
     'messages.delete.permanent',
     '1, 4.2 rule 5',
     'Deleting a message removes it permanently: it can no longer be retrieved, listed (in its conversation or across all) or updated.',
+    byJudge,
   ),
   documented(
     'messages.unknown-id',

@@ -19,10 +19,7 @@ export const CONVENTION_JUDGE_BLIND: Record<string, string> = {};
  * verdicts come from the judge alone needs this list empty. rogues.test.ts fails when a rogue joins
  * it (a rogue may leave it on a run where the answers that showed the other rules did not come).
  */
-export const JUDGE_ALSO_NAMES: Record<string, string> = {
-  "also empties another contact's conversation":
-    'a list that lacks the messages it took, before a retrieve answers 404 for them, may have lost them itself (the list’s rule): the judge would need to hold that charge until a retrieve tells a record gone from one a list left out',
-};
+export const JUDGE_ALSO_NAMES: Record<string, string> = {};
 
 /** The same, for the rogues of the mock's conventions (convention-rogues.test.ts, mock rule set). */
 export const CONVENTION_JUDGE_ALSO_NAMES: Record<string, string> = {};
