@@ -31,7 +31,19 @@ export function list(
 ): void {
   const { query } = reading;
   const kind = reading.route.kind === 'contacts' ? 'contacts' : 'messages';
-  v.check('lists.page-fields', ...problems(reading.body, PAGE));
+  // A page of contacts chosen by `active` that lacks a page's fields, where the list without it
+  // answers pages that have them, is the parameter's fault (contacts.list.active-parameter: the
+  // list answers active with a page), not the page's.
+  const wrong = problems(reading.body, PAGE);
+  if (kind === 'contacts' && query.has('active') && world?.contactPages)
+    v.check(
+      'contacts.list.active-parameter',
+      ...wrong.map(
+        (problem) =>
+          `with active=${query.get('active')}, ${problem}, though the list without it answers pages`,
+      ),
+    );
+  else v.check('lists.page-fields', ...wrong);
   const page = pageOf(reading);
   if (!page) return;
   const body = reading.body as Json;

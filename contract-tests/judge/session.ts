@@ -3,7 +3,7 @@ import { isObject, type Json, type PendingWrite, type Reading } from '../http/ex
 import { learnWalk } from './walks';
 import { namesMadeUpId, refusedCreate, refusedForm, sentKey } from './refusals';
 import { idOf, listKey, pageOf } from './pages';
-import { sameValue } from '../rules/fields';
+import { PAGE, problems, sameValue } from '../rules/fields';
 import {
   copy,
   DEFAULT_LIMITS,
@@ -335,6 +335,8 @@ export function learn(state: SessionState, reading: Reading, pending: readonly P
     return;
   }
   const world = ensureWorld(state, authorization);
+  if (route.kind === 'contacts' && method === 'GET' && !reading.query.has('active'))
+    if (problems(reading.body, PAGE).length === 0) world.contactPages = true;
   if (method === 'DELETE') forget(state, world, reading);
   else learnAnswer(state, world, reading, pending);
   enforce(state, authorization);

@@ -163,6 +163,8 @@ export interface World {
    * took it, which judge/traces.ts judges). A charge no answer decides is never made.
    */
   held: Held[];
+  /** The contacts list without `active` answered a page with a page's fields (judge/lists.ts). */
+  contactPages?: true;
   /**
    * Creates the server refused for their content, not accepted since, oldest first, by what a
    * record they made all the same would show (judge/refusals.ts `refusedCreate`: a contact's

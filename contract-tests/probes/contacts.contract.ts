@@ -6,7 +6,6 @@ import {
   postContact,
   postMessage,
   useCleanup,
-  type Json,
 } from '../model/data';
 import { is2xx, send, type Exchange } from '../http/http';
 import { walk } from '../model/paging';
@@ -95,23 +94,14 @@ rule(
   },
 );
 
-rule('contacts.retrieve', 'GET /v1/contacts/:id returns that contact', async (t: RuleContext) => {
-  const contact = await makeContact('retrieve', { display_name: 'Retrieve Name' });
-  const retrieved = await send('GET', recordPath('contact', contact.id));
-  const body = t.object(retrieved, 'GET /v1/contacts/:id');
-  t.check(
-    String(body.id) === contact.id,
-    `expected the contact ${contact.id}, got ${JSON.stringify(body.id)}`,
-    retrieved,
-  );
-  t.check(body.username === contact.username, 'the retrieved contact has another username', retrieved);
-  t.check(body.display_name === 'Retrieve Name', 'the retrieved contact has another display_name', retrieved);
-  t.check(
-    body.conversation_id === contact.conversation_id,
-    'the retrieved contact has another conversation_id',
-    retrieved,
-  );
-});
+rule(
+  'contacts.retrieve',
+  'a contact the kit made with a display name, then retrieved: the judge holds the retrieve to the contact its create answered',
+  async () => {
+    const contact = await makeContact('retrieve', { display_name: 'Retrieve Name' });
+    await send('GET', recordPath('contact', contact.id));
+  },
+);
 
 rule(
   'contacts.update.display-name',
@@ -125,10 +115,10 @@ rule(
 
 rule(
   'contacts.update.only-display-name',
-  'an update of any other attribute is refused or ignored',
-  async (t: RuleContext) => {
+  'each attribute but display_name sent alone in an update, the contact retrieved after each: the judge holds each update to a refusal or an answer that changed nothing, and the retrieve to the contact as it was',
+  async () => {
     const contact = await makeContact('readonly');
-    const original = t.object(await send('GET', recordPath('contact', contact.id)), 'GET /v1/contacts/:id');
+    await send('GET', recordPath('contact', contact.id));
     const attempts: Record<string, string> = {
       username: `${contact.username}x`,
       phone_number: '+1 555 0199 9999',
@@ -138,27 +128,8 @@ rule(
       created_at: '1600000000',
     };
     for (const [attribute, value] of Object.entries(attempts)) {
-      const answer = await send('PUT', recordPath('contact', contact.id), { form: { [attribute]: value } });
-      t.check(
-        answer.status < 500,
-        `PUT ${attribute}: expected a refusal or success, got ${answer.status}`,
-        answer,
-      );
-      if (is2xx(answer)) {
-        const body = answer.body as Json | undefined;
-        t.check(
-          JSON.stringify(body?.[attribute]) === JSON.stringify(original[attribute]),
-          `PUT ${attribute} was applied: ${JSON.stringify(original[attribute])} became ${JSON.stringify(body?.[attribute])}`,
-          answer,
-        );
-      }
-      const now = await send('GET', recordPath('contact', contact.id));
-      const stored = (now.body as Json | undefined)?.[attribute];
-      t.check(
-        JSON.stringify(stored) === JSON.stringify(original[attribute]),
-        `PUT ${attribute} changed the stored contact: ${JSON.stringify(original[attribute])} became ${JSON.stringify(stored)}`,
-        now,
-      );
+      await send('PUT', recordPath('contact', contact.id), { form: { [attribute]: value } });
+      await send('GET', recordPath('contact', contact.id));
     }
   },
 );

@@ -132,7 +132,7 @@ export const RULES: readonly Rule[] = [
     'On creation the response carries a `conversation_id`; each contact is tied to one conversation through it.',
     byJudge,
   ),
-  documented('contacts.retrieve', '4.1', 'GET /v1/contacts/:id returns the contact object.'),
+  documented('contacts.retrieve', '4.1', 'GET /v1/contacts/:id returns the contact object.', byJudge),
   documented(
     'contacts.list',
     '4.1',
@@ -149,6 +149,7 @@ export const RULES: readonly Rule[] = [
     'contacts.update.only-display-name',
     '1, 4.1',
     `${inWords(quoted(CONTACT_UPDATES))} ${CONTACT_UPDATES.length === 1 ? 'is the only updatable attribute' : 'are the only updatable attributes'}: an update of any other attribute is refused or ignored, never applied.`,
+    byJudge,
   ),
   documented(
     'contacts.update.keeps-the-rest',
@@ -178,6 +179,7 @@ export const RULES: readonly Rule[] = [
     'contacts.list.active-parameter',
     '4.1 rule 2',
     'The list request takes a boolean query parameter `active` (its meaning is not shown): `active=true` and `active=false` are answered with a page.',
+    byJudge,
   ),
   documented(
     'lists.page-fields',

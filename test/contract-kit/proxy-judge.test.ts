@@ -879,6 +879,14 @@ describe('the proxy judge', () => {
     ).toEqual(['messages.delete.permanent']);
   });
 
+  it('charges a page chosen by active that lacks the fields of a page to the parameter (contacts.list.active-parameter) once the list without it answered pages, to lists.page-fields before', () => {
+    const notAPage = () => exchange('GET', '/v1/contacts?active=true', 200, { contacts: [] });
+    expect(broken([notAPage()])).toEqual(['lists.page-fields']);
+    expect(broken([exchange('GET', '/v1/contacts', 200, page([contact(1)])), notAPage()])).toEqual([
+      'contacts.list.active-parameter',
+    ]);
+  });
+
   it('asks for the Authorization header, and never shows the token whole', () => {
     const anonymous = exchange('GET', '/v1/contacts', 200, page([]));
     delete anonymous.requestHeaders.authorization;

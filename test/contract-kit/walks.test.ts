@@ -360,17 +360,17 @@ describe('what the judge alone saw, beside what the tests found', () => {
 
   it('is not run where the tests found another rule broken, but for a rule the judge alone decides', () => {
     expect(findRule('contacts.fields')!.decidedByJudge).toBe(true);
-    expect(findRule('contacts.retrieve')!.decidedByJudge).toBeUndefined();
+    expect(findRule('lists.limit')!.decidedByJudge).toBeUndefined();
     const [byTests, judgedToo, decided] = besideTheTests([
       failed('contacts.create', 'a test of contacts.create'),
-      failed('contacts.retrieve', JUDGE_TITLE),
+      failed('lists.limit', JUDGE_TITLE),
       failed('contacts.fields', JUDGE_TITLE),
     ]);
     expect(byTests!.verdict).toBe('fail');
     expect(judgedToo!.verdict).toBe('not-run');
     expect(decided).toMatchObject({ verdict: 'fail', foundBy: JUDGE_TITLE });
     // With no failure from the tests, every rule fails on what the judge saw.
-    expect(besideTheTests([failed('contacts.retrieve', JUDGE_TITLE)])[0]!.verdict).toBe('fail');
+    expect(besideTheTests([failed('lists.limit', JUDGE_TITLE)])[0]!.verdict).toBe('fail');
   });
 
   it("fails a rule the judge decides on the judge's finding, and on a script's alone as the judge's gap", () => {
@@ -390,12 +390,12 @@ describe('what the judge alone saw, beside what the tests found', () => {
     const scriptOnly = verdictOf(rule, outcomes, [record(own, 'by the model')], []);
     expect(scriptOnly).toMatchObject({ verdict: 'fail', reason: `${JUDGE_MISSED}by the model` });
     // Of a rule the judge does not decide alone, the test's own failure comes first, as it says.
-    const list = findRule('contacts.retrieve')!;
+    const list = findRule('lists.limit')!;
     const listed = verdictOf(
       list,
-      [{ title: '[contacts.retrieve] a list', status: 'failed', failure: '' }],
+      [{ title: '[lists.limit] a list', status: 'failed', failure: '' }],
       [
-        { ...record('[contacts.retrieve] a list', 'by the model'), rule: list.id },
+        { ...record('[lists.limit] a list', 'by the model'), rule: list.id },
         { ...record(JUDGE_TITLE, 'by the judge'), rule: list.id },
       ],
       [],
