@@ -31,11 +31,11 @@ export function list(
 ): void {
   const { query } = reading;
   const kind = reading.route.kind === 'contacts' ? 'contacts' : 'messages';
-  // A page of contacts chosen by `active` that lacks a page's fields, where the list without it
-  // answers pages that have them, is the parameter's fault (contacts.list.active-parameter: the
-  // list answers active with a page), not the page's.
+  // A page of contacts asked for with `active` alone that lacks a page's fields, where the list
+  // asked for with nothing answers pages that have them, is the parameter's fault
+  // (contacts.list.active-parameter: the list answers active with a page), not the page's.
   const wrong = problems(reading.body, PAGE);
-  if (kind === 'contacts' && query.has('active') && world?.contactPages)
+  if (kind === 'contacts' && query.size === 1 && query.has('active') && world?.contactPages)
     v.check(
       'contacts.list.active-parameter',
       ...wrong.map(

@@ -335,7 +335,7 @@ export function learn(state: SessionState, reading: Reading, pending: readonly P
     return;
   }
   const world = ensureWorld(state, authorization);
-  if (route.kind === 'contacts' && method === 'GET' && !reading.query.has('active'))
+  if (route.kind === 'contacts' && method === 'GET' && reading.query.size === 0)
     if (problems(reading.body, PAGE).length === 0) world.contactPages = true;
   if (method === 'DELETE') forget(state, world, reading);
   else learnAnswer(state, world, reading, pending);

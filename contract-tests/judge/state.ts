@@ -163,7 +163,7 @@ export interface World {
    * took it, which judge/traces.ts judges). A charge no answer decides is never made.
    */
   held: Held[];
-  /** The contacts list without `active` answered a page with a page's fields (judge/lists.ts). */
+  /** The contacts list asked for with no parameter answered a page with a page's fields (judge/lists.ts). */
   contactPages?: true;
   /**
    * Creates the server refused for their content, not accepted since, oldest first, by what a

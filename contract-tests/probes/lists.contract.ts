@@ -157,6 +157,9 @@ rule(
       await walk('/v1/messages', { conversation_id: contact.conversation_id });
       const walked = await walk('/v1/messages', { conversation_id: contact.conversation_id }, { limit: 100 });
       if (walked.pages.length === 0) t.notRun(walked.reason ?? 'the list did not answer');
+      // A list never seen to its end holds that conversation alone, as far as it was seen; whether
+      // it holds every message of it is not judged.
+      if (!walked.complete) t.notRun(`could not see the whole conversation: ${walked.reason}`);
     }
   }),
 );
@@ -167,6 +170,10 @@ rule(
   readingLists(async (t: RuleContext, { inA, inB }) => {
     const walked = await walk('/v1/messages', {}, { limit: 100, maxPages: 20 });
     if (walked.pages.length === 0) t.notRun(walked.reason ?? 'the list did not answer');
+    // A walk that neither ended nor came upon the kit's newest messages showed too little to judge.
+    const found = new Set(ids(walked.items));
+    if (!walked.complete && ![inA.at(-1)!, inB.at(-1)!].every((m) => found.has(m.id)))
+      t.notRun(`could not find the kit's messages: ${walked.reason}`);
     observeOrder(walked.items, [...inA, ...inB]);
   }),
 );
