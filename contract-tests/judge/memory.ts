@@ -328,6 +328,20 @@ export function keepWholeList(
     dropWholeList(state, world, world.wholeLists.keys().next().value as string);
 }
 
+/** The most records a page of the list `key` held, if more than any before; as many lists as WHOLE_LISTS. */
+export function noteMostOnAPage(state: SessionState, world: World, key: string, held: number): void {
+  const before = world.mostOnAPage.get(key);
+  if (before !== undefined && before >= held) return;
+  if (before === undefined) count(state, ENTRY + 16 + stringBytes(key), world);
+  world.mostOnAPage.delete(key);
+  world.mostOnAPage.set(key, held);
+  while (world.mostOnAPage.size > WHOLE_LISTS) {
+    const oldest = world.mostOnAPage.keys().next().value as string;
+    world.mostOnAPage.delete(oldest);
+    count(state, -(ENTRY + 16 + stringBytes(oldest)), world);
+  }
+}
+
 function dropWholeList(state: SessionState, world: World, key: string): void {
   const page = world.wholeLists.get(key);
   if (page === undefined) return;

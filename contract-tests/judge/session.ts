@@ -89,6 +89,7 @@ function ensureWorld(state: SessionState, authorization: string): World {
       formsRefused: new Map(),
       deletes: [],
       held: [],
+      mostOnAPage: new Map(),
       ledger: newLedger(state, authorization),
     };
   state.worlds.set(authorization, world);

@@ -135,6 +135,11 @@ export interface World {
    */
   wholeLists: Map<string, { writes: number; quiet: number; at: number; ids: Set<string>; bytes: number }>;
   /**
+   * The most records one page of each list held, by `listKey`, whatever its limit (judge/walks.ts):
+   * the server gives at least that many on a page of that list.
+   */
+  mostOnAPage: Map<string, number>;
+  /**
    * How many records a first page holds when it is not the whole list, by its limit ('' for none):
    * the page size the server gives, which may be less than a limit asked (its maximum is not shown).
    * The latest PAGE_SIZES limits are kept.

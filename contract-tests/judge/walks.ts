@@ -1,6 +1,6 @@
 import type { Json, PendingWrite, Reading } from '../http/exchange';
 import { DEFAULT_PAGE, idOf, isBackParam, listKey, pageOf, recordsAsked, samePageAgain } from './pages';
-import { dropWalk, keepWalk, keepWholeList } from './memory';
+import { dropWalk, keepWalk, keepWholeList, noteMostOnAPage } from './memory';
 import type { OpenWalk, SessionState, World } from './state';
 import type { Verdicts } from './verdicts';
 import { BODY_TOKENS, linkTargets } from '../../common/paging';
@@ -249,6 +249,18 @@ export function judgeWalk(
     listed.size < order.length &&
     order.slice(0, listed.size).every((id) => listed.has(id)) &&
     paging.every((id) => order.indexOf(id) >= listed.size);
+  // A walk that showed every record, whose pages held fewer than its limit with more to come,
+  // though one page of the same list held more: the limit gave fewer than it asks, and fewer than
+  // the server gives (a server's maximum would cap every page of the list alike).
+  const asked = recordsAsked(walk.limit);
+  const most = world.mostOnAPage.get(walk.list);
+  const held = walk.firstPage.length;
+  if (missing.length === 0 && asked !== undefined && held < asked && most !== undefined)
+    v.check(
+      'lists.limit',
+      most > held &&
+        `walked with limit=${asked} (${pages} pages, every record shown), its pages held ${held} with more to come, though one page of the same list held ${most}`,
+    );
   if (endedEarly)
     v.check(
       'lists.has-more',
@@ -346,6 +358,7 @@ export function learnWalk(
   const page = pageOf(reading);
   if (!page) return;
   const ids = page.data.map(idOf);
+  noteMostOnAPage(state, world, listKey(reading), ids.length);
   if (isFirstPage(reading)) {
     if (page.has_more && ids.length > 0) {
       const limit = reading.query.get('limit') ?? '';

@@ -4,10 +4,7 @@
  * whose verdicts come from the judge alone (docs/contract-kit.md, "One judge, every exchange");
  * rogues.test.ts fails when a rogue leaves this list or joins it, so it stays measured.
  */
-export const JUDGE_BLIND: Record<string, string> = {
-  'gives one item fewer than a limit of two or more asks':
-    'a page that holds fewer than its limit, with more to come, may hold the most the server gives (its maximum is not shown); holding every such page of a kind of list to one maximum also charged lists.limit on servers that say has_more wrong or lose records between pages (tried 2026-11-30: four rogues of other rules named it too)',
-};
+export const JUDGE_BLIND: Record<string, string> = {};
 
 /** The same, for the rogues of the mock's conventions (convention-rogues.test.ts, mock rule set). */
 export const CONVENTION_JUDGE_BLIND: Record<string, string> = {};

@@ -92,6 +92,19 @@ describe('the judge of whole walks', () => {
     expect(judged([...again, ...full]).broken).toEqual(['lists.has-more']);
   });
 
+  it('names the limit (lists.limit) when a walk that showed every record held fewer than its limit a page, with more to come, though one page of the same list held more', () => {
+    const walkOfTwos = [
+      exchange('GET', '/v1/contacts?limit=3', 200, page(contacts.slice(0, 2), true)),
+      exchange('GET', `/v1/contacts?limit=3&starting_after=${ids[1]}`, 200, page(contacts.slice(2, 4), true)),
+      exchange('GET', `/v1/contacts?limit=3&starting_after=${ids[3]}`, 200, page([contacts[4]])),
+    ];
+    const shownWhole = exchange('GET', '/v1/contacts?limit=10', 200, page(contacts));
+    expect(judged([...created(), shownWhole, ...walkOfTwos], 'lists.limit').broken).toEqual(['lists.limit']);
+    // A server that gives two a page at most, to every limit: its maximum, no fault.
+    const capped = exchange('GET', '/v1/contacts?limit=10', 200, page(contacts.slice(0, 2), true));
+    expect(judged([...created(), capped, ...walkOfTwos], 'lists.limit').broken).toEqual([]);
+  });
+
   it('keeps silent on the same walk when it shows them all, and counts it judged', () => {
     const before = created();
     const walk = [
