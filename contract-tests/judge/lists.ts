@@ -253,9 +253,9 @@ function theList(reading: Reading, state: SessionState, world: World, missing: s
   const rule = listRule(reading);
   const taken = (id: string) => {
     const known = world.messages.get(id) ?? world.contacts.get(id);
-    const conversation = world.messages.get(id)?.conversationId ?? world.contacts.get(id)?.conversationId;
     return (
-      known !== undefined && takerOf(world, { learntAt: known.learntAt, conversation }, by) !== undefined
+      known !== undefined &&
+      takerOf(world, { learntAt: known.learntAt, conversation: known.conversationId }, by) !== undefined
     );
   };
   if (missing.length === 0 || !missing.every(taken)) return { rule, after: '' };
