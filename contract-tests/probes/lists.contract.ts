@@ -119,24 +119,9 @@ rule(
 
 rule(
   'lists.limit',
-  'limit reduces the number of items per page',
-  readingLists(async (t: RuleContext, { a }) => {
-    for (const [path, query] of [
-      ['/v1/contacts', { limit: 3 }],
-      ['/v1/messages', { limit: 3 }],
-      ['/v1/messages', { conversation_id: a.conversation_id, limit: 3 }],
-    ] as const) {
-      const listed = await send('GET', path, { query });
-      const page = asPage(listed);
-      t.success(listed, `GET ${path}?limit=3`);
-      if (!page) t.notRun(`GET ${path} did not answer a page of results; see lists.page-fields`);
-      t.check(page.data.length <= 3, `GET ${path}?limit=3 returned ${page.data.length} items`, listed);
-      t.check(
-        page.data.length > 0,
-        `GET ${path}?limit=3 returned no items although at least ${OWN} exist`,
-        listed,
-      );
-    }
+  'each list asked for with limit=3, the kit holding more than three records in each: the judge holds each page to at most three items, and to as many as the list holds up to three',
+  readingLists(async (_t: RuleContext, { a }) => {
+    for (const [path, query] of listsOf(a)) await send('GET', path, { query: { ...query, limit: 3 } });
     // The maximum limit is not shown: observe it, for the server profile.
     const large = await send('GET', '/v1/messages', { query: { limit: 1000 } });
     const largePage = asPage(large);

@@ -203,6 +203,7 @@ export const RULES: readonly Rule[] = [
     'lists.limit',
     '4.1, 4.2, 8',
     '`limit` reduces the number of items returned per list call (`limit=1` gives one item).',
+    byJudge,
   ),
   documented(
     'lists.pages',

@@ -12,7 +12,7 @@ describe('the context of a rule’s test', () => {
       'contacts.unknown-id is decided by the judge alone (rules.ts): its test sends requests and checks nothing, but it checked "a refusal"',
     );
     expect(() => decided.notRun('no contact could be made')).toThrow('no contact could be made');
-    const judgedByBoth = contextOf(findRule('lists.limit')!);
+    const judgedByBoth = contextOf(findRule('mock.limit-bounds')!);
     expect(() => judgedByBoth.check(true, 'a page')).not.toThrow();
     expect(() => judgedByBoth.check(false, 'a page')).toThrow('a page');
   });

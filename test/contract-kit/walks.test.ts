@@ -373,17 +373,17 @@ describe('what the judge alone saw, beside what the tests found', () => {
 
   it('is not run where the tests found another rule broken, but for a rule the judge alone decides', () => {
     expect(findRule('contacts.fields')!.decidedByJudge).toBe(true);
-    expect(findRule('lists.limit')!.decidedByJudge).toBeUndefined();
+    expect(findRule('mock.limit-bounds')!.decidedByJudge).toBeUndefined();
     const [byTests, judgedToo, decided] = besideTheTests([
       failed('contacts.create', 'a test of contacts.create'),
-      failed('lists.limit', JUDGE_TITLE),
+      failed('mock.limit-bounds', JUDGE_TITLE),
       failed('contacts.fields', JUDGE_TITLE),
     ]);
     expect(byTests!.verdict).toBe('fail');
     expect(judgedToo!.verdict).toBe('not-run');
     expect(decided).toMatchObject({ verdict: 'fail', foundBy: JUDGE_TITLE });
     // With no failure from the tests, every rule fails on what the judge saw.
-    expect(besideTheTests([failed('lists.limit', JUDGE_TITLE)])[0]!.verdict).toBe('fail');
+    expect(besideTheTests([failed('mock.limit-bounds', JUDGE_TITLE)])[0]!.verdict).toBe('fail');
   });
 
   it("fails a rule the judge decides on the judge's finding, and on a script's alone as the judge's gap", () => {
@@ -403,12 +403,12 @@ describe('what the judge alone saw, beside what the tests found', () => {
     const scriptOnly = verdictOf(rule, outcomes, [record(own, 'by the model')], []);
     expect(scriptOnly).toMatchObject({ verdict: 'fail', reason: `${JUDGE_MISSED}by the model` });
     // Of a rule the judge does not decide alone, the test's own failure comes first, as it says.
-    const list = findRule('lists.limit')!;
+    const list = findRule('mock.limit-bounds')!;
     const listed = verdictOf(
       list,
-      [{ title: '[lists.limit] a list', status: 'failed', failure: '' }],
+      [{ title: '[mock.limit-bounds] a list', status: 'failed', failure: '' }],
       [
-        { ...record('[lists.limit] a list', 'by the model'), rule: list.id },
+        { ...record('[mock.limit-bounds] a list', 'by the model'), rule: list.id },
         { ...record(JUDGE_TITLE, 'by the judge'), rule: list.id },
       ],
       [],
