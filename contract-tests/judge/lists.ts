@@ -108,7 +108,9 @@ const ACTIVE_HOLDS_MS = 10_000;
  * server's to say; that a parameter beside it leaves that choice alone is not (lists.limit: "limit
  * lowers how many, never which"; the paging parameter pages the same list). Only contacts the token
  * made, with no other writer, and only shortly after the whole list: a server may count activity
- * that the kit does not see, or that expires.
+ * that the kit does not see, or that expires. A choice whose last page was as full as a page gets
+ * may have said has_more=false too early (lists.has-more's to judge): a page with more beside it
+ * may show contacts beyond it.
  */
 function sameChoice(
   v: Verdicts,
@@ -128,7 +130,9 @@ function sameChoice(
   if (!whole || whole.writes !== world.writes || lagging(whole, settleMs)) return;
   if (reading.exchange.startedAt - whole.at > ACTIVE_HOLDS_MS) return;
   const shown = new Set(page.data.map(idOf));
-  const other = [...shown].filter((id) => world.ledger.created.has(id) && !whole.ids.has(id));
+  const other = whole.full
+    ? []
+    : [...shown].filter((id) => world.ledger.created.has(id) && !whole.ids.has(id));
   const by = query.get('limit') !== null ? 'lists.limit' : 'lists.pages';
   v.check(
     by,

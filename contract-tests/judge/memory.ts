@@ -253,14 +253,24 @@ export function dropWalk(state: SessionState, world: World, walk: OpenWalk): voi
   count(state, -(walk.bytes ?? 0), world);
 }
 
-/** A write whose form body was refused (judge/refusals.ts), the oldest let go past REFUSED. */
-export function noteFormRefused(state: SessionState, world: World, key: string, status: number): void {
-  if (world.formsRefused.delete(key)) count(state, -(ENTRY + 16 + stringBytes(key)), world);
-  world.formsRefused.set(key, status);
+/**
+ * A write whose form body was refused, or a list asked for with one parameter that was refused
+ * (judge/refusals.ts), the oldest let go past REFUSED.
+ */
+export function noteRefusedRequest(
+  state: SessionState,
+  world: World,
+  which: 'formsRefused' | 'listsRefused',
+  key: string,
+  status: number,
+): void {
+  const refused = world[which];
+  if (refused.delete(key)) count(state, -(ENTRY + 16 + stringBytes(key)), world);
+  refused.set(key, status);
   count(state, ENTRY + 16 + stringBytes(key), world);
-  while (world.formsRefused.size > REFUSED) {
-    const oldest = world.formsRefused.keys().next().value as string;
-    world.formsRefused.delete(oldest);
+  while (refused.size > REFUSED) {
+    const oldest = refused.keys().next().value as string;
+    refused.delete(oldest);
     count(state, -(ENTRY + 16 + stringBytes(oldest)), world);
   }
 }
@@ -318,11 +328,12 @@ export function keepWholeList(
   ids: string[],
   quiet: number,
   at: number,
+  full: boolean,
 ): void {
   dropWholeList(state, world, key);
   if (ids.length > WALK_ITEMS) return;
   const bytes = idsBytes(key, ids);
-  world.wholeLists.set(key, { writes: world.writes, quiet, at, ids: new Set(ids), bytes });
+  world.wholeLists.set(key, { writes: world.writes, quiet, at, ids: new Set(ids), full, bytes });
   count(state, bytes, world);
   while (world.wholeLists.size > WHOLE_LISTS)
     dropWholeList(state, world, world.wholeLists.keys().next().value as string);

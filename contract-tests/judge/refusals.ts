@@ -205,20 +205,52 @@ export function formParameters(v: Verdicts, reading: Reading, world: World | und
     );
 }
 
+/** The parameter a list was asked for with names the rule; the filter first, then the limit. */
+function listRule(operation: string, query: URLSearchParams): string {
+  if (query.has('active') && [...query.keys()].every((key) => key === 'active'))
+    return 'contacts.list.active-parameter';
+  if (operation === 'GET messages' && query.has('conversation_id'))
+    return 'messages.list.conversation-filter';
+  if (query.has('limit')) return 'lists.limit';
+  return operation === 'GET contacts' ? 'contacts.list' : 'messages.list.all-conversations';
+}
+
+/** A list and one parameter of it with its value, as `listsRefused` keeps them. */
+const aloneKey = (list: string, key: string, value: string) => `${list} ${key}=${value}`;
+
+/**
+ * A list asked for with one parameter and refused, as the token's `listsRefused` keeps it: a
+ * refusal of a list with that parameter and more is that parameter's (`refusedAlone`).
+ */
+export function listRefusedAlone(reading: Reading): string | undefined {
+  const { route, exchange, query } = reading;
+  if (exchange.method !== 'GET' || (route.kind !== 'contacts' && route.kind !== 'messages')) return undefined;
+  const status = exchange.status;
+  if (status < 400 || status >= 500 || ANY_REQUEST.includes(status) || query.size !== 1) return undefined;
+  const [[key, value]] = [...query];
+  return aloneKey(route.kind, key!, value!);
+}
+
+/**
+ * The rule of a list refused with several parameters, one of which (with the same value) the
+ * server refused alone too: that parameter's, which the list asked for with it alone was charged
+ * to, not the rule of the pair.
+ */
+function refusedAlone(operation: string, reading: Reading, world: World | undefined): string | undefined {
+  const { route, query } = reading;
+  if (!world || query.size < 2) return undefined;
+  for (const [key, value] of query)
+    if (world.listsRefused.has(aloneKey(route.kind, key, value)))
+      return listRule(operation, new URLSearchParams([[key, value]]));
+  return undefined;
+}
+
 /** The rule of each operation: the answer the document gives it is what a request of it is owed. */
 function operationRule(operation: string, reading: Reading): string | undefined {
   switch (operation) {
     case 'GET contacts':
-    case 'GET messages': {
-      // The parameter a list was asked for with names the rule; the filter first, then the limit.
-      const { query } = reading;
-      if (query.has('active') && [...query.keys()].every((key) => key === 'active'))
-        return 'contacts.list.active-parameter';
-      if (operation === 'GET messages' && query.has('conversation_id'))
-        return 'messages.list.conversation-filter';
-      if (query.has('limit')) return 'lists.limit';
-      return operation === 'GET contacts' ? 'contacts.list' : 'messages.list.all-conversations';
-    }
+    case 'GET messages':
+      return listRule(operation, reading.query);
     case 'GET contact':
       return 'contacts.retrieve';
     case 'GET message':
@@ -346,7 +378,11 @@ export function owedAnswer(
       : undefined;
   };
   const what = nothingToRefuse();
-  if (what) v.check(rule, `refused (${status}) ${what}: such a request has nothing the server may refuse`);
+  if (what)
+    v.check(
+      refusedAlone(operation, reading, world) ?? rule,
+      `refused (${status}) ${what}: such a request has nothing the server may refuse`,
+    );
 }
 
 /**

@@ -1,7 +1,7 @@
 import { reactionsOf } from '../model/model';
 import { isObject, type Json, type PendingWrite, type Reading } from '../http/exchange';
 import { learnWalk } from './walks';
-import { namesMadeUpId, refusedCreate, refusedForm, sentKey } from './refusals';
+import { listRefusedAlone, namesMadeUpId, refusedCreate, refusedForm, sentKey } from './refusals';
 import { idOf, listKey, pageOf } from './pages';
 import { PAGE, problems, sameValue } from '../rules/fields';
 import {
@@ -20,7 +20,7 @@ import {
   notePage,
   noteRefused,
   noteReused,
-  noteFormRefused,
+  noteRefusedRequest,
   noteDelete,
   dropRefused,
   teaches,
@@ -87,6 +87,7 @@ function ensureWorld(state: SessionState, authorization: string): World {
       lastWriteAt: 0,
       refused: new Map(),
       formsRefused: new Map(),
+      listsRefused: new Map(),
       deletes: [],
       held: [],
       mostOnAPage: new Map(),
@@ -316,7 +317,22 @@ export function learn(state: SessionState, reading: Reading, pending: readonly P
     before.lastWriteAt = Math.max(before.lastWriteAt, at);
   }
   if (refusedForm(reading))
-    noteFormRefused(state, ensureWorld(state, authorization), copy(sentKey(reading)), exchange.status);
+    noteRefusedRequest(
+      state,
+      ensureWorld(state, authorization),
+      'formsRefused',
+      copy(sentKey(reading)),
+      exchange.status,
+    );
+  const alone = listRefusedAlone(reading);
+  if (alone)
+    noteRefusedRequest(
+      state,
+      ensureWorld(state, authorization),
+      'listsRefused',
+      copy(alone),
+      exchange.status,
+    );
   const refusal = refusedCreate(reading);
   if (refusal)
     noteRefused(state, ensureWorld(state, authorization), refusal.key, {

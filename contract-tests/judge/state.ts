@@ -133,7 +133,18 @@ export interface World {
    * walk to its end that held still. Its ids in the list's order, the world's writes then, and when
    * its last page was answered.
    */
-  wholeLists: Map<string, { writes: number; quiet: number; at: number; ids: Set<string>; bytes: number }>;
+  wholeLists: Map<
+    string,
+    {
+      writes: number;
+      quiet: number;
+      at: number;
+      ids: Set<string>;
+      /** Whether its last page was as full as a page gets: its has_more=false may be wrong. */
+      full: boolean;
+      bytes: number;
+    }
+  >;
   /**
    * The most records one page of each list held, by `listKey`, whatever its limit (judge/walks.ts):
    * the server gives at least that many on a page of that list.
@@ -179,6 +190,11 @@ export interface World {
   refused: Map<string, { at: number; lacking: boolean }>;
   /** Writes with form bodies the server refused, by `sentKey`, the oldest first: the status. */
   formsRefused: Map<string, number>;
+  /**
+   * Lists asked for with one parameter that the server refused, by `aloneKey` (the list and the
+   * parameter with its value), the oldest first: the status (judge/refusals.ts `refusedAlone`).
+   */
+  listsRefused: Map<string, number>;
   ledger: Ledger;
 }
 

@@ -985,6 +985,18 @@ describe('the proxy judge', () => {
         expect(broken([exchange('GET', '/v1/contacts', status)])).toEqual([]);
     });
 
+    it('charges the refusal of a list asked for with two parameters to the one the server refused alone too, the same value', () => {
+      const pair = () => exchange('GET', '/v1/contacts?active=true&limit=2', 400);
+      expect(broken([pair()])).toEqual(['lists.limit']);
+      const alone = (url: string, status: number) => broken([exchange('GET', url, status), pair()]);
+      expect(alone('/v1/contacts?active=true', 400)).toEqual(['contacts.list.active-parameter']);
+      expect(alone('/v1/contacts?limit=2', 400)).toEqual(['lists.limit']);
+      // Another value refused alone, or a refusal any request may get, says nothing of this one.
+      expect(alone('/v1/contacts?active=false', 400)).toEqual(['lists.limit']);
+      expect(alone('/v1/contacts?active=true', 429)).toEqual(['lists.limit']);
+      expect(alone('/v1/messages?limit=2', 400)).toEqual(['lists.limit']);
+    });
+
     it('charges the refusal of a retrieve or a delete of a record the run made and saw alive, only where it is the sole writer', () => {
       const c = contact(2);
       const sent = { username: String(c.username), phone_number: String(c.phone_number) };

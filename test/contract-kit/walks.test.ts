@@ -316,6 +316,17 @@ describe('the judge of a choice of active beside another parameter', () => {
     expect(broken(() => [limited([0, 1])])).toEqual([]);
   });
 
+  it('holds nothing against a page with limit when the choice was shown whole by a page as full as a page gets (its has_more=false may end it early)', () => {
+    const judging = startJudging('documented', { soleWriter: true });
+    const rules = new Set<string>();
+    const full = exchange('GET', '/v1/contacts?active=true&limit=2', 200, page(contacts.slice(0, 2)));
+    for (const e of [...created(), full, limited([2, 3])]) {
+      const outcome = judging.judge(e);
+      if (outcome.kind === 'judged') for (const v of outcome.violations) rules.add(v.rule);
+    }
+    expect([...rules]).not.toContain('lists.limit');
+  });
+
   it('fails lists.has-more for a full first page with limit that says has_more=false, while the choice shown whole held more', () => {
     const last = exchange('GET', '/v1/contacts?active=true&limit=1', 200, page([contacts[0]!]));
     expect(broken(() => [last])).toEqual(['lists.has-more']);
