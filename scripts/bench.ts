@@ -677,9 +677,11 @@ async function bundleSection(): Promise<void> {
               ? "the generator's entry"
               : holding([c], 'chunks/simulate-').length
                 ? 'the simulator'
-                : holding([c], 'graphql').length
-                  ? 'graphql (MSW)'
-                  : c.file;
+                : holding([c], 'chunks/openapi-').length
+                  ? 'the OpenAPI document'
+                  : holding([c], 'graphql').length
+                    ? 'graphql (MSW)'
+                    : c.file;
         return `${what} ${kB(c.gzipBytes)}`;
       })
       .join(', ') || 'none';

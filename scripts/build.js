@@ -13,10 +13,10 @@
  * tsc compiles src/ to CommonJS with its declarations (dist/), and the kit
  * (dist/contract-tests/) with common/ (dist/common/, which both packages hold); esbuild writes the ES modules (dist/esm/). The MSW adapter, which runs
  * in browsers, is bundled as ES modules with code splitting: the seeded world's generator (and
- * faker), the shipped default world and the simulator are chunks of their own, which a browser
- * loads only when it needs them. The main entry is for Node only (the server reads the dashboard's
- * files from disk): its ES module re-exports the CommonJS build, so that one copy of the server
- * runs however it is loaded.
+ * faker), the shipped default world, the simulator and the OpenAPI document are chunks of their
+ * own, which a browser loads only when it needs them. The main entry is for Node only (the server
+ * reads the dashboard's files from disk): its ES module re-exports the CommonJS build, so that one
+ * copy of the server runs however it is loaded.
  */
 const { spawnSync } = require('node:child_process');
 const crypto = require('node:crypto');

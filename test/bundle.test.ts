@@ -26,6 +26,12 @@ it('loads faker, the generator and the default world only when a world is asked 
   }
 });
 
+it('loads the OpenAPI document only when it is asked for', () => {
+  const { first, later } = cost.withMock;
+  expect(holding(first, 'chunks/openapi-').map((c) => c.file)).toEqual([]);
+  expect(holding(later, 'chunks/openapi-').length).toBe(1);
+});
+
 it('the measure catches a bundle that takes faker in whole: the adapter through require, as before the ES modules', () => {
   const { first } = cost.withMockCommonJs;
   expect(holding(first, '@faker-js/faker').length).toBeGreaterThan(0);

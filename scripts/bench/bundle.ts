@@ -6,7 +6,7 @@
  *
  * The first chunk is what the page loads before it runs: the entry and every chunk it imports
  * statically. Chunks loaded by `import()` come later, only when asked for: the default world
- * (data) and the generator with faker (for any other seed).
+ * (data), the generator with faker (for any other seed), the simulator and the OpenAPI document.
  */
 import { build, type Metafile } from 'esbuild';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';

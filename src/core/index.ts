@@ -1,5 +1,4 @@
 import { size } from '../errors';
-import { openApiDocument } from '../openapi';
 import { SEED_DEFAULTS, seedOf } from '../seed-options';
 import { seededWorld } from '../seeded-world';
 import type { Simulator } from '../simulate';
@@ -135,8 +134,21 @@ export function createCore(options: CoreOptions = {}): Core {
       ? [...options.tokens, options.adminToken]
       : options.tokens,
   );
-  const openApi: Route<unknown>[] = [{ path: ['openapi.json'], methods: { GET: () => json(200, document) } }];
-  const document = openApiDocument(profile);
+  // The document is made when it is first asked for, from a module that a browser bundle loads
+  // only then: few pages ask for it, and it is the largest part of the core.
+  let document: Promise<Record<string, unknown>> | undefined;
+  const openApi: Route<unknown>[] = [
+    {
+      path: ['openapi.json'],
+      methods: {
+        GET: async () =>
+          json(
+            200,
+            await (document ??= import('../openapi').then(({ openApiDocument }) => openApiDocument(profile))),
+          ),
+      },
+    },
+  ];
 
   let simulator: Simulator | undefined;
 
