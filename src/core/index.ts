@@ -144,7 +144,14 @@ export function createCore(options: CoreOptions = {}): Core {
         GET: async () =>
           json(
             200,
-            await (document ??= import('../openapi').then(({ openApiDocument }) => openApiDocument(profile))),
+            await (document ??= import('../openapi').then(
+              ({ openApiDocument }) => openApiDocument(profile),
+              (error: unknown) => {
+                // A chunk that failed to load (the network, in a browser) is tried again next time.
+                document = undefined;
+                throw error;
+              },
+            )),
           ),
       },
     },
