@@ -1,6 +1,7 @@
 import { http, HttpResponse } from 'msw';
 import { setupServer } from 'msw/node';
 import { createHandlers } from '../../src/msw';
+import { openApiDocument } from '../../src/openapi';
 import type { WorldStorage } from '../../src/core';
 import twinProfile from '../twin/staging-like.profile.json';
 
@@ -69,6 +70,15 @@ describe('createHandlers', () => {
     expect(await (await fetch('https://api.example.test/messagingx/v1/contacts')).text()).toBe(
       'someone else',
     );
+  });
+
+  it('answers the OpenAPI document, made when it is first asked for, the same each time', async () => {
+    server.use(...createHandlers({ baseUrl: 'https://api.example.test' }));
+    const first = await fetch('https://api.example.test/openapi.json');
+    expect(first.status).toBe(200);
+    expect(await first.json()).toEqual(openApiDocument());
+    const again = await fetch('https://api.example.test/openapi.json');
+    expect(await again.json()).toEqual(openApiDocument());
   });
 
   it('resets every world with reset()', async () => {
