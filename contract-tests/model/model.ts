@@ -1,5 +1,5 @@
 import type { Json } from './data';
-import { CONTACT_FIELDS, senderStableOf, stableOf, type SentKind } from '../rules/resources';
+import { CONTACT_FIELDS, senderStableOf, stableOf, updatedWith, type SentKind } from '../rules/resources';
 
 /**
  * The kit's model of what it created: only what the API document makes certain. It never holds
@@ -48,8 +48,21 @@ export interface Gone {
   because: string;
 }
 
-/** The fields of a contact that never change (rules/resources.ts). */
+/** The fields of a contact that never change, and those an update takes (rules/resources.ts). */
 const CONTACT_STABLE = stableOf(CONTACT_FIELDS);
+const CONTACT_UPDATES = updatedWith(CONTACT_FIELDS);
+
+/**
+ * A field of the table that no rule below makes special, as a request sent it: as sent, for a
+ * field the answer must show as sent; undefined (not known) otherwise, or when it was not sent.
+ */
+function asSent(name: string, sent: Readonly<Record<string, string>>, because: string): Expected | undefined {
+  const kind = CONTACT_FIELDS[name]?.sent;
+  const value = sent[name];
+  return kind === undefined || value === undefined || value === ''
+    ? undefined
+    : { value, because, sent: kind };
+}
 /** What a message's `contact` must show of its conversation's contact (2.2; last_active_at may move). */
 export const SENDER_FIELDS = senderStableOf(CONTACT_FIELDS);
 
@@ -180,22 +193,48 @@ export class Model {
         created_at: { value: body.created_at, because: AS_CREATED },
       },
     };
+    // Any other field a create takes (rules/resources.ts): as sent, or as created when left out.
+    for (const [name, field] of Object.entries(CONTACT_FIELDS)) {
+      if (name === 'id' || name in contact.fields || field.create === undefined) continue;
+      contact.fields[name] = asSent(name, sent, 'contacts.create') ?? {
+        value: body[name],
+        because: AS_CREATED,
+      };
+    }
     this.contacts.set(contact.id, contact);
     return contact;
   }
 
-  /** display_name was updated (or nothing was sent): it is the new one, and the rest must not have moved. */
-  renameContact(id: string, displayName: string | undefined): void {
+  /**
+   * An update was taken with what it sent (display_name, any other attribute an update takes, or
+   * nothing): each sent is the new one, and the rest must not have moved.
+   */
+  updateContact(id: string, sent: Readonly<Record<string, string>>): void {
     const contact = this.contacts.get(id);
     if (!contact) return;
-    for (const field of CONTACT_STABLE)
-      contact.fields[field] = { ...contact.fields[field]!, because: 'contacts.update.keeps-the-rest' };
-    contact.fields.display_name =
-      displayName === undefined
-        ? { ...contact.fields.display_name!, because: 'contacts.update.keeps-the-rest' }
-        : displayName === ''
-          ? emptyName(String(contact.fields.username!.value), 'contacts.update.display-name')
-          : { value: displayName, because: 'contacts.update.display-name', sent: 'text' };
+    const kept = (field: string) => {
+      const was = contact.fields[field];
+      if (was) contact.fields[field] = { ...was, because: 'contacts.update.keeps-the-rest' };
+    };
+    CONTACT_STABLE.forEach(kept);
+    for (const field of CONTACT_UPDATES) {
+      if (sent[field] === undefined) kept(field);
+      else if (field === 'display_name' && sent[field] === '')
+        contact.fields[field] = emptyName(
+          String(contact.fields.username!.value),
+          'contacts.update.display-name',
+        );
+      else {
+        const value = asSent(field, sent, 'contacts.update.display-name');
+        if (value) contact.fields[field] = value;
+        else delete contact.fields[field];
+      }
+    }
+  }
+
+  /** display_name was updated (or nothing was sent). */
+  renameContact(id: string, displayName: string | undefined): void {
+    this.updateContact(id, displayName === undefined ? {} : { display_name: displayName });
   }
 
   deleteContact(id: string): void {

@@ -106,15 +106,18 @@ export class Operations {
   }
 
   /** An update with display_name, or (undefined) with no parameter at all. */
-  async renameContact(id: string, displayName: string | undefined): Promise<Done> {
-    const exchange = await send('PUT', recordPath('contact', id), {
-      form: displayName === undefined ? [] : { display_name: displayName },
-    });
+  renameContact(id: string, displayName: string | undefined): Promise<Done> {
+    return this.updateContact(id, displayName === undefined ? {} : { display_name: displayName });
+  }
+
+  /** An update that sends `form`: display_name, any other attribute an update takes, or nothing. */
+  async updateContact(id: string, form: Readonly<Record<string, string>>): Promise<Done> {
+    const exchange = await send('PUT', recordPath('contact', id), { form: Object.entries(form) });
     const body = objectOf(exchange);
     if (!body)
       return this.refused(exchange, this.model.contacts.has(id) ? recordPath('contact', id) : undefined);
     this.model.last = { rule: 'contacts.update.display-name', what: `an update of the contact ${id}` };
-    this.model.renameContact(id, displayName);
+    this.model.updateContact(id, form);
     const contact = this.model.contacts.get(id);
     if (contact) compareContact(contact, body, 'update answer', exchange);
     return { exchange, ok: true };

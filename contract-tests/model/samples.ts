@@ -1,4 +1,5 @@
 import { config } from '../http/config';
+import { CONTACT_FIELDS } from '../rules/resources';
 
 /**
  * Values the server accepts where the document leaves formats open (2.5: "Length limits and
@@ -191,6 +192,19 @@ export function phoneFor(n: number, sample = current().contact?.phone ?? PHONES[
 }
 
 export const avatarSample = (): string | undefined => current().contact?.avatar;
+
+/**
+ * What the kit sends for an attribute of a contact that a create or an update may send
+ * (rules/resources.ts): the avatar sample for avatar_url, `text` for display_name and any other
+ * free text, the form's `true` for a boolean (a value a server's default is unlikely to be).
+ * Undefined where the kit has no value the server takes (no avatar sample) or the field is not
+ * one whose value is sent.
+ */
+export function contactValue(field: string, text: string): string | undefined {
+  if (field === 'avatar_url') return avatarSample();
+  const kind = CONTACT_FIELDS[field]?.sent;
+  return kind === 'boolean' ? 'true' : kind === 'text' ? text : undefined;
+}
 
 export const reactionNames = (): string[] => {
   const names = current().reactions;

@@ -2,7 +2,8 @@ import { messageText, useCleanup } from '../model/data';
 import { is4xx, type Exchange } from '../http/http';
 import { mustSucceed, Operations, type Done } from '../model/operations';
 import { RuleFailure, type RuleContext, rule } from '../model/harness';
-import { avatarSample, phoneFor, reactionNames, usernameStyle } from '../model/samples';
+import { avatarSample, contactValue, phoneFor, reactionNames, usernameStyle } from '../model/samples';
+import { CONTACT_FIELDS, inWords, optionalOf, updatedWith } from '../rules/resources';
 import { LONGEST, longValue, probeUpward, VALUE_CLASSES } from './values';
 import { observe } from '../profile/choices';
 import { config } from '../http/config';
@@ -68,27 +69,29 @@ function judgeCombinations(
   return refusedValues;
 }
 
+/** Every subset of `items`, the empty one first, each in the order of `items`. */
+const subsets = (items: readonly string[]): string[][] =>
+  items.reduce<string[][]>((all, item) => [...all, ...all.map((some) => [...some, item])], [[]]);
+
+/** The optional attributes of a create, and the attributes of an update (rules/resources.ts). */
+const CREATE_OPTIONAL = optionalOf(CONTACT_FIELDS);
+const UPDATES = updatedWith(CONTACT_FIELDS);
+
 rule(
   'contacts.create',
-  'every combination of the optional avatar_url and display_name is taken, and shown as sent in every view',
+  `every combination of the optional ${inWords(CREATE_OPTIONAL)} is taken, and shown as sent in every view`,
   async (t: RuleContext) => {
     const ops = start();
-    const avatar = avatarSample();
-    const combos: string[][] = [
-      [],
-      ['display_name'],
-      ...(avatar ? [['avatar_url'], ['avatar_url', 'display_name']] : []),
-    ];
+    const optional = CREATE_OPTIONAL.filter((field) => contactValue(field, 'x') !== undefined);
     const tried: { parts: string[]; done: Done }[] = [];
-    for (const parts of combos) {
-      const done = await ops.createContact(
-        `opt${parts.length}`,
-        parts.includes('display_name') ? `Optional ${parts.length}` : undefined,
-        {
-          avatar_url: parts.includes('avatar_url') ? avatar : undefined,
-        },
+    for (const parts of subsets(optional)) {
+      const form = Object.fromEntries(
+        optional.map((field) => [
+          field,
+          parts.includes(field) ? contactValue(field, `Optional ${parts.length}`) : undefined,
+        ]),
       );
-      tried.push({ parts, done });
+      tried.push({ parts, done: await ops.createContact(`opt${parts.length}`, undefined, form) });
     }
     const refused = judgeCombinations(tried, () => 'contacts.create', 'a contact create');
     const made = tried.filter((x) => x.done.ok).map((x) => x.done.id!);
@@ -99,7 +102,7 @@ rule(
 
 rule(
   'contacts.update.display-name',
-  'an update with no parameter at all is taken (display_name is optional) and changes nothing; with display_name alone it renames',
+  `an update with no parameter at all is taken (each of ${inWords(UPDATES)} is optional) and changes nothing; with each alone it changes that`,
   async () => {
     const ops = start();
     const { id } = await owner(ops, 'noparam');
@@ -112,6 +115,16 @@ rule(
         empty.exchange,
         { check: 'optional display_name' },
       );
+    // Each other attribute an update takes, alone.
+    for (const field of UPDATES.filter((name) => name !== 'display_name')) {
+      const value = contactValue(field, 'After Nothing');
+      if (value !== undefined)
+        mustSucceed(
+          await ops.updateContact(id, { [field]: value }),
+          'contacts.update.display-name',
+          `updating ${field}`,
+        );
+    }
     await verify(ops.model, { contacts: [id] });
   },
 );

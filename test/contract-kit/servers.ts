@@ -1,5 +1,6 @@
 import type { AppOptions } from '../../src/express/app';
 import { SENDER } from '../../contract-tests/rules/fields';
+import { CONTACT_FIELDS, optionalOf, updatedWith } from '../../contract-tests/rules/resources';
 import {
   eachResource,
   isMessage,
@@ -1290,6 +1291,36 @@ export const VIEW_ROGUES: Rogue[] = [
 ];
 
 /**
+ * For each attribute of a contact that a create or an update takes, and that the answer must show
+ * as sent (the kit's table, contract-tests/rules/resources.ts): a server that takes the request but
+ * not that attribute, as if it had been left out. A field added to the table is tried here too,
+ * through the kit and, on the same traffic, the proxy's judge.
+ */
+function droppedFieldRogues(): Rogue[] {
+  const dropping = (operation: 'create' | 'update', field: string): Wrapper => ({
+    request(req) {
+      const sends =
+        operation === 'create' ? isCreate(req, 'contacts') : req.method === 'PUT' && CONTACT.test(req.path);
+      if (sends) req.form?.delete(field);
+    },
+  });
+  const shownAsSent = (fields: string[]) =>
+    fields.filter((field) => CONTACT_FIELDS[field]!.sent !== undefined);
+  return [
+    ...shownAsSent(optionalOf(CONTACT_FIELDS)).map((field) => ({
+      rule: 'contacts.create',
+      how: `takes a contact create that sends ${field} as if ${field} had been left out`,
+      make: () => dropping('create', field),
+    })),
+    ...shownAsSent(updatedWith(CONTACT_FIELDS)).map((field) => ({
+      rule: 'contacts.update.display-name',
+      how: `takes a contact update that sends ${field} as if ${field} had been left out`,
+      make: () => dropping('update', field),
+    })),
+  ];
+}
+
+/**
  * Rogues of the input space and of the whole account: faults that no fixed check was written
  * for, found by the combinations of optional parameters, the values sent and compared in every
  * view, and the model's reading of every record after each step.
@@ -1555,6 +1586,7 @@ export const INPUT_ROGUES: Rogue[] = [
       },
     }),
   },
+  ...droppedFieldRogues(),
 ];
 
 async function forwardTo(
