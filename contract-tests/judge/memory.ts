@@ -264,14 +264,26 @@ export function noteRefusedRequest(
   key: string,
   status: number,
 ): void {
-  const refused = world[which];
-  if (refused.delete(key)) count(state, -(ENTRY + 16 + stringBytes(key)), world);
-  refused.set(key, status);
-  count(state, ENTRY + 16 + stringBytes(key), world);
-  while (refused.size > REFUSED) {
-    const oldest = refused.keys().next().value as string;
-    refused.delete(oldest);
-    count(state, -(ENTRY + 16 + stringBytes(oldest)), world);
+  keepNumber(state, world, world[which], key, status, REFUSED);
+}
+
+/** Sets `key` in a counted map of numbers, the least recently set let go past `most`. */
+function keepNumber(
+  state: SessionState,
+  world: World,
+  map: Map<string, number>,
+  key: string,
+  value: number,
+  most: number,
+): void {
+  const bytes = (k: string) => ENTRY + 16 + stringBytes(k);
+  if (map.delete(key)) count(state, -bytes(key), world);
+  map.set(key, value);
+  count(state, bytes(key), world);
+  while (map.size > most) {
+    const oldest = map.keys().next().value as string;
+    map.delete(oldest);
+    count(state, -bytes(oldest), world);
   }
 }
 
@@ -342,15 +354,8 @@ export function keepWholeList(
 /** The most records a page of the list `key` held, if more than any before; as many lists as WHOLE_LISTS. */
 export function noteMostOnAPage(state: SessionState, world: World, key: string, held: number): void {
   const before = world.mostOnAPage.get(key);
-  if (before !== undefined && before >= held) return;
-  if (before === undefined) count(state, ENTRY + 16 + stringBytes(key), world);
-  world.mostOnAPage.delete(key);
-  world.mostOnAPage.set(key, held);
-  while (world.mostOnAPage.size > WHOLE_LISTS) {
-    const oldest = world.mostOnAPage.keys().next().value as string;
-    world.mostOnAPage.delete(oldest);
-    count(state, -(ENTRY + 16 + stringBytes(oldest)), world);
-  }
+  if (before === undefined || before < held)
+    keepNumber(state, world, world.mostOnAPage, key, held, WHOLE_LISTS);
 }
 
 function dropWholeList(state: SessionState, world: World, key: string): void {

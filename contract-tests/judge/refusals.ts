@@ -205,8 +205,11 @@ export function formParameters(v: Verdicts, reading: Reading, world: World | und
     );
 }
 
-/** The parameter a list was asked for with names the rule; the filter first, then the limit. */
-function listRule(operation: string, query: URLSearchParams): string {
+/**
+ * The rule a list request answers to, named by the parameter it was asked for with: the filter
+ * first, then the limit (judge/lists.ts `listRule` is the rule of what a list holds).
+ */
+function parameterRule(operation: string, query: URLSearchParams): string {
   if (query.has('active') && [...query.keys()].every((key) => key === 'active'))
     return 'contacts.list.active-parameter';
   if (operation === 'GET messages' && query.has('conversation_id'))
@@ -241,7 +244,7 @@ function refusedAlone(operation: string, reading: Reading, world: World | undefi
   if (!world || query.size < 2) return undefined;
   for (const [key, value] of query)
     if (world.listsRefused.has(aloneKey(route.kind, key, value)))
-      return listRule(operation, new URLSearchParams([[key, value]]));
+      return parameterRule(operation, new URLSearchParams([[key, value]]));
   return undefined;
 }
 
@@ -250,7 +253,7 @@ function operationRule(operation: string, reading: Reading): string | undefined 
   switch (operation) {
     case 'GET contacts':
     case 'GET messages':
-      return listRule(operation, reading.query);
+      return parameterRule(operation, reading.query);
     case 'GET contact':
       return 'contacts.retrieve';
     case 'GET message':

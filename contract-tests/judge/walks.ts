@@ -359,8 +359,9 @@ export function learnWalk(
   if (!page) return;
   const ids = page.data.map(idOf);
   noteMostOnAPage(state, world, listKey(reading), ids.length);
-  // A last page as full as a page gets may end the list early (lists.has-more judges that).
-  const full = ids.length >= (pageSize(world, reading).size ?? DEFAULT_PAGE);
+  // A last page as full as a page gets may end the list early (lists.has-more judges that): asked
+  // only of a page that ends a list.
+  const full = () => ids.length >= (pageSize(world, reading).size ?? DEFAULT_PAGE);
   if (isFirstPage(reading)) {
     if (page.has_more && ids.length > 0) {
       const limit = reading.query.get('limit') ?? '';
@@ -378,7 +379,7 @@ export function learnWalk(
         ids,
         reading.exchange.startedAt - world.lastWriteAt,
         reading.exchange.finishedAt,
-        full,
+        full(),
       );
     return;
   }
@@ -394,7 +395,7 @@ export function learnWalk(
         [...new Set([...walk.ids, ...ids])],
         walk.quiet,
         reading.exchange.finishedAt,
-        full,
+        full(),
       );
   if (page.has_more)
     keepWalk(state, world, {
