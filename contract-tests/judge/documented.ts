@@ -83,6 +83,7 @@ export function judge(
   heldDecided(v, reading, state, world, settleMs);
   owedAnswer(v, reading, operation, world !== undefined && soleAndWhole(state, world), world, pending);
   unknownId(v, reading);
+  servedUnderV1(v, reading);
   if (!reading.ok || namesMadeUpId(reading)) return v.result();
   v.check(
     'mock.success-codes',
@@ -185,8 +186,45 @@ function sureOfSends(state: SessionState, world: World, pending: readonly Pendin
   );
 }
 
+const REDIRECTS = [301, 302, 303, 307, 308];
+
+/**
+ * The endpoints are under /v1 (section 9). A list's path names nothing a server could fail to
+ * find, so a list asked for with nothing and answered "not found" (404, 410), or sent to a path
+ * outside /v1 (a redirect to another path under /v1, with a slash added, keeps the prefix), is
+ * not served under /v1; any other answer to it (the page, or a refusal that other rules judge) is.
+ */
+/** The path a Location names (undefined when there is none, or it is no URL). */
+function locationPath(location: string | undefined): string | undefined {
+  try {
+    return location === undefined ? undefined : new URL(location, 'http://target').pathname;
+  } catch {
+    return undefined;
+  }
+}
+
+function servedUnderV1(v: Verdicts, reading: Reading): void {
+  const { exchange, route } = reading;
+  if (exchange.method !== 'GET' || (route.kind !== 'contacts' && route.kind !== 'messages')) return;
+  if (exchange.url !== reading.path || isTransientStatus(exchange.status)) return;
+  const location = exchange.responseHeaders.location;
+  const to = locationPath(location);
+  const elsewhere =
+    REDIRECTS.includes(exchange.status) &&
+    // The target's own base path may stand before /v1.
+    to !== undefined &&
+    !to.includes('/v1/') &&
+    `GET ${reading.path} answered ${exchange.status} to ${location}: the endpoint is not served under /v1`;
+  v.check(
+    'api.v1-prefix',
+    [404, 410].includes(exchange.status) &&
+      `GET ${reading.path} answered ${exchange.status}: the endpoint is not served under /v1`,
+    elsewhere,
+  );
+}
+
 function expectedSuccess(method: string): number {
   return method === 'POST' ? 201 : method === 'DELETE' ? 204 : 200;
 }
 
-export { JUDGED, type Judgement, type Violation } from './verdicts';
+export { type Judgement, type Violation } from './verdicts';

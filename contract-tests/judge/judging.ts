@@ -4,7 +4,7 @@ import { copy, DEFAULT_LIMITS, type Limits } from './memory';
 import { learn, newSession, type SessionState } from './session';
 import { rulesOf, type Rule, type RuleSet } from '../rules/rules';
 import { judge } from './documented';
-import { JUDGED, type Violation } from './verdicts';
+import type { Violation } from './verdicts';
 
 /**
  * The one judge of exchanges, as a session: each exchange is read, judged against what the session
@@ -76,9 +76,7 @@ export function startJudging(
     options.sawEveryCreate,
   );
   const tallies = new Map<string, RuleTally>(
-    rulesOf(ruleSet)
-      .filter((rule) => JUDGED.includes(rule.id))
-      .map((rule) => [rule.id, { rule, checks: 0, violations: 0, first: [] }]),
+    rulesOf(ruleSet).map((rule) => [rule.id, { rule, checks: 0, violations: 0, first: [] }]),
   );
   let seq = 0;
   return {

@@ -23,8 +23,8 @@ export interface RuleVerdict {
   tests: string[];
   /**
    * What the judge of every exchange measured for this rule: the exchanges of the run it judged
-   * against the rule, and how many of them broke it. Absent for a rule the judge cannot judge
-   * from exchanges alone (it needs requests of its own), or when the run was interrupted.
+   * against the rule, and how many of them broke it. Absent when the run was interrupted before
+   * the judge's tally was read.
    */
   judge?: { exchanges: number; violations: number };
 }

@@ -7,11 +7,6 @@ import { findRule, RULES, rulesOf, type RuleSet } from '../rules/rules';
  * violation a rule, and only rules of the rule set.
  */
 
-/** Every rule the judge can find broken: all but those that need requests of their own (rules.ts). */
-export const JUDGED: readonly string[] = RULES.filter((rule) => rule.ownRequests === undefined).map(
-  (rule) => rule.id,
-);
-
 export interface Violation {
   rule: string;
   section: string;
@@ -46,7 +41,7 @@ const excerpt = (text: string | undefined) =>
 export const where = (at: string, problem: string) => `${at}: ${problem}`;
 export type Problem = string | false | undefined | null;
 
-const JUDGED_IDS: ReadonlySet<string> = new Set(JUDGED);
+const RULE_IDS: ReadonlySet<string> = new Set(RULES.map((rule) => rule.id));
 const RULE_SET_RULES: Record<RuleSet, ReadonlySet<string>> = {
   documented: new Set(rulesOf('documented').map((rule) => rule.id)),
   mock: new Set(rulesOf('mock').map((rule) => rule.id)),
@@ -66,7 +61,7 @@ export class Verdicts {
 
   /** The exchange was judged against `rule`; each problem given is a way it broke it. */
   check(rule: string, ...found: Problem[]): void {
-    if (!JUDGED_IDS.has(rule)) throw new Error(`the judge names the rule "${rule}", which it does not list`);
+    if (!RULE_IDS.has(rule)) throw new Error(`the judge names the rule "${rule}", which it does not list`);
     if (!this.rules.has(rule)) return;
     this.checked.add(rule);
     const problems = found.filter((p): p is string => typeof p === 'string' && p !== '');

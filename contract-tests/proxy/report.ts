@@ -1,10 +1,9 @@
 import { citation, REFERENCE } from '../rules/reference';
 import { buildJunit } from '../report/junit';
 import { cell, code } from '../report/markdown';
-import { rulesOf } from '../rules/rules';
 import type { RuleVerdict } from '../judge/rule-verdict';
 import type { KitResult } from '../run';
-import { JUDGED, type Violation } from '../judge/verdicts';
+import type { Violation } from '../judge/verdicts';
 import type { RuleTally } from '../judge/judging';
 import type { ProxyResult } from './proxy';
 
@@ -12,9 +11,6 @@ import type { ProxyResult } from './proxy';
 
 const checked = (result: ProxyResult) => result.rules.filter((t) => t.checks > 0);
 const broken = (result: ProxyResult) => result.rules.filter((t) => t.violations > 0);
-/** The rules of the rule set that need requests of their own: a passive proxy never judges them. */
-const unseeable = (result: ProxyResult) =>
-  rulesOf(result.ruleSet).filter((rule) => !JUDGED.includes(rule.id));
 
 const mb = (bytes: number) => `${(bytes / 2 ** 20).toFixed(1)} MB`;
 
@@ -154,16 +150,12 @@ export function buildProxyMarkdown(result: ProxyResult): string {
     for (const tally of broken(result)) lines.push(...violationBlock(tally));
   }
   const unseen = result.rules.filter((t) => t.checks === 0);
-  lines.push('## Not judged', '');
-  if (unseen.length > 0)
-    lines.push(
-      `No exchange of this session exercised: ${unseen.map((t) => code(t.rule.id)).join(', ')}.`,
-      '',
-    );
   lines.push(
-    'A passive proxy cannot judge these rules, which need requests of their own (run `messaging-contract --base-url …`):',
+    '## Not judged',
     '',
-    ...unseeable(result).map((r) => `- ${code(r.id)}: ${r.ownRequests}.`),
+    unseen.length > 0
+      ? `No exchange of this session exercised: ${unseen.map((t) => code(t.rule.id)).join(', ')}.`
+      : 'Every rule of the rule set was exercised by one exchange of this session at least.',
     '',
   );
   if (result.targetProblems.length > 0) {
@@ -197,6 +189,5 @@ export function proxyJson(result: ProxyResult): unknown {
       violations: t.violations,
       first: t.first,
     })),
-    notJudged: unseeable(result).map((r) => r.id),
   };
 }

@@ -34,7 +34,7 @@ export function buildMarkdown(result: KitResult): string {
   lines.push(
     '## Rules',
     '',
-    'Exchanges judged: how many of the run’s exchanges the judge of every exchange held against the rule (— where the rule needs requests of its own).',
+    'Exchanges judged: how many of the run’s exchanges the judge of every exchange held against the rule (— where the run ended before the judge’s tally was read).',
     '',
     '| Rule | Section | Verdict | Exchanges judged | Detail |',
     '|---|---|---|---|---|',

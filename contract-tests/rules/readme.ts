@@ -65,11 +65,7 @@ export async function writeBlock(block: PageBlock, content: string): Promise<voi
   fs.writeFileSync(block.page, await prettier.format(written, { ...options, filepath: block.page }));
 }
 
-/** The lead of the list, under the table, of the rules that need requests of their own. */
-const OWN_REQUESTS =
-  'The judge holds every exchange against each rule above but these, whose tests send requests of their own:';
-const OWN_REQUEST_LINE = /^- `([^`]+)`: (.*)\.$/;
-/** The lead of the line, under that list, of the rules the judge alone decides. */
+/** The lead of the line, under the table, of the rules the judge alone decides. */
 const BY_JUDGE =
   'The judge alone decides these rules: their tests send the requests that show them, and check nothing themselves:';
 
@@ -77,16 +73,11 @@ export function catalogueTable(): string {
   const rows = RULES.map(
     (r) => `| \`${r.id}\` | ${r.ruleSet} | ${r.section} | ${r.sentence.replace(/\|/g, '\\|')} |`,
   );
-  const own = RULES.filter((r) => r.ownRequests).map((r) => `- \`${r.id}\`: ${r.ownRequests}.`);
   const byJudge = RULES.filter((r) => r.decidedByJudge).map((r) => `\`${r.id}\``);
   return [
     '| Rule | Rule set | Section | Sentence |',
     '|---|---|---|---|',
     ...rows,
-    '',
-    OWN_REQUESTS,
-    '',
-    ...own,
     '',
     BY_JUDGE,
     `${byJudge.join(', ')}.`,
@@ -96,13 +87,7 @@ export function catalogueTable(): string {
 /** The rules as the page lists them (whatever the table's formatting). */
 export function rulesInPage(page: string): Rule[] {
   const block = blockText(page, CATALOGUE);
-  const [, after = ''] = block.split(OWN_REQUESTS);
-  const [ownLines = '', judgeLine = ''] = after.split(BY_JUDGE);
-  const own = new Map<string, string>();
-  for (const line of ownLines.split('\n')) {
-    const match = OWN_REQUEST_LINE.exec(line.trim());
-    if (match) own.set(match[1]!, match[2]!);
-  }
+  const [, judgeLine = ''] = block.split(BY_JUDGE);
   const byJudge = new Set([...judgeLine.matchAll(/`([^`]+)`/g)].map((m) => m[1]!));
   return tableRows(block).map((cells) => {
     const id = cells[0]!.replace(/`/g, '');
@@ -111,7 +96,6 @@ export function rulesInPage(page: string): Rule[] {
       ruleSet: cells[1] as Rule['ruleSet'],
       section: cells[2]!,
       sentence: cells[3]!,
-      ...(own.has(id) ? { ownRequests: own.get(id)! } : {}),
       ...(byJudge.has(id) ? { decidedByJudge: true as const } : {}),
     };
   });

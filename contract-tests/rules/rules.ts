@@ -35,21 +35,15 @@ export interface Rule {
   /** The smallest rule set that holds the rule. */
   ruleSet: RuleSet;
   /**
-   * Why the judge cannot hold any exchange against the rule, when it cannot: then the rule's own
-   * test sends the requests that show it, and the proxy never judges it. Every other rule is
-   * judged on every exchange (judge/).
-   */
-  ownRequests?: string;
-  /**
    * The judge alone decides the rule: its test sends the requests that show it kept or broken and
    * checks nothing itself (model/harness.ts refuses a check there), and the verdict is the judge's
-   * (judge/rule-verdict.ts). Every rule is to come here, one at a time, once the judge sees every
-   * fault its test saw; the others are judged by both.
+   * (judge/rule-verdict.ts). Every documented rule is here; the mock's conventions are judged by
+   * both, the judge on every exchange and their tests on their own.
    */
   decidedByJudge?: true;
 }
 
-type More = Pick<Rule, 'ownRequests' | 'decidedByJudge'>;
+type More = Pick<Rule, 'decidedByJudge'>;
 
 const documented = (id: string, section: string, sentence: string, more: More = {}): Rule => ({
   id,
@@ -72,10 +66,12 @@ const CONTACT_UPDATES = updatedWith(CONTACT_FIELDS);
 
 export const RULES: readonly Rule[] = [
   // ---- the API document ----
-  documented('api.v1-prefix', '9', 'The version is carried in the path prefix /v1 on every endpoint.', {
-    ownRequests:
-      'every exchange judged is one under /v1 already: a server that serves the endpoints elsewhere answers none of them, and only a request made for it tells that from a server that is down',
-  }),
+  documented(
+    'api.v1-prefix',
+    '9',
+    'The version is carried in the path prefix /v1 on every endpoint: a list asked for there with nothing is not answered "not found" (404, 410) nor sent elsewhere (a redirect).',
+    byJudge,
+  ),
   documented(
     'api.auth-required',
     '4, 5',

@@ -1,6 +1,7 @@
 import { AUTH, contact, exchange, message, now, page } from './exchanges';
 import { read, redact, type ProxyExchange } from '../../contract-tests/http/exchange';
-import { judge, JUDGED } from '../../contract-tests/judge/documented';
+import { judge } from '../../contract-tests/judge/documented';
+import { Verdicts } from '../../contract-tests/judge/verdicts';
 import { learn, newSession, type SessionState } from '../../contract-tests/judge/session';
 import { findRule, type RuleSet } from '../../contract-tests/rules/rules';
 import { MADE_UP_IDS, recordPath } from '../../contract-tests/rules/resources';
@@ -930,8 +931,39 @@ describe('the proxy judge', () => {
     expect(broken([form(400, { error: 'invalid phone number' })])).toEqual([]);
   });
 
-  it('names only rules of the catalogue', () => {
-    for (const id of JUDGED) expect(findRule(id)).toBeDefined();
+  it('names only rules of the catalogue: a check of any other id is the judge’s own bug, and throws', () => {
+    const verdicts = new Verdicts(read(exchange('GET', '/v1/contacts', 200, page([]))), 'mock');
+    expect(() => verdicts.check('contacts.no-such-rule')).toThrow(
+      'the judge names the rule "contacts.no-such-rule", which it does not list',
+    );
+    expect(() => verdicts.check('contacts.list')).not.toThrow();
+  });
+
+  describe('the /v1 prefix: a list asked for with nothing is served there', () => {
+    const moved = (status: number, location: string) =>
+      exchange('GET', '/v1/messages', status, undefined, { answerHeaders: { location } });
+    it('charges a list not found under /v1 to the prefix (and to the list, which it refused)', () => {
+      expect(broken([exchange('GET', '/v1/messages', 404, { error: 'Not Found' })])).toEqual([
+        'messages.list.all-conversations',
+        'api.v1-prefix',
+      ]);
+      expect(broken([exchange('GET', '/v1/contacts', 410, { error: 'Gone' })])).toContain('api.v1-prefix');
+    });
+    it('charges a redirect out of /v1 to the prefix alone, and not one that stays under it', () => {
+      expect(broken([moved(301, '/v2/messages')])).toEqual(['api.v1-prefix']);
+      expect(broken([moved(308, 'https://elsewhere.example/messages')])).toEqual(['api.v1-prefix']);
+      expect(broken([moved(301, '/v1/messages/')])).toEqual([]);
+      expect(broken([moved(302, '/api/v1/messages/')])).toEqual([]);
+      expect(broken([moved(301, 'http://[not a url')])).toEqual([]);
+    });
+    it('judges no list with parameters, no record, and no gateway’s answer by it', () => {
+      expect(broken([exchange('GET', '/v1/messages?conversation_id=zz', 404, { error: 'no such' })])).toEqual(
+        [],
+      );
+      expect(broken([exchange('GET', '/v1/contacts/zz', 404, { error: 'no such' })])).toEqual([]);
+      expect(broken([exchange('GET', '/v1/messages', 503, { error: 'busy' })])).toEqual([]);
+      expect(broken([exchange('GET', '/v1/messages', 200, page([]))])).toEqual([]);
+    });
   });
 
   describe('what a request is owed: its answer, or a refusal (a 4xx), never a 500', () => {
@@ -967,7 +999,7 @@ describe('the proxy judge', () => {
 
     it('charges the refusal of a list asked for with nothing it may refuse: nothing, a limit of 1 to 10, active alone', () => {
       expect(broken([exchange('GET', '/v1/contacts', 400)])).toEqual(['contacts.list']);
-      expect(broken([exchange('GET', '/v1/messages', 404)])).toEqual(['messages.list.all-conversations']);
+      expect(broken([exchange('GET', '/v1/messages', 422)])).toEqual(['messages.list.all-conversations']);
       expect(broken([exchange('GET', '/v1/contacts?limit=10', 400)])).toEqual(['lists.limit']);
       expect(broken([exchange('GET', '/v1/contacts?active=false', 400)])).toEqual([
         'contacts.list.active-parameter',

@@ -1,10 +1,8 @@
 import { failedRules, namedByJudge, runRogues, type KitRun } from './harness';
 import { INPUT_ROGUES, MODEL_ROGUES, ROGUES, VIEW_ROGUES } from './servers';
 import { LASTING_ROGUES, SPACE_ROGUES } from './space-rogues';
-import { WITHOUT_ROGUE } from './without-rogue';
 import { RULES } from '../../contract-tests/rules/rules';
 import { JUDGE_TITLE } from '../../contract-tests/judge/judge-run';
-import { JUDGED } from '../../contract-tests/judge/verdicts';
 import { JUDGE_ALSO_NAMES, JUDGE_BLIND } from './judge-blind';
 
 /**
@@ -138,29 +136,26 @@ describe('the contract kit against rogue servers', () => {
       ]),
     );
   });
-  it('the judge of every exchange, alone, sees the fault of every rogue whose rule it judges, but those it is known blind to (JUDGE_BLIND, with why)', () => {
+  it('the judge of every exchange, alone, sees the fault of every rogue, but those it is known blind to (JUDGE_BLIND, with why)', () => {
     const unseen = all
       .map((rogue, i) => ({ rogue, run: runs.get(i)! }))
-      .filter(({ rogue }) => JUDGED.includes(rogue.rule))
       .filter(({ rogue, run }) => !run.json?.verdicts.find((v) => v.rule === rogue.rule)?.judge?.violations)
       .map(({ rogue }) => rogue.how);
     expect(unseen.sort()).toEqual(Object.keys(JUDGE_BLIND).sort());
   });
 
-  it('the judge of every exchange, alone, names the rule of every rogue whose rule it judges and no other, but for those it charges to other rules too (JUDGE_ALSO_NAMES, with why)', () => {
+  it('the judge of every exchange, alone, names the rule of every rogue and no other, but for those it charges to other rules too (JUDGE_ALSO_NAMES, with why)', () => {
     const more = all
       .map((rogue, i) => ({ rogue, named: namedByJudge(runs.get(i)!) }))
-      .filter(({ rogue }) => JUDGED.includes(rogue.rule) && !(rogue.how in JUDGE_BLIND))
+      .filter(({ rogue }) => !(rogue.how in JUDGE_BLIND))
       .filter(({ rogue, named }) => named.join() !== rogue.rule)
       .map(({ rogue }) => rogue.how);
     expect(more.filter((how) => !(how in JUDGE_ALSO_NAMES))).toEqual([]);
     expect(Object.keys(JUDGE_ALSO_NAMES).filter((how) => !all.some((r) => r.how === how))).toEqual([]);
   });
 
-  it('breaks every documented rule with one rogue at least, but those that no single fault breaks alone (WITHOUT_ROGUE, with why)', () => {
+  it('breaks every documented rule with one rogue at least', () => {
     const broken = new Set(all.map((r) => r.rule));
-    const unbroken = RULES.filter((r) => r.ruleSet === 'documented' && !broken.has(r.id)).map((r) => r.id);
-    const documented = new Set(RULES.filter((r) => r.ruleSet === 'documented').map((r) => r.id));
-    expect(unbroken).toEqual(WITHOUT_ROGUE.map((w) => w.rule).filter((id) => documented.has(id)));
+    expect(RULES.filter((r) => r.ruleSet === 'documented' && !broken.has(r.id)).map((r) => r.id)).toEqual([]);
   });
 });

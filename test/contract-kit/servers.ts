@@ -1063,9 +1063,20 @@ function leavesATrace(kind: 'contacts' | 'messages', key: string, filler: string
 /**
  * One rogue more for each documented rule that no rogue above breaks, each in the view where the
  * rule is seen: retrieve, the unknown ids, the fields in a list, the page fields, the `active`
- * parameter, the list of all messages, the attachments of a new message.
+ * parameter, the list of all messages, the attachments of a new message, the /v1 prefix.
  */
 export const VIEW_ROGUES: Rogue[] = [
+  {
+    rule: 'api.v1-prefix',
+    how: 'redirects the list of all messages, asked for with a token and nothing else, to /v2/messages',
+    make: () => ({
+      request(req) {
+        const bare = req.method === 'GET' && req.path === '/v1/messages' && req.query.size === 0;
+        if (bare && req.headers.authorization)
+          return { status: 301, headers: { location: '/v2/messages' }, text: '' };
+      },
+    }),
+  },
   {
     rule: 'contacts.retrieve',
     how: 'answers the retrieve of a contact with its created_at a second late',
