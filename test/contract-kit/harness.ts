@@ -242,7 +242,7 @@ export interface KitRun {
       reason?: string;
       check?: string;
       foundBy?: string;
-      exchange?: unknown;
+      exchange?: { method: string; path: string; status?: number; sent?: string; body?: unknown };
       judge?: { exchanges: number; violations: number };
     }[];
     judged: { judged: number; rules: number; acceptedNotRun: string[] };
