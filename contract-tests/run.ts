@@ -87,6 +87,8 @@ export interface KitResult {
   transient?: TransientSummary;
   /** The request budget the run stated up front (0 where it never started). */
   budget?: number;
+  /** The jest workers the run chose (--workers, or defaultWorkers), and the processes its test files ran in. */
+  workers?: { chosen: number; ran: number };
   /** The random operation sequences: how many ran, within which budget, and a failure shrunk. */
   sequences?: SequenceSummary;
   /** How many contacts and messages the kit created (all deleted again, but the leftovers). */
@@ -122,22 +124,57 @@ const FAR_MS = 20;
  * Jest workers when `--workers` is not given. Four for a server that is not on this machine, or
  * that is but whose quickest answer so far took FAR_MS or more (a tunnel, a server that waits
  * before it answers): the run then waits on round trips, and test files at once overlap them. One
- * for a server on this machine that answers at once, and for one whose answers are slow while
- * every processor here is busy (the last minute's load average at or above their count): the
- * slowness is then the kit's and the server's wait for a processor, which more test files at once
- * would only share, at half as much processor again a run (each worker loads the kit anew).
+ * for a server on this machine that answers at once, and for one whose answers were slow while
+ * every processor here was busy (nine tenths of their time or more, measured over the kit's own
+ * first requests): the slowness is then the kit's and the server's wait for a processor, which
+ * more test files at once would only share, at half as much processor again a run (each worker
+ * loads the kit anew). The processors are measured as the server answered, not by the load
+ * average, which still counts, for a minute or more, work that has ended.
  */
 export function defaultWorkers(server: {
   loopback: boolean;
   /** The quickest answer so far, in ms (undefined: none yet). */
   quickestMs: number | undefined;
-  /** The last minute's load average, and the processors it is measured against. */
-  load: number;
-  processors: number;
+  /** The share of the processors' time that was busy while those answers came, 0 to 1. */
+  busy: number;
 }): number {
   if (!server.loopback) return 4;
   const far = server.quickestMs !== undefined && server.quickestMs >= FAR_MS;
-  return far && server.load < server.processors ? 4 : 1;
+  return far && server.busy < BUSY ? 4 : 1;
+}
+
+/** Processors busy this share of their time or more are all busy (see defaultWorkers). */
+const BUSY = 0.9;
+
+/** The share of every processor's time that was busy between two readings of `os.cpus()`. */
+export function busyShare(before: os.CpuInfo[], after: os.CpuInfo[]): number {
+  let idle = 0;
+  let total = 0;
+  after.forEach((cpu, i) => {
+    const was = before[i]?.times;
+    if (!was) return;
+    const now = cpu.times;
+    idle += now.idle - was.idle;
+    total +=
+      now.user +
+      now.nice +
+      now.sys +
+      now.idle +
+      now.irq -
+      (was.user + was.nice + was.sys + was.idle + was.irq);
+  });
+  return total > 0 ? 1 - idle / total : 0;
+}
+
+/** The processes the test files made requests in: jest's workers, or this one alone (in band). */
+function testProcesses(resultsDir: string): number {
+  const workers = new Set(
+    fs
+      .readdirSync(resultsDir)
+      .map((name) => /^exchanges-(\d+)\.jsonl$/.exec(name)?.[1])
+      .filter((pid) => pid !== undefined && Number(pid) !== process.pid),
+  );
+  return Math.max(1, workers.size);
 }
 
 function quickestAnswer(resultsDir: string): number | undefined {
@@ -298,6 +335,7 @@ export async function runKit(options: KitOptions): Promise<KitResult> {
   configure(options, runId, resultsDir);
   options.onStart?.({ baseUrl, ruleSet: options.ruleSet, budget: config.maxRequests });
   try {
+    const processors = os.cpus();
     const unusable = await preflight();
     if (unusable) return { ...cannotJudge(options, unusable, started), runId };
     // Values the server accepts, found before any rule runs; jest's workers read them.
@@ -317,8 +355,7 @@ export async function runKit(options: KitOptions): Promise<KitResult> {
       defaultWorkers({
         loopback: isLoopback(baseUrl),
         quickestMs: quickestAnswer(resultsDir),
-        load: os.loadavg()[0]!,
-        processors: os.availableParallelism(),
+        busy: busyShare(processors, os.cpus()),
       });
     const pattern = options.rules?.length
       ? `\\[(${[...options.rules.map(escapeRegExp), ...(options.sequences ? ['sequences'] : [])].join('|')})\\]`
@@ -454,6 +491,7 @@ export async function runKit(options: KitOptions): Promise<KitResult> {
       ...(byJudge ? { judgedExchanges: byJudge.exchanges } : {}),
       transient,
       budget: config.maxRequests,
+      workers: { chosen: workers, ran: testProcesses(resultsDir) },
       ...(sequences ? { sequences } : {}),
       ...(profileOut ? { profileOut } : {}),
       created: {

@@ -246,6 +246,7 @@ export interface KitRun {
       judge?: { exchanges: number; violations: number };
     }[];
     judged: { judged: number; rules: number; acceptedNotRun: string[] };
+    workers?: { chosen: number; ran: number };
     problems: string[];
     serverProfile: Record<string, string[]>;
     leftovers: unknown[];

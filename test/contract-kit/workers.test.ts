@@ -5,7 +5,7 @@ import path from 'node:path';
 import { failures, failedRules, inBatches, runBin, startWrapped, type KitRun } from './harness';
 import { MODEL_ROGUES } from './servers';
 import { startStaging, STAGING_VARIANTS } from './staging';
-import { defaultWorkers } from '../../contract-tests/run';
+import { busyShare, defaultWorkers } from '../../contract-tests/run';
 
 /**
  * The kit with four workers, as it runs against a server that is not on this machine: every
@@ -63,6 +63,13 @@ describe('the contract kit with four workers at once', () => {
       });
     },
   );
+
+  it('says, in its JSON report, the workers it chose and that its files ran in more than one', () => {
+    for (const run of runs.values()) {
+      expect(run.json?.workers?.chosen).toBe(4);
+      expect(run.json?.workers?.ran).toBeGreaterThan(1);
+    }
+  });
 
   it('still fails a server whose pages repeat an item, with lists.pages alone', () => {
     const run = runs.get('rogue')!;
@@ -162,8 +169,8 @@ describe('the kit’s own writes and its walks (http/stillness.ts)', () => {
 });
 
 describe('how many workers the kit takes when not told (defaultWorkers)', () => {
-  const quiet = { load: 0.3, processors: 2 };
-  const busy = { load: 2.4, processors: 2 };
+  const quiet = { busy: 0.3 };
+  const busy = { busy: 0.97 };
 
   it('takes four for a server elsewhere, however quick and however busy this machine', () => {
     expect(defaultWorkers({ loopback: false, quickestMs: 1, ...quiet })).toBe(4);
@@ -175,14 +182,29 @@ describe('how many workers the kit takes when not told (defaultWorkers)', () => 
     expect(defaultWorkers({ loopback: true, quickestMs: undefined, ...quiet })).toBe(1);
   });
 
-  it('takes four for a server on this machine whose quickest answer takes 20 ms, while a processor is free', () => {
+  it('takes four for a server on this machine whose quickest answer takes 20 ms, while the processors were not all busy', () => {
     expect(defaultWorkers({ loopback: true, quickestMs: 20, ...quiet })).toBe(4);
     expect(defaultWorkers({ loopback: true, quickestMs: 19, ...quiet })).toBe(1);
-    expect(defaultWorkers({ loopback: true, quickestMs: 55, load: 1.9, processors: 2 })).toBe(4);
+    expect(defaultWorkers({ loopback: true, quickestMs: 55, busy: 0.89 })).toBe(4);
   });
 
-  it('takes one for a slow server on this machine while every processor here is busy: the wait is for a processor', () => {
+  it('takes one for a slow server on this machine while every processor here was busy: the wait is for a processor', () => {
     expect(defaultWorkers({ loopback: true, quickestMs: 55, ...busy })).toBe(1);
-    expect(defaultWorkers({ loopback: true, quickestMs: 55, load: 2, processors: 2 })).toBe(1);
+    expect(defaultWorkers({ loopback: true, quickestMs: 55, busy: 0.9 })).toBe(1);
+  });
+
+  it('measures how busy the processors were from two readings of their times, over every processor', () => {
+    const cpu = (busy: number, idle: number) => ({
+      model: 'x',
+      speed: 1,
+      times: { user: busy, nice: 0, sys: 0, idle, irq: 0 },
+    });
+    // One processor busy three quarters of the interval, the other idle all of it.
+    expect(busyShare([cpu(100, 100), cpu(100, 100)], [cpu(175, 125), cpu(100, 200)])).toBeCloseTo(0.375);
+    expect(busyShare([cpu(0, 0)], [cpu(0, 100)])).toBe(0);
+    expect(busyShare([cpu(0, 0)], [cpu(100, 0)])).toBe(1);
+    // No time passed (or no processor read): nothing was busy.
+    expect(busyShare([cpu(5, 5)], [cpu(5, 5)])).toBe(0);
+    expect(busyShare([], [cpu(5, 5)])).toBe(0);
   });
 });
