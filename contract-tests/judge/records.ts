@@ -255,7 +255,7 @@ export function views(
   for (const item of messages) {
     const known = world.messages.get(idOf(item));
     if (!known || written || known.learntAt > started) continue;
-    messageView(v, item, known, settledBy, isList);
+    messageView(v, item, known, settledBy, isList ? listOfMessages(reading) : undefined);
     // The text a write's answer showed last, as the server holds it from then on: a read that
     // loses some of it (a character dropped or replaced, a cut) shows the write did not keep what
     // it took, though its answer echoed it (rules/fields.ts kept(): NFC and trimmed ends lose nothing).
@@ -300,7 +300,20 @@ export function views(
 }
 
 /** `started`: writes finished by then must show in this view (for a list, the settle window before it). */
-function messageView(v: Verdicts, item: Json, known: MessageFacts, started: number, isList: boolean): void {
+/** The rule of the list of messages a reading asked for: one conversation's, or all of them. */
+const listOfMessages = (reading: Reading) =>
+  reading.query.has('conversation_id')
+    ? 'messages.list.conversation-filter'
+    : 'messages.list.all-conversations';
+
+/** `list`: the rule of the list that shows the message; undefined for retrieve. */
+function messageView(
+  v: Verdicts,
+  item: Json,
+  known: MessageFacts,
+  started: number,
+  list: string | undefined,
+): void {
   const id = idOf(item);
   const updated = known.updatedAt !== undefined && known.updatedAt <= started;
   const moved = [
@@ -310,7 +323,9 @@ function messageView(v: Verdicts, item: Json, known: MessageFacts, started: numb
     wellFormed(known.createdAt) &&
       item.created_at !== known.createdAt &&
       `created_at was ${show(known.createdAt)}, now ${show(item.created_at)}`,
-    isObject(item.contact) &&
+    // A list that shows another sender is judged by whom it shows (messages.contact-is-sender).
+    list === undefined &&
+      isObject(item.contact) &&
       wellFormed(known.senderId) &&
       item.contact.id !== known.senderId &&
       `the sender was ${show(known.senderId)}, now ${show(item.contact.id)}`,
@@ -318,10 +333,10 @@ function messageView(v: Verdicts, item: Json, known: MessageFacts, started: numb
     .filter((p): p is string => typeof p === 'string')
     .map((p) => `message ${id}: ${p}`);
   // As for contacts: after the answer of the update, which showed what the server holds, a view that
-  // moves the message is the view's fault.
+  // moves the message is the view's fault (the list's, or retrieve's).
   const byUpdate = updated && known.updatedAt! > (known.heldSince ?? -Infinity);
-  if (moved.length > 0 && (byUpdate || !isList))
-    v.check(byUpdate ? 'messages.update.keeps-the-rest' : 'messages.retrieve', ...moved);
+  if (moved.length > 0)
+    v.check(byUpdate ? 'messages.update.keeps-the-rest' : (list ?? 'messages.retrieve'), ...moved);
   if (known.editedAt !== undefined && known.editedAt <= started)
     v.check(
       'messages.update.edit-text',

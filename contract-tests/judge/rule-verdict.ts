@@ -120,6 +120,21 @@ export function verdictOf(
   };
 }
 
+function besideTheJudge(verdicts: RuleVerdict[]): RuleVerdict[] {
+  const byJudge = verdicts.filter((v) => v.verdict === 'fail' && v.foundBy === JUDGE_TITLE);
+  if (byJudge.length === 0) return verdicts;
+  const named = byJudge.map((v) => v.rule.id).join(', ');
+  return verdicts.map((v) =>
+    v.verdict === 'fail' && v.rule.decidedByJudge && v.foundBy !== JUDGE_TITLE
+      ? {
+          ...v,
+          verdict: 'not-run',
+          reason: `not judged apart from ${named}, which the judge of every exchange found broken: ${v.reason ?? 'a failure'}; it may be the same fault`,
+        }
+      : v,
+  );
+}
+
 /**
  * The judge of every exchange sees a fault in every answer that shows it, and names the rule each
  * answer breaks; the rules' tests name the rule of the fault they were made to find. Where the
@@ -127,9 +142,14 @@ export function verdictOf(
  * another answer: it is not run (with what the judge saw), to be judged once the fault the tests
  * named is mended, rather than failed twice. With no failure from the tests, what the judge saw
  * fails its rule: a fault in an answer no test reads twice. A rule the judge alone decides
- * (rules.ts `decidedByJudge`) fails on what the judge saw, whatever the tests found.
+ * (rules.ts `decidedByJudge`) fails on what the judge saw, whatever the tests found; and what only
+ * a script saw of such a rule (JUDGE_MISSED) fails it only when the judge found no rule broken:
+ * beside the judge's failures it may be one of them, which the script charged to the rule of its
+ * own step (a list that shows a message's created_at wrong, read by the script after an update, is
+ * the list's fault, not the update's), and it is not run.
  */
-export function besideTheTests(verdicts: RuleVerdict[]): RuleVerdict[] {
+export function besideTheTests(all: RuleVerdict[]): RuleVerdict[] {
+  const verdicts = besideTheJudge(all);
   const byTests = verdicts.filter((v) => v.verdict === 'fail' && v.foundBy !== JUDGE_TITLE);
   if (byTests.length === 0) return verdicts;
   const named = byTests.map((v) => v.rule.id).join(', ');

@@ -774,6 +774,22 @@ describe('the proxy judge', () => {
     ).toEqual(['messages.retrieve']);
   });
 
+  it('charges a list that shows a message with a field that never changes moved to the list that shows it', () => {
+    const m = message(1);
+    const state = newSession();
+    broken([exchange('GET', `/v1/messages/${String(m.id)}`, 200, m)], 'documented', state);
+    const moved = { ...m, created_at: Number(m.created_at) + 1 };
+    const conversation = `/v1/messages?conversation_id=${String(m.conversation_id)}`;
+    expect(broken([exchange('GET', conversation, 200, page([moved]))], 'documented', state)).toEqual([
+      'messages.list.conversation-filter',
+    ]);
+    expect(broken([exchange('GET', '/v1/messages', 200, page([moved]))], 'documented', state)).toEqual([
+      'messages.list.all-conversations',
+    ]);
+    // As it was: no list breaks anything.
+    expect(broken([exchange('GET', '/v1/messages', 200, page([m]))], 'documented', state)).toEqual([]);
+  });
+
   it('takes a cap on pages only from a page that held fewer than the limit it asked for: a page without limit shows none', () => {
     const all = Array.from({ length: 9 }, (_, i) => contact(i + 1));
     const state = newSession();

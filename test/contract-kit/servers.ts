@@ -1067,6 +1067,17 @@ function leavesATrace(kind: 'contacts' | 'messages', key: string, filler: string
  */
 export const VIEW_ROGUES: Rogue[] = [
   {
+    rule: 'messages.list.all-conversations',
+    how: 'shows every message a second late in the list of all messages only',
+    make: () => ({
+      response(req, res) {
+        if (req.method !== 'GET' || req.path !== '/v1/messages' || req.query.has('conversation_id')) return;
+        if (!ok(res) || !Array.isArray(body(res).data)) return;
+        for (const m of body(res).data as Json[]) if (typeof m.created_at === 'number') m.created_at += 1;
+      },
+    }),
+  },
+  {
     rule: 'api.v1-prefix',
     how: 'redirects the list of all messages, asked for with a token and nothing else, to /v2/messages',
     make: () => ({
@@ -1337,6 +1348,18 @@ function droppedFieldRogues(): Rogue[] {
  * view, and the model's reading of every record after each step.
  */
 export const INPUT_ROGUES: Rogue[] = [
+  {
+    // The default display name follows the username as the server holds it: the fault is the
+    // username's alone (contacts.create), not the default's.
+    rule: 'contacts.create',
+    how: 'lower-cases the username of every contact it creates',
+    make: () => ({
+      request(req) {
+        const username = isCreate(req, 'contacts') ? req.form?.get('username') : null;
+        if (username) req.form!.set('username', username.toLowerCase());
+      },
+    }),
+  },
   {
     rule: 'contacts.create.requires-username-and-phone-number',
     how: 'answers a create without phone_number with 400, and creates the contact all the same',

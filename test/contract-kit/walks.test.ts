@@ -386,7 +386,7 @@ describe('what the judge alone saw, beside what the tests found', () => {
     expect(findRule('contacts.fields')!.decidedByJudge).toBe(true);
     expect(findRule('mock.limit-bounds')!.decidedByJudge).toBeUndefined();
     const [byTests, judgedToo, decided] = besideTheTests([
-      failed('contacts.create', 'a test of contacts.create'),
+      failed('mock.error-body', 'a test of mock.error-body'),
       failed('mock.limit-bounds', JUDGE_TITLE),
       failed('contacts.fields', JUDGE_TITLE),
     ]);
@@ -395,6 +395,23 @@ describe('what the judge alone saw, beside what the tests found', () => {
     expect(decided).toMatchObject({ verdict: 'fail', foundBy: JUDGE_TITLE });
     // With no failure from the tests, every rule fails on what the judge saw.
     expect(besideTheTests([failed('mock.limit-bounds', JUDGE_TITLE)])[0]!.verdict).toBe('fail');
+  });
+
+  it('is not run, for what only a script saw of a rule the judge decides, where the judge found a rule broken: it may be that fault', () => {
+    // A list that shows a message's created_at wrong: the judge charges the list, the script that
+    // read the list after an update charged the update.
+    const [list, update] = besideTheTests([
+      failed('messages.list.all-conversations', JUDGE_TITLE),
+      failed('messages.update.keeps-the-rest', 'a test of messages.update.keeps-the-rest'),
+    ]);
+    expect(list).toMatchObject({ verdict: 'fail', foundBy: JUDGE_TITLE });
+    expect(update!.verdict).toBe('not-run');
+    expect(update!.reason).toMatch(
+      /^not judged apart from messages\.list\.all-conversations, which the judge of every exchange found broken: a fault; it may be the same fault$/,
+    );
+    // With no failure from the judge, what a script alone saw fails its rule: a gap of the judge.
+    const [alone] = besideTheTests([failed('messages.update.keeps-the-rest', 'a test')]);
+    expect(alone!.verdict).toBe('fail');
   });
 
   it("fails a rule the judge decides on the judge's finding, and on a script's alone as the judge's gap", () => {
