@@ -375,6 +375,12 @@ export async function runKit(options: KitOptions): Promise<KitResult> {
         config: path.join(KIT_DIR, 'jest.config.js'),
         runInBand: workers <= 1,
         maxWorkers: Math.max(1, workers),
+        // Jest runs every file in this one process, whatever maxWorkers says, when the durations it
+        // keeps from an earlier run say each file took under a second (a run against a quick
+        // server, one narrowed by --rule): the next run, against a far server, would take twice as
+        // long. A limit set on workers' idle memory turns that guess off (@jest/core's
+        // shouldRunInBand); this one is far above what a worker of the kit holds.
+        ...(workers > 1 ? { workerIdleMemoryLimit: '2GB' } : {}),
         silent: true,
         reporters: [],
         // Jest would exit(1) itself on finding no test file; the kit says so and exits 2 below.

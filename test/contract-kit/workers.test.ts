@@ -71,6 +71,30 @@ describe('the contract kit with four workers at once', () => {
     }
   });
 
+  it('runs its files in the workers it chose after a run narrowed by --rule, which left jest thinking every file is quick', async () => {
+    // Jest keeps the durations of the files it ran under the temporary folder: a fresh one, then
+    // a narrowed run, whose few files took well under a second.
+    const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'kit-jest-cache-'));
+    const server = await startWrapped();
+    try {
+      const narrowed = await runBin(
+        ['--base-url', server.url, '--token', 'narrowed', '--rule', 'api.v1-prefix'],
+        { TMPDIR: tmp },
+      );
+      expect(narrowed.code).toBe(0);
+      const whole = await runBin(['--base-url', server.url, '--token', 'whole', '--workers', '2'], {
+        TMPDIR: tmp,
+      });
+      expect({ code: whole.code, workers: whole.json?.workers }).toEqual({
+        code: 0,
+        workers: { chosen: 2, ran: 2 },
+      });
+    } finally {
+      await server.close();
+      fs.rmSync(tmp, { recursive: true, force: true });
+    }
+  }, 120_000);
+
   it('still fails a server whose pages repeat an item, with lists.pages alone', () => {
     const run = runs.get('rogue')!;
     expect({ code: run.code, failed: failedRules(run) }).toEqual({ code: 1, failed: ['lists.pages'] });
