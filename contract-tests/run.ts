@@ -10,7 +10,7 @@ import { SETTLED } from './model/settle';
 import { transientsOf, type TransientSummary } from './http/transients';
 import { describeExchange, InfraError, requestsSinceLastCount, send } from './http/http';
 import { readRecords, stopFile, type RecordLine, type SequenceSummary } from './http/records';
-import { readWire } from './http/wire';
+import { readWire, wireProcesses } from './http/wire';
 import type { UserSamples } from './model/samples';
 import { budgetFor, SEQUENCE_TITLE } from './probes/sequences';
 import { buildProfile, countObserved } from './profile/build';
@@ -148,33 +148,21 @@ const BUSY = 0.9;
 
 /** The share of every processor's time that was busy between two readings of `os.cpus()`. */
 export function busyShare(before: os.CpuInfo[], after: os.CpuInfo[]): number {
+  const sum = (t: os.CpuInfo['times']) => t.user + t.nice + t.sys + t.idle + t.irq;
   let idle = 0;
   let total = 0;
   after.forEach((cpu, i) => {
     const was = before[i]?.times;
     if (!was) return;
-    const now = cpu.times;
-    idle += now.idle - was.idle;
-    total +=
-      now.user +
-      now.nice +
-      now.sys +
-      now.idle +
-      now.irq -
-      (was.user + was.nice + was.sys + was.idle + was.irq);
+    idle += cpu.times.idle - was.idle;
+    total += sum(cpu.times) - sum(was);
   });
   return total > 0 ? 1 - idle / total : 0;
 }
 
 /** The processes the test files made requests in: jest's workers, or this one alone (in band). */
 function testProcesses(resultsDir: string): number {
-  const workers = new Set(
-    fs
-      .readdirSync(resultsDir)
-      .map((name) => /^exchanges-(\d+)\.jsonl$/.exec(name)?.[1])
-      .filter((pid) => pid !== undefined && Number(pid) !== process.pid),
-  );
-  return Math.max(1, workers.size);
+  return Math.max(1, wireProcesses(resultsDir).filter((pid) => pid !== process.pid).length);
 }
 
 function quickestAnswer(resultsDir: string): number | undefined {

@@ -1,3 +1,4 @@
+import fs from 'node:fs';
 import path from 'node:path';
 import type { ProxyExchange } from './exchange';
 import { config } from './config';
@@ -20,7 +21,16 @@ export interface WireRecord extends Omit<ProxyExchange, 'seq' | 'requestBody' | 
   responseBody: string;
 }
 
-const fileOf = (dir: string) => path.join(dir, `exchanges-${process.pid}.jsonl`);
+const PREFIX = 'exchanges-';
+const fileOf = (dir: string) => path.join(dir, `${PREFIX}${process.pid}.jsonl`);
+
+/** The processes that recorded exchanges in a run's results folder, by pid. */
+export function wireProcesses(dir: string): number[] {
+  return fs
+    .readdirSync(dir)
+    .filter((name) => name.startsWith(PREFIX) && name.endsWith('.jsonl'))
+    .map((name) => Number(name.slice(PREFIX.length, -'.jsonl'.length)));
+}
 
 export function recordWire(record: WireRecord): void {
   if (config.resultsDir) appendToRun(fileOf(config.resultsDir), `${JSON.stringify(record)}\n`);
@@ -28,7 +38,7 @@ export function recordWire(record: WireRecord): void {
 
 /** The run's exchanges, from every process, in the order their answers came. */
 export function readWire(dir: string): WireRecord[] {
-  return readJsonLines<WireRecord>(dir, 'exchanges-').sort(
+  return readJsonLines<WireRecord>(dir, PREFIX).sort(
     (a, b) => a.finishedAt - b.finishedAt || a.startedAt - b.startedAt,
   );
 }

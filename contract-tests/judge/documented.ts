@@ -188,12 +188,6 @@ function sureOfSends(state: SessionState, world: World, pending: readonly Pendin
 
 const REDIRECTS = [301, 302, 303, 307, 308];
 
-/**
- * The endpoints are under /v1 (section 9). A list's path names nothing a server could fail to
- * find, so a list asked for with nothing and answered "not found" (404, 410), or sent to a path
- * outside /v1 (a redirect to another path under /v1, with a slash added, keeps the prefix), is
- * not served under /v1; any other answer to it (the page, or a refusal that other rules judge) is.
- */
 /** The path a Location names (undefined when there is none, or it is no URL). */
 function locationPath(location: string | undefined): string | undefined {
   try {
@@ -203,6 +197,12 @@ function locationPath(location: string | undefined): string | undefined {
   }
 }
 
+/**
+ * The endpoints are under /v1 (section 9). A list's path names nothing a server could fail to
+ * find, so a list asked for with nothing and answered "not found" (404, 410), or sent to a path
+ * outside /v1 (a redirect to another path under /v1, with a slash added, keeps the prefix), is
+ * not served under /v1; any other answer to it (the page, or a refusal that other rules judge) is.
+ */
 function servedUnderV1(v: Verdicts, reading: Reading): void {
   const { exchange, route } = reading;
   if (exchange.method !== 'GET' || (route.kind !== 'contacts' && route.kind !== 'messages')) return;

@@ -299,14 +299,16 @@ export function views(
   }
 }
 
-/** `started`: writes finished by then must show in this view (for a list, the settle window before it). */
 /** The rule of the list of messages a reading asked for: one conversation's, or all of them. */
 const listOfMessages = (reading: Reading) =>
   reading.query.has('conversation_id')
     ? 'messages.list.conversation-filter'
     : 'messages.list.all-conversations';
 
-/** `list`: the rule of the list that shows the message; undefined for retrieve. */
+/**
+ * `started`: writes finished by then must show in this view (for a list, the settle window before
+ * it). `list`: the rule of the list that shows the message; undefined for retrieve.
+ */
 function messageView(
   v: Verdicts,
   item: Json,

@@ -120,20 +120,27 @@ export function verdictOf(
   };
 }
 
-function besideTheJudge(verdicts: RuleVerdict[]): RuleVerdict[] {
-  const byJudge = verdicts.filter((v) => v.verdict === 'fail' && v.foundBy === JUDGE_TITLE);
-  if (byJudge.length === 0) return verdicts;
-  const named = byJudge.map((v) => v.rule.id).join(', ');
+/**
+ * Beside the failures `first` picks, each failure `then` picks is not run (`why`, given the rules
+ * of the first): it may be the same fault, seen in another answer or charged to another rule.
+ */
+function notApart(
+  verdicts: RuleVerdict[],
+  first: (v: RuleVerdict) => boolean,
+  then: (v: RuleVerdict) => boolean,
+  why: (v: RuleVerdict, named: string) => string,
+): RuleVerdict[] {
+  const named = verdicts
+    .filter((v) => v.verdict === 'fail' && first(v))
+    .map((v) => v.rule.id)
+    .join(', ');
+  if (named === '') return verdicts;
   return verdicts.map((v) =>
-    v.verdict === 'fail' && v.rule.decidedByJudge && v.foundBy !== JUDGE_TITLE
-      ? {
-          ...v,
-          verdict: 'not-run',
-          reason: `not judged apart from ${named}, which the judge of every exchange found broken: ${v.reason ?? 'a failure'}; it may be the same fault`,
-        }
-      : v,
+    v.verdict === 'fail' && then(v) ? { ...v, verdict: 'not-run', reason: why(v, named) } : v,
   );
 }
+
+const byTheJudge = (v: RuleVerdict) => v.foundBy === JUDGE_TITLE;
 
 /**
  * The judge of every exchange sees a fault in every answer that shows it, and names the rule each
@@ -148,19 +155,20 @@ function besideTheJudge(verdicts: RuleVerdict[]): RuleVerdict[] {
  * own step (a list that shows a message's created_at wrong, read by the script after an update, is
  * the list's fault, not the update's), and it is not run.
  */
-export function besideTheTests(all: RuleVerdict[]): RuleVerdict[] {
-  const verdicts = besideTheJudge(all);
-  const byTests = verdicts.filter((v) => v.verdict === 'fail' && v.foundBy !== JUDGE_TITLE);
-  if (byTests.length === 0) return verdicts;
-  const named = byTests.map((v) => v.rule.id).join(', ');
-  return verdicts.map((v) =>
-    v.verdict === 'fail' && v.foundBy === JUDGE_TITLE && !v.rule.decidedByJudge
-      ? {
-          ...v,
-          verdict: 'not-run',
-          reason: `not judged apart from ${named}, which the tests found broken: the judge of every exchange saw ${v.reason ?? 'a violation'}; it may be the same fault`,
-        }
-      : v,
+export function besideTheTests(verdicts: RuleVerdict[]): RuleVerdict[] {
+  const besideTheJudge = notApart(
+    verdicts,
+    byTheJudge,
+    (v) => !byTheJudge(v) && v.rule.decidedByJudge === true,
+    (v, named) =>
+      `not judged apart from ${named}, which the judge of every exchange found broken: ${v.reason ?? 'a failure'}; it may be the same fault`,
+  );
+  return notApart(
+    besideTheJudge,
+    (v) => !byTheJudge(v),
+    (v) => byTheJudge(v) && !v.rule.decidedByJudge,
+    (v, named) =>
+      `not judged apart from ${named}, which the tests found broken: the judge of every exchange saw ${v.reason ?? 'a violation'}; it may be the same fault`,
   );
 }
 
