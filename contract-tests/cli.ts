@@ -75,7 +75,7 @@ function program(): Command {
       .addOption(
         new Option(
           '--sequences <n>',
-          `random operation sequences to run, each checked against the model after every step (0: none); the request budget is ${REQUESTS_PER_SEQUENCE} a sequence plus ${SHRINK_REQUESTS} for shrinking a failure`,
+          `random operation sequences to run, each judged by the judge of every exchange after every step (0: none); the request budget is ${REQUESTS_PER_SEQUENCE} a sequence plus ${SHRINK_REQUESTS} for shrinking a failure`,
         )
           .default(DEFAULT_SEQUENCES)
           .argParser(whole)

@@ -137,6 +137,9 @@ export async function send(method: string, path: string, options: RequestOptions
 /** Each answer as it went over the wire: what was sent with it, and when. */
 const onTheWire = new WeakMap<Exchange, WireRecord>();
 
+/** The answer as it went over the wire (what the one judge reads), for an exchange `send` answered. */
+export const wireOf = (exchange: Exchange): WireRecord | undefined => onTheWire.get(exchange);
+
 /** No answer at all to one send: the policy decides whether to send it again. */
 class NoAnswerError extends InfraError {
   override name = 'NoAnswerError';

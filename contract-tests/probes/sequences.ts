@@ -1,7 +1,9 @@
 import fc from 'fast-check';
 import { config } from '../http/config';
 import { cleanup, type Json } from '../model/data';
-import { InfraError, is4xx, onExchange, type Exchange } from '../http/http';
+import { InfraError, is4xx, onExchange, wireOf, type Exchange } from '../http/http';
+import { asProxyExchange } from '../http/wire';
+import { startJudging } from '../judge/judging';
 import { Operations, type Done } from '../model/operations';
 import { reactionNames } from '../model/samples';
 import { writeRecord, type SequenceSummary } from '../http/records';
@@ -11,9 +13,12 @@ import { VALUE_CLASSES } from './values';
 
 /**
  * Random sequences of the documented operations on the kit's own data (fast-check's model-based
- * testing). After every step the model is compared with every view of what the step touched; a
- * failing sequence is shrunk to a shortest one that still fails, and printed as a numbered list of
- * requests and as a curl script that replays it. Bounded by a request budget, stated up front.
+ * testing). After every step the kit reads every view of what the step touched (the model says which
+ * records to read, and which are alive), and the one judge (judge/judging.ts, the proxy's) judges
+ * the sequence's exchanges: its first violation fails the sequence, under the rule the judge names.
+ * A failing sequence is shrunk, each shorter try judged afresh, to a shortest one that still fails,
+ * and printed as a numbered list of requests and as a curl script that replays it. Bounded by a
+ * request budget, stated up front.
  */
 export const SEQUENCE_TITLE = '[sequences] random sequences of the documented operations';
 
@@ -39,11 +44,67 @@ interface State {
   /** The operations of this run, with their answers: the printed sequence. */
   log: { step: string; exchange: Exchange }[];
   labels: number;
+  /** The judge of this run's exchanges alone. */
+  judge: SequenceJudge;
+}
+
+interface SequenceJudge {
+  /** Throws the judge's first violation in the sequence's exchanges so far, as a RuleFailure. */
+  verdict(): void;
+  stop(): void;
+}
+
+/** A list of contacts or of messages: it shows every client's records, not the sequence's alone. */
+const LIST = /^\/v1\/(?:contacts|messages)\/?(?:\?|$)/;
+
+/**
+ * A judge session of its own for one run of a sequence (a shrinking try is another run): it sees
+ * the exchanges this process makes while the sequence runs, and none of the other tests' (each
+ * process runs one test at a time), though they write to the same account at the same time. So
+ * it takes no send of the token's to be the sequence's alone (`sawEveryCreate`), and only its
+ * verdicts on the answers about the sequence's own records count: the operations' and the
+ * retrieves'. A list also shows the other tests' records, whose writes this session never saw
+ * (one deleted by its test, and missing from the list, is no fault), so there the model's
+ * reading stays the oracle; the run's judge, which saw every exchange, judges the lists.
+ */
+function judgeSequence(): SequenceJudge {
+  const judging = startJudging(config.ruleSet, { settleMs: config.settleMs, soleWriter: true });
+  let first: RuleFailure | undefined;
+  const stop = onExchange((exchange) => {
+    const wire = wireOf(exchange);
+    if (first || !wire) return;
+    const outcome = judging.judge(asProxyExchange(wire, 0));
+    const violation =
+      outcome.kind === 'judged' && !(wire.method === 'GET' && LIST.test(wire.url))
+        ? outcome.violations[0]
+        : undefined;
+    if (violation)
+      first = new RuleFailure(violation.message, exchange, {
+        rule: violation.rule,
+        check: 'a random sequence',
+      });
+  });
+  return {
+    verdict: () => {
+      if (first) throw first;
+    },
+    stop,
+  };
 }
 
 const live = <T>(map: Map<string, T>, pick: number): string | undefined => {
   const ids = [...map.keys()];
   return ids.length === 0 ? undefined : ids[pick % ids.length];
+};
+
+/**
+ * A value of the class the seed drew (probes/values.ts), or undefined for the kit's plain one: the
+ * same seed sends the same values. The server may refuse a class (a step then changes nothing).
+ */
+const valueClass = fc.nat({ max: VALUE_CLASSES.length });
+const classValue = (drawn: number, label: string): string | undefined => {
+  const drawnClass = VALUE_CLASSES[drawn];
+  return drawnClass && `${config.runId} ${drawnClass.value} ${label}`;
 };
 
 /** The rule that makes each operation, well formed and on live data, one the server must take. */
@@ -59,16 +120,12 @@ const OPERATION_RULE: Record<string, string> = {
 };
 
 /**
- * A value of the class the seed drew (probes/values.ts), or undefined for the kit's plain one: the
- * same seed sends the same values. The server may refuse a class (a step then changes nothing).
+ * Runs one operation, logs it, reads the views it touched, and asks the judge: its first violation
+ * in the sequence fails the step. The model says which records to read; where its own reading of
+ * an answer (or a refusal of a well-formed operation on live data) finds a fault the judge found
+ * none in, that fails the step too, as the kit's model does everywhere (judge/rule-verdict.ts
+ * JUDGE_MISSED: a gap of the judge, never a pass).
  */
-const valueClass = fc.nat({ max: VALUE_CLASSES.length });
-const classValue = (drawn: number, label: string): string | undefined => {
-  const drawnClass = VALUE_CLASSES[drawn];
-  return drawnClass && `${config.runId} ${drawnClass.value} ${label}`;
-};
-
-/** Runs one operation, logs it, and compares the model with the views it touched. */
 async function step(
   state: State,
   name: string,
@@ -76,16 +133,27 @@ async function step(
   focus: (d: Done) => Focus,
   mayRefuse = false,
 ): Promise<void> {
-  const result = await done;
+  const judged = async <T>(work: Promise<T>): Promise<T> => {
+    try {
+      return await work;
+    } catch (error) {
+      if (error instanceof RuleFailure) state.judge.verdict();
+      throw error;
+    }
+  };
+  const result = await judged(done);
   state.log.push({ step: name, exchange: result.exchange });
   const operation = Object.keys(OPERATION_RULE).find((key) => name.startsWith(key))!;
-  if (!result.ok && mayRefuse && is4xx(result.exchange)) return;
-  if (!result.ok)
+  if (!result.ok && mayRefuse && is4xx(result.exchange)) return state.judge.verdict();
+  if (!result.ok) {
+    state.judge.verdict();
     throw new RuleFailure(`${name} was refused (${result.exchange.status})`, result.exchange, {
       rule: OPERATION_RULE[operation],
       check: 'a random sequence',
     });
-  await verify(state.ops.model, focus(result));
+  }
+  await judged(verify(state.ops.model, focus(result)));
+  state.judge.verdict();
 }
 
 type Cmd = fc.AsyncCommand<State, State>;
@@ -340,7 +408,7 @@ function curlScript(log: { step: string; exchange: Exchange }[], failed?: Exchan
     }
     lines.push('echo');
   });
-  if (failed) {
+  if (failed && !log.some((l) => l.exchange === failed)) {
     lines.push('# The view that showed the failure:', request(failed), 'echo');
   }
   return `${lines.join('\n')}\n`;
@@ -351,7 +419,10 @@ function describeLog(log: { step: string; exchange: Exchange }[], failed?: Excha
     ({ step, exchange }, i) =>
       `${i + 1}. ${step}: ${exchange.method} ${exchange.path}${exchange.sent ? ` ${exchange.sent}` : ''} → ${exchange.status}`,
   );
-  if (failed) steps.push(`then: ${failed.method} ${failed.path} → ${failed.status} showed the failure`);
+  if (failed && !log.some((l) => l.exchange === failed))
+    steps.push(`then: ${failed.method} ${failed.path} → ${failed.status} showed the failure`);
+  else if (failed)
+    steps.push(`the answer to step ${log.findIndex((l) => l.exchange === failed) + 1} showed the failure`);
   return steps;
 }
 
@@ -399,7 +470,7 @@ async function runSequences(count: number, seed: number, test: string): Promise<
         if (used >= budget || (lastFailure === undefined && used >= budget - SHRINK_REQUESTS)) return;
         if (lastFailure === undefined) summary.ran += 1;
         else shrinks += 1;
-        const state: State = { ops: new Operations(), abilities, log: [], labels: 0 };
+        const state: State = { ops: new Operations(), abilities, log: [], labels: 0, judge: judgeSequence() };
         try {
           await fc.asyncModelRun(async () => {
             // Every sequence starts from two contacts with a message each, so that every step can run.
@@ -431,6 +502,7 @@ async function runSequences(count: number, seed: number, test: string): Promise<
           if (error instanceof RuleFailure) lastFailure = { error, log: [...state.log] };
           throw error;
         } finally {
+          state.judge.stop();
           await cleanup();
         }
       },

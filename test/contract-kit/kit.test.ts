@@ -411,6 +411,15 @@ describe('the contract kit', () => {
         // the sequences found on their own too, shrank and printed.
         const verdict = run.json!.verdicts.find((v) => v.rule === 'messages.update.keeps-the-rest')!;
         expect(verdict.foundBy).toBe(JUDGE_TITLE);
+        // The sequences' oracle is the same judge, in a session of each try's own: the shortest
+        // sequence fails for what the judge says of its exchanges, not for the model's reading.
+        const failure = (
+          run.json as unknown as { sequences: { failure: { rule: string; reason: string; check: string } } }
+        ).sequences.failure;
+        expect(failure).toMatchObject({ rule: 'messages.update.keeps-the-rest', check: 'a random sequence' });
+        expect(failure.reason).toMatch(
+          /^message \S+: the reaction \S+ by \S+ is gone$|is gone after the update$/,
+        );
         expect(run.output).toMatch(
           /Random sequences: \d+ of 60 run \(seed 3\), \d+ requests of a budget of \d+; a failure, shrunk to \d+ step/,
         );
