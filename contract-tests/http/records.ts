@@ -69,8 +69,11 @@ export type RecordLine =
       kind: 'deleted';
       resource: 'contact' | 'message';
       id: string;
-      /** 'delete': the server answered the kit's delete with success; 'gone': it was gone already. */
-      by: 'delete' | 'gone';
+      /**
+       * 'delete': the server answered the kit's delete with success; 'gone': it was gone already;
+       * 'cascade': a message the kit left to its contact's delete (model/data.ts `cleanup`).
+       */
+      by: 'delete' | 'gone' | 'cascade';
     };
 
 /**

@@ -29,8 +29,11 @@ const TEST = 'last sweep: every record the kit made, after the run';
  * it, with the exchange that showed it, as a verdict in the run's records. Nothing can be sent
  * into the conversation of the contact deleted first: a conversation that takes messages again
  * some time after its contact's delete fails the cascade.
+ *
+ * Answers the messages the kit left to their contact's delete (model/data.ts `cleanup`) that are
+ * still there: every one of them is read back, the cascade's failure or not, for the bin to delete.
  */
-export async function lastSweep(records: RecordLine[]): Promise<void> {
+export async function lastSweep(records: RecordLine[]): Promise<{ resource: Resource; id: string }[]> {
   const made = new Map<string, string>();
   for (const line of records)
     if (line.kind === 'created' && line.fingerprint)
@@ -58,7 +61,7 @@ export async function lastSweep(records: RecordLine[]): Promise<void> {
     if (line.kind === 'created') alive.set(`${line.resource}:${line.id}`, line);
     else if (line.kind === 'deleted') alive.delete(`${line.resource}:${line.id}`);
   await mapAtOnce([...alive.values()], ({ resource, id }) => send('GET', recordPath(resource, id)));
-  if (deleted.size === 0) return;
+  if (deleted.size === 0) return [];
   /** The kit's own deleted record, shown again; a record that only took over its id is not. */
   const backAgain = (resource: Resource, item: Json) => {
     const gone = deleted.get(`${resource}:${idOf(item)}`);
@@ -79,8 +82,13 @@ export async function lastSweep(records: RecordLine[]): Promise<void> {
     });
   };
   // Each retrieve stands alone: a few in flight at once.
+  const leftToCascade = new Set(
+    records.flatMap((r) => (r.kind === 'deleted' && r.by === 'cascade' ? [`${r.resource}:${r.id}`] : [])),
+  );
+  const stillThere: { resource: Resource; id: string }[] = [];
   await mapAtOnce([...deleted.values()], async ({ resource, id, rule }) => {
-    if (failed.has(rule)) return;
+    const left = leftToCascade.has(`${resource}:${id}`);
+    if (failed.has(rule) && !left) return;
     const retrieved = async () => {
       const answer = await send('GET', recordPath(resource, id));
       const shown =
@@ -95,6 +103,7 @@ export async function lastSweep(records: RecordLine[]): Promise<void> {
     await (rule === ruleOf('message', false) ? settled(retrieved) : retrieved()).catch((error: unknown) => {
       if (!(error instanceof RuleFailure)) throw error;
       fail(rule, 'last sweep: retrieve', error.message, error.exchange);
+      if (left) stillThere.push({ resource, id });
     });
   });
   // The conversation of the contact deleted first, the longest ago: still nothing can be sent
@@ -147,4 +156,5 @@ export async function lastSweep(records: RecordLine[]): Promise<void> {
     });
     for (const f of found) fail(f.rule, 'last sweep: list', f.message, f.exchange);
   }
+  return stillThere;
 }

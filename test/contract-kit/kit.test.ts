@@ -16,7 +16,7 @@ import {
   type KitRun,
   type Running,
 } from './harness';
-import { strictInputs, MODEL_ROGUES, ROGUES, honestButDifferent, withoutPaging } from './servers';
+import { strictInputs, MODEL_ROGUES, ROGUES, honestButDifferent, withoutPaging, KEPT_PATH } from './servers';
 import { FLAKY_EDGE, STAGING_HARD_VARIANTS, STAGING_VARIANTS, startStaging } from './staging';
 import { listen } from '../../src/express/server';
 import { undocumented } from '../twin/documented';
@@ -382,6 +382,29 @@ describe('the contract kit', () => {
       const run = runs.get('lists settle after 300 ms')!;
       expect(run.json?.serverProfile['lists settled within']).toEqual([expect.stringMatching(/^\d+ ms$/)]);
     });
+  });
+
+  describe('clean-up', () => {
+    it("leaves a contact's messages to its delete, and still deletes every one a server kept: the cascade's failure leaves nothing behind", async () => {
+      const rogue = ROGUES.find((r) => r.how === "keeps a deleted contact's conversation and messages")!;
+      const server = await startWrapped(rogue.make());
+      try {
+        const run = await runBin(['--base-url', server.url, '--token', 'cascade-kept']);
+        expect({ code: run.code, failed: failedRules(run) }).toEqual({
+          code: 1,
+          failed: ['contacts.delete.cascades-conversation'],
+        });
+        expect(run.json?.leftovers).toEqual([]);
+        // The messages the kit left to their contacts' deletes, which this server kept: the last
+        // sweep found each one still there, and the bin deleted it.
+        const held = await fetch(`${server.url}${KEPT_PATH}`).then(
+          (r) => r.json() as Promise<{ kept: number }>,
+        );
+        expect(held.kept).toBe(0);
+      } finally {
+        await server.close();
+      }
+    }, 300_000);
   });
 
   describe('random operation sequences', () => {

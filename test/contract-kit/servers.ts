@@ -37,6 +37,9 @@ function asLastUser(without: (req: ProxyRequest) => boolean): Wrapper {
   };
 }
 
+/** Where the rogue that keeps a deleted contact's messages says how many it still holds. */
+export const KEPT_PATH = '/__rogue/kept';
+
 export interface Rogue {
   /** The rule it breaks. */
   rule: string;
@@ -141,6 +144,8 @@ export const ROGUES: Rogue[] = [
       const conversations = new Set<string>();
       return {
         async request(req, inner) {
+          // For the tests: how many messages of deleted contacts it still holds.
+          if (req.path === KEPT_PATH) return { status: 200, headers: {}, body: { kept: kept.size } };
           const auth = { authorization: req.headers.authorization ?? '' };
           const contact = CONTACT.exec(req.path);
           if (req.method === 'DELETE' && contact) {
