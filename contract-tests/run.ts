@@ -246,19 +246,14 @@ async function sweep(
   records: RecordLine[],
   stillThere?: readonly { resource: 'contact' | 'message'; id: string }[],
 ): Promise<KitResult['leftovers']> {
-  const there = new Set((stillThere ?? []).map((r) => `${r.resource}:${r.id}`));
-  const deleted = new Set(
-    records
-      .flatMap((r) =>
-        r.kind === 'deleted' && (r.by !== 'cascade' || stillThere !== undefined)
-          ? [`${r.resource}:${r.id}`]
-          : [],
-      )
-      .filter((key) => !there.has(key)),
-  );
+  const key = (r: { resource: string; id: string }) => `${r.resource}:${r.id}`;
+  const there = new Set((stillThere ?? []).map(key));
+  // A message left to the cascade is gone once the last sweep did not find it still there.
+  const gone = (r: Extract<RecordLine, { kind: 'deleted' }>) =>
+    r.by !== 'cascade' || (stillThere !== undefined && !there.has(key(r)));
+  const deleted = new Set(records.flatMap((r) => (r.kind === 'deleted' && gone(r) ? [key(r)] : [])));
   const created = records.filter(
-    (r): r is Extract<RecordLine, { kind: 'created' }> =>
-      r.kind === 'created' && !deleted.has(`${r.resource}:${r.id}`),
+    (r): r is Extract<RecordLine, { kind: 'created' }> => r.kind === 'created' && !deleted.has(key(r)),
   );
   const ordered = [
     ...created.filter((r) => r.resource === 'message'),

@@ -39,7 +39,10 @@ export async function lastSweep(records: RecordLine[]): Promise<{ resource: Reso
     if (line.kind === 'created' && line.fingerprint)
       made.set(`${line.resource}:${line.id}`, line.fingerprint);
   /** Deleted records of the kit's, by kind and id, with their fingerprints. */
-  const deleted = new Map<string, { resource: Resource; id: string; fingerprint: string; rule: string }>();
+  const deleted = new Map<
+    string,
+    { resource: Resource; id: string; fingerprint: string; rule: string; leftToCascade: boolean }
+  >();
   for (const line of records) {
     if (line.kind !== 'deleted') continue;
     const key = `${line.resource}:${line.id}`;
@@ -51,6 +54,7 @@ export async function lastSweep(records: RecordLine[]): Promise<{ resource: Reso
         id: line.id,
         fingerprint: print,
         rule: ruleOf(line.resource, byKit),
+        leftToCascade: line.by === 'cascade',
       });
   }
   // What the kit made and has not deleted (the witness that discover.ts keeps, with what it wrote
@@ -82,13 +86,9 @@ export async function lastSweep(records: RecordLine[]): Promise<{ resource: Reso
     });
   };
   // Each retrieve stands alone: a few in flight at once.
-  const leftToCascade = new Set(
-    records.flatMap((r) => (r.kind === 'deleted' && r.by === 'cascade' ? [`${r.resource}:${r.id}`] : [])),
-  );
   const stillThere: { resource: Resource; id: string }[] = [];
-  await mapAtOnce([...deleted.values()], async ({ resource, id, rule }) => {
-    const left = leftToCascade.has(`${resource}:${id}`);
-    if (failed.has(rule) && !left) return;
+  await mapAtOnce([...deleted.values()], async ({ resource, id, rule, leftToCascade }) => {
+    if (failed.has(rule) && !leftToCascade) return;
     const retrieved = async () => {
       const answer = await send('GET', recordPath(resource, id));
       const shown =
@@ -103,7 +103,7 @@ export async function lastSweep(records: RecordLine[]): Promise<{ resource: Reso
     await (rule === ruleOf('message', false) ? settled(retrieved) : retrieved()).catch((error: unknown) => {
       if (!(error instanceof RuleFailure)) throw error;
       fail(rule, 'last sweep: retrieve', error.message, error.exchange);
-      if (left) stillThere.push({ resource, id });
+      if (leftToCascade) stillThere.push({ resource, id });
     });
   });
   // The conversation of the contact deleted first, the longest ago: still nothing can be sent

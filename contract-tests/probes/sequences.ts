@@ -3,6 +3,7 @@ import { config } from '../http/config';
 import { cleanup, type Json } from '../model/data';
 import { InfraError, is4xx, onExchange, wireOf, type Exchange } from '../http/http';
 import { asProxyExchange } from '../http/wire';
+import { recordOf } from '../http/exchange';
 import { startJudging } from '../judge/judging';
 import { Operations, type Done } from '../model/operations';
 import { reactionNames } from '../model/samples';
@@ -54,9 +55,6 @@ interface SequenceJudge {
   stop(): void;
 }
 
-/** A list of contacts or of messages: it shows every client's records, not the sequence's alone. */
-const LIST = /^\/v1\/(?:contacts|messages)\/?(?:\?|$)/;
-
 /**
  * A judge session of its own for one run of a sequence (a shrinking try is another run): it sees
  * the exchanges this process makes while the sequence runs, and none of the other tests' (each
@@ -74,8 +72,9 @@ function judgeSequence(): SequenceJudge {
     const wire = wireOf(exchange);
     if (first || !wire) return;
     const outcome = judging.judge(asProxyExchange(wire, 0));
+    // A read that names no record is a list's: it shows every client's records.
     const violation =
-      outcome.kind === 'judged' && !(wire.method === 'GET' && LIST.test(wire.url))
+      outcome.kind === 'judged' && (wire.method !== 'GET' || recordOf(wire) !== undefined)
         ? outcome.violations[0]
         : undefined;
     if (violation)
@@ -133,26 +132,21 @@ async function step(
   focus: (d: Done) => Focus,
   mayRefuse = false,
 ): Promise<void> {
-  const judged = async <T>(work: Promise<T>): Promise<T> => {
-    try {
-      return await work;
-    } catch (error) {
-      if (error instanceof RuleFailure) state.judge.verdict();
-      throw error;
-    }
-  };
-  const result = await judged(done);
-  state.log.push({ step: name, exchange: result.exchange });
-  const operation = Object.keys(OPERATION_RULE).find((key) => name.startsWith(key))!;
-  if (!result.ok && mayRefuse && is4xx(result.exchange)) return state.judge.verdict();
-  if (!result.ok) {
-    state.judge.verdict();
-    throw new RuleFailure(`${name} was refused (${result.exchange.status})`, result.exchange, {
-      rule: OPERATION_RULE[operation],
-      check: 'a random sequence',
-    });
+  try {
+    const result = await done;
+    state.log.push({ step: name, exchange: result.exchange });
+    const operation = Object.keys(OPERATION_RULE).find((key) => name.startsWith(key))!;
+    if (!result.ok && !(mayRefuse && is4xx(result.exchange)))
+      throw new RuleFailure(`${name} was refused (${result.exchange.status})`, result.exchange, {
+        rule: OPERATION_RULE[operation],
+        check: 'a random sequence',
+      });
+    if (result.ok) await verify(state.ops.model, focus(result));
+  } catch (error) {
+    // The judge's finding comes before the model's.
+    if (error instanceof RuleFailure) state.judge.verdict();
+    throw error;
   }
-  await judged(verify(state.ops.model, focus(result)));
   state.judge.verdict();
 }
 
