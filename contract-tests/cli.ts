@@ -17,7 +17,8 @@ import {
   type UserSamples,
 } from './model/samples';
 import { addRuleSetOptions, readRuleSet, RuleSetUsageError, unsetEmptyEnv } from './rules/rule-set-option';
-import { RULES, type RuleSet } from './rules/rules';
+import { PRINCIPLES, type Principle } from './rules/rule';
+import { findRule, RULES, type RuleSet } from './rules/rules';
 import { handleInterrupts, runKit, type KitResult } from './run';
 
 /** The environment's old name for CONTRACT_RULE_SET (the proxy never read one). */
@@ -129,7 +130,10 @@ function program(): Command {
           .argParser(positive)
           .env('CONTRACT_MAX_REQUESTS'),
       )
-      .option('--list', 'print the rule catalogue and exit')
+      .option(
+        '--list',
+        'print the rule catalogue (each rule, where it is stated, how it is judged) and exit; with --rule, only those rules',
+      )
       .showHelpAfterError()
       // A usage mistake means the run could not judge (2), never that a rule failed (1).
       .exitOverride()
@@ -167,10 +171,19 @@ function write(file: string, text: string): void {
 const profileLine = ({ file, observed, choices }: NonNullable<KitResult['profileOut']>): string =>
   `Server profile written to ${file} (${observed} of ${choices} choices observed).`;
 
-export function formatCatalogue(): string {
-  return RULES.map((r) => `${r.id.padEnd(56)} ${r.ruleSet.padEnd(10)} §${r.section}\n    ${r.sentence}`).join(
-    '\n',
-  );
+/** The catalogue as `--list` prints it: each rule's home, or only those of `ids` (`--list --rule <ids...>`). */
+export function formatCatalogue(ids?: readonly string[]): string {
+  return RULES.filter((r) => !ids?.length || ids.includes(r.id))
+    .map((r) =>
+      [
+        `${r.id.padEnd(56)} ${r.ruleSet.padEnd(10)} §${r.section}`,
+        `    ${r.sentence}`,
+        ...(Object.entries(r.judged) as [Principle, string][]).map(
+          ([principle, claim]) => `    - ${PRINCIPLES[principle].title}: ${claim}`,
+        ),
+      ].join('\n'),
+    )
+    .join('\n');
 }
 
 export function toJson(result: KitResult): unknown {
@@ -183,6 +196,7 @@ export function toJson(result: KitResult): unknown {
       section: v.rule.section,
       reference: citation(v.rule.section),
       sentence: v.rule.sentence,
+      judged: v.rule.judged,
     })),
   };
 }
@@ -239,8 +253,15 @@ export async function main(argv: string[] = process.argv): Promise<number> {
     throw error;
   }
   if (options.list) {
-    console.log(`Each rule, and the section (§) of ${REFERENCE.title} that states it: ${REFERENCE.path}\n`);
-    console.log(formatCatalogue());
+    const unknown = (options.rule ?? []).filter((id) => !findRule(id));
+    if (unknown.length > 0) {
+      console.error(`messaging-contract: --rule: unknown rule ids: ${unknown.join(', ')} (see --list)`);
+      return 2;
+    }
+    console.log(
+      `Each rule, the section (§) of ${REFERENCE.title} that states it (${REFERENCE.path}), and how the judge judges it:\n`,
+    );
+    console.log(formatCatalogue(options.rule));
     return 0;
   }
   let samples: UserSamples;

@@ -297,12 +297,14 @@ export function namesMadeUpId(reading: Reading): boolean {
  * rules). A 2xx, a redirect or a 500 breaks the rule, and only it: whatever else the answer says
  * is that one fault (documented.ts judges nothing more of it, session.ts learns nothing from it).
  */
+const UNKNOWN_ID_RULE = { contact: 'contacts.unknown-id', message: 'messages.unknown-id' } as const;
+
 export function unknownId(v: Verdicts, reading: Reading): void {
   if (!namesMadeUpId(reading)) return;
   const { route, exchange } = reading;
   const status = exchange.status;
   v.check(
-    `${route.kind}s.unknown-id`,
+    UNKNOWN_ID_RULE[route.kind as 'contact' | 'message'],
     (status < 400 || status >= 500) &&
       `${exchange.method} ${reading.path} answered ${status}: ${routeId(reading)} is an id the kit made up to name no ${route.kind}, owed a refusal (some 4xx)`,
   );

@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import { PRINCIPLES, type Principle } from './rule';
 import { RULES, type Rule } from './rules';
 
 /**
@@ -48,6 +49,53 @@ export function checkCatalogue(dir: string, rules: readonly Rule[] = RULES): str
   if (ids.size !== rules.length) problems.push('the catalogue lists a rule id twice');
   for (const rule of rules) {
     if (!uses.some((use) => use.ruleId === rule.id)) problems.push(`the rule "${rule.id}" has no test`);
+  }
+  return problems;
+}
+
+/** A rule id as the judge's source names it: a quoted string, outside comments. */
+const QUOTED = /(['"`])([a-z0-9]+(?:\.[a-z0-9-]+)+)\1/g;
+// `v.has(id)` asks whether the rule set holds a rule: it judges nothing.
+const ASKED = /\.has\(\s*(['"`])[^'"`]+\1\s*\)/g;
+const COMMENTS = /\/\*[\s\S]*?\*\/|(^|[^:])\/\/.*$/gm;
+
+/**
+ * The homes' claims against the judge's source: a module of the judge (judge/<module>.ts) that
+ * names a rule judges it, so the rule's home must say how (`judged`, under the module's
+ * principle, rules/rule.ts); and a home must not claim a principle whose module never names the
+ * rule. Read from the source, as the catalogue check is.
+ */
+export function checkClaims(judgeDir: string, rules: readonly Rule[] = RULES): string[] {
+  const problems: string[] = [];
+  const known = new Set(rules.map((rule) => rule.id));
+  const modules = new Map<string, Principle>(
+    Object.entries(PRINCIPLES).map(([principle, { module }]) => [module, principle as Principle]),
+  );
+  const named = new Map<Principle, Set<string>>();
+  for (const name of fs
+    .readdirSync(judgeDir)
+    .filter((n) => n.endsWith('.ts'))
+    .sort()) {
+    const source = fs
+      .readFileSync(path.join(judgeDir, name), 'utf8')
+      .replace(COMMENTS, '$1')
+      .replace(ASKED, '');
+    const ids = new Set([...source.matchAll(QUOTED)].map((m) => m[2]!).filter((id) => known.has(id)));
+    const principle = modules.get(name.slice(0, -'.ts'.length));
+    if (principle) named.set(principle, ids);
+    else if (ids.size > 0)
+      problems.push(`judge/${name} judges ${[...ids].join(', ')}, but is no principle of rules/rule.ts`);
+  }
+  for (const rule of rules) {
+    const claimed = Object.keys(rule.judged) as Principle[];
+    if (claimed.length === 0) problems.push(`the home of "${rule.id}" says nothing of how it is judged`);
+    for (const [principle, ids] of named) {
+      const module = `judge/${PRINCIPLES[principle].module}.ts`;
+      if (ids.has(rule.id) && !claimed.includes(principle))
+        problems.push(`${module} judges "${rule.id}", which its home does not claim (judged.${principle})`);
+      if (!ids.has(rule.id) && claimed.includes(principle))
+        problems.push(`the home of "${rule.id}" claims judged.${principle}, but ${module} never judges it`);
+    }
   }
   return problems;
 }

@@ -8,6 +8,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
+import { PRINCIPLES, type Principle } from './rule';
 import { RULES, type Rule } from './rules';
 
 export interface PageBlock {
@@ -24,7 +25,7 @@ export const PAGE = path.join(ROOT, 'docs', 'contract-kit.md');
 const CATALOGUE: PageBlock = {
   page: PAGE,
   start:
-    '<!-- rules:start (generated from contract-tests/rules/rules.ts by contract-tests/rules/readme.ts) -->',
+    "<!-- rules:start (generated from the rules' homes in contract-tests/rules/ by contract-tests/rules/readme.ts) -->",
   end: '<!-- rules:end -->',
 };
 
@@ -69,6 +70,42 @@ export async function writeBlock(block: PageBlock, content: string): Promise<voi
 const BY_JUDGE =
   'The judge alone decides these rules: their tests send the requests that show them, and check nothing themselves:';
 
+/** The heading of the list, under the table, of how the judge judges each rule. */
+const HOW_JUDGED = '### How the judge judges each rule';
+
+/** How each rule is judged, as the page lists it: the rule, then each principle's title and claim. */
+function judgedList(): string {
+  return RULES.map((r) =>
+    [
+      `- \`${r.id}\``,
+      ...(Object.entries(r.judged) as [Principle, string][]).map(
+        ([principle, claim]) => `  - ${PRINCIPLES[principle].title}: ${claim}`,
+      ),
+    ].join('\n'),
+  ).join('\n');
+}
+
+const TITLES = new Map(
+  (Object.entries(PRINCIPLES) as [Principle, { title: string }][]).map(([principle, { title }]) => [
+    title,
+    principle,
+  ]),
+);
+
+/** Each rule's claims, read back from the list. */
+function judgedInList(text: string): Map<string, Rule['judged']> {
+  const found = new Map<string, Partial<Record<Principle, string>>>();
+  let current: Partial<Record<Principle, string>> | undefined;
+  for (const line of text.split('\n')) {
+    const rule = /^- `([^`]+)`$/.exec(line);
+    if (rule) found.set(rule[1]!, (current = {}));
+    const claim = /^ {2}- (.+?): (.*)$/.exec(line);
+    const principle = claim && TITLES.get(claim[1]!);
+    if (current && principle) current[principle] = claim[2]!;
+  }
+  return found;
+}
+
 export function catalogueTable(): string {
   const rows = RULES.map(
     (r) => `| \`${r.id}\` | ${r.ruleSet} | ${r.section} | ${r.sentence.replace(/\|/g, '\\|')} |`,
@@ -81,12 +118,20 @@ export function catalogueTable(): string {
     '',
     BY_JUDGE,
     `${byJudge.join(', ')}.`,
+    '',
+    HOW_JUDGED,
+    '',
+    'Each principle of the judge is one way it looks at every exchange (one module of `contract-tests/judge/`); under each rule, what each principle that judges it holds against it.',
+    '',
+    judgedList(),
   ].join('\n');
 }
 
 /** The rules as the page lists them (whatever the table's formatting). */
 export function rulesInPage(page: string): Rule[] {
-  const block = blockText(page, CATALOGUE);
+  const whole = blockText(page, CATALOGUE);
+  const [block = '', list = ''] = whole.split(HOW_JUDGED);
+  const judged = judgedInList(list);
   const [, judgeLine = ''] = block.split(BY_JUDGE);
   const byJudge = new Set([...judgeLine.matchAll(/`([^`]+)`/g)].map((m) => m[1]!));
   return tableRows(block).map((cells) => {
@@ -96,6 +141,7 @@ export function rulesInPage(page: string): Rule[] {
       ruleSet: cells[1] as Rule['ruleSet'],
       section: cells[2]!,
       sentence: cells[3]!,
+      judged: judged.get(id) ?? {},
       ...(byJudge.has(id) ? { decidedByJudge: true as const } : {}),
     };
   });

@@ -702,6 +702,18 @@ describe('the contract kit', () => {
       expect(run.code).toBe(0);
       for (const rule of RULES) expect(run.output).toContain(rule.id);
     }, 60_000);
+
+    it('prints the homes of the rules named with --list --rule, how each is judged, and refuses an unknown id', async () => {
+      const rule = RULES.find((r) => r.id === 'contacts.delete.cascades-conversation')!;
+      const run = await runBin(['--list', '--rule', rule.id]);
+      expect(run.code).toBe(0);
+      expect(run.output).toContain(rule.sentence);
+      for (const claim of Object.values(rule.judged)) expect(run.output).toContain(claim);
+      expect(RULES.filter((r) => run.output.includes(`${r.id} `)).map((r) => r.id)).toEqual([rule.id]);
+      const unknown = await runBin(['--list', '--rule', 'contacts.nothing']);
+      expect(unknown.code).toBe(2);
+      expect(unknown.output).toContain('unknown rule ids: contacts.nothing');
+    }, 60_000);
   });
 
   describe('the twin of each staging server: the mock on the profile the kit observed', () => {
