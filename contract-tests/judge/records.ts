@@ -7,6 +7,7 @@ import {
   CONTACT_UPDATES,
   SENDER_STABLE,
   formerKey,
+  viewBit,
   wellFormed,
   type MessageFacts,
   type SessionState,
@@ -178,9 +179,9 @@ export function views(
     ).map(
       (field) => `contact ${idOf(item)}: ${field} was ${show(known.stable[field])}, now ${show(item[field])}`,
     );
-    // An update since a write's answer last showed the contact may have moved it; after that
-    // answer (what the server holds), a view that moves it is the view's fault.
-    const byUpdate = Object.values(known.changedAt).some((at) => at! > (known.heldSince ?? -Infinity));
+    // A view that moves it first thing after an update's answer, where a view of its kind showed it
+    // well before: the update moved what it kept in its answer. Else the view's fault.
+    const byUpdate = movedByUpdate(known, reading.route.kind === 'contacts');
     if (moved.length > 0)
       v.check(
         byUpdate ? 'contacts.update.keeps-the-rest' : viewRule('contacts.retrieve', 'contacts.list'),
@@ -299,6 +300,19 @@ export function views(
   }
 }
 
+/**
+ * Whether a view (`listed`: a list) that moves a field that never changes shows an update's fault:
+ * the session learnt the record last from an update's answer (which showed it kept), and a view
+ * of this kind showed it as known before. Else it is the view's own fault.
+ */
+const movedByUpdate = (
+  known: { learntAt: number; heldSince?: number; updatedAt?: number; viewedWell?: number },
+  listed: boolean,
+) =>
+  known.updatedAt === known.learntAt &&
+  known.heldSince === known.learntAt &&
+  ((known.viewedWell ?? 0) & viewBit(listed)) !== 0;
+
 /** The rule of the list of messages a reading asked for: one conversation's, or all of them. */
 const listOfMessages = (reading: Reading) =>
   reading.query.has('conversation_id')
@@ -334,9 +348,8 @@ function messageView(
   ]
     .filter((p): p is string => typeof p === 'string')
     .map((p) => `message ${id}: ${p}`);
-  // As for contacts: after the answer of the update, which showed what the server holds, a view that
-  // moves the message is the view's fault (the list's, or retrieve's).
-  const byUpdate = updated && known.updatedAt! > (known.heldSince ?? -Infinity);
+  // As for contacts: the update's fault, or the view's (the list's, or retrieve's).
+  const byUpdate = updated && movedByUpdate(known, list !== undefined);
   if (moved.length > 0)
     v.check(byUpdate ? 'messages.update.keeps-the-rest' : (list ?? 'messages.retrieve'), ...moved);
   if (known.editedAt !== undefined && known.editedAt <= started)

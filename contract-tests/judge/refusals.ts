@@ -1,5 +1,5 @@
 import { isTransientStatus } from '../../common/transient';
-import { deleting, type PendingWrite, type Reading } from '../http/exchange';
+import { deleting, isObject, type PendingWrite, type Reading } from '../http/exchange';
 import { CONTACT_UPDATES, formerKey, type World } from './state';
 import {
   CONTACT_FIELDS,
@@ -23,9 +23,42 @@ const sends = (reading: Reading) => (param: string) =>
 const beyondUpdates = (reading: Reading) =>
   Object.keys(reading.params ?? {}).some((key) => !CONTACT_UPDATES.includes(key));
 
+/** Keys that carry an error's structure, not a parameter's name (`{"message": "…"}` names no `message`). */
+const ERROR_KEYS = new Set([
+  'message',
+  'error',
+  'errors',
+  'code',
+  'type',
+  'detail',
+  'details',
+  'title',
+  'status',
+]);
+
+/**
+ * The words of a refusal: of a JSON body its strings and its keys but those of an error's
+ * structure, else its text.
+ */
+function refusalWords(reading: Reading): string {
+  if (!isObject(reading.body) && !Array.isArray(reading.body)) return reading.text ?? '';
+  const words: string[] = [];
+  const walk = (value: unknown): void => {
+    if (typeof value === 'string') words.push(value);
+    else if (Array.isArray(value)) value.forEach(walk);
+    else if (isObject(value))
+      for (const [key, inner] of Object.entries(value)) {
+        if (!ERROR_KEYS.has(key)) words.push(key);
+        walk(inner);
+      }
+  };
+  walk(reading.body);
+  return words.join('\n');
+}
+
 /** Whether the refusal names a parameter that was sent, documented or not: it is about that one. */
 function namesSent(reading: Reading): boolean {
-  const text = reading.text ?? '';
+  const text = refusalWords(reading);
   return Object.keys(reading.params ?? {})
     .map((key) => key.replace(/\[.*$/, ''))
     .some((key) => key !== '' && new RegExp(`\\b${escape(key)}\\b`).test(text));
@@ -69,7 +102,7 @@ export function refusedForOptional(
   const sent = sends(reading);
   const id = routeId(reading);
   if (id !== '' && !(operation === 'PUT contact' ? world?.contacts.has(id) : world?.messages.has(id))) return;
-  const text = reading.text ?? '';
+  const text = refusalWords(reading);
   const named = optional.params.filter((p) => !sent(p) && new RegExp(`\\b${p}\\b`).test(text));
   if (named.length === 0 || namesSent(reading)) return;
   v.check(
@@ -210,7 +243,12 @@ export function formParameters(v: Verdicts, reading: Reading, world: World | und
  * first, then the limit (judge/lists.ts `listRule` is the rule of what a list holds).
  */
 function parameterRule(operation: string, query: URLSearchParams): string {
-  if (query.has('active') && [...query.keys()].every((key) => key === 'active'))
+  // `active` is a parameter of the contacts' list only: on the messages' it is no documented one.
+  if (
+    operation === 'GET contacts' &&
+    query.has('active') &&
+    [...query.keys()].every((key) => key === 'active')
+  )
     return 'contacts.list.active-parameter';
   if (operation === 'GET messages' && query.has('conversation_id'))
     return 'messages.list.conversation-filter';

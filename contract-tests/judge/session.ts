@@ -29,6 +29,7 @@ import {
   CONTACT_STABLE,
   CONTACT_UPDATES,
   formerKey,
+  viewBit,
   wellFormed,
   type Limits,
   type SessionState,
@@ -141,6 +142,14 @@ export function sentAttachments(params: Json | undefined): number {
 
 const sent = (params: Json | undefined, key: string): boolean => params !== undefined && key in params;
 
+/**
+ * The views that showed a record's fields that never change as known (ContactFacts `viewedWell`),
+ * after a read (`read`, and whether a list) that moved them (`moved`) or not.
+ */
+function viewedWellAfter(before: number | undefined, read: { listed: boolean } | undefined, moved: boolean) {
+  return read && !moved ? (before ?? 0) | viewBit(read.listed) : before;
+}
+
 /** `read`: the answer was a read (not a write's), and whether a list. */
 function learnContact(
   state: SessionState,
@@ -155,11 +164,12 @@ function learnContact(
   const conversationId =
     typeof item.conversation_id === 'string' ? item.conversation_id : known?.conversationId;
   const stable = { ...known?.stable };
-  const stableMoved =
-    known?.stableMoved ??
-    CONTACT_STABLE.some(
-      (field) => field in item && wellFormed(stable[field]) && !sameValue(item[field], stable[field]),
-    );
+  const movedNow = CONTACT_STABLE.some(
+    (field) => field in item && wellFormed(stable[field]) && !sameValue(item[field], stable[field]),
+  );
+  const stableMoved = known?.stableMoved ?? movedNow;
+  // A first view has nothing to be compared with: it shows nothing well.
+  const viewedWell = known && viewedWellAfter(known.viewedWell, read, movedNow);
   // What never changes is held as first shown well formed by reads; a write's answer shows what
   // the server now holds (a change there is keeps-the-rest's, judged at that answer).
   for (const field of CONTACT_STABLE)
@@ -180,6 +190,7 @@ function learnContact(
     ...(conversationId !== undefined ? { conversationId } : {}),
     stable,
     ...(stableMoved ? { stableMoved: true as const } : {}),
+    ...(viewedWell ? { viewedWell } : {}),
     updatable,
     former: known?.former ?? {},
     changedAt: known?.changedAt ?? {},
@@ -226,9 +237,9 @@ function learnMessage(
   world: World,
   item: Json,
   at: number,
-  how: { sent?: boolean; stampFrom?: number; overlapped?: boolean; read?: boolean } = {},
+  how: { sent?: boolean; stampFrom?: number; overlapped?: boolean; read?: boolean; listed?: boolean } = {},
 ): void {
-  const { sent = false, stampFrom, overlapped = false, read = false } = how;
+  const { sent = false, stampFrom, overlapped = false, read = false, listed = false } = how;
   const id = idOf(item);
   if (world.goneMessages.has(id)) return;
   if (typeof item.conversation_id === 'string' && world.goneConversations.has(item.conversation_id)) return;
@@ -252,6 +263,15 @@ function learnMessage(
     // Updated in place: a page of messages is learnt after every list. What never changes stays as
     // reads first showed it well formed, as for contacts (`learnContact`).
     const held = (value: unknown, now: unknown) => (read && wellFormed(value) ? value : now);
+    const moved = (value: unknown, now: unknown) => wellFormed(value) && now !== value;
+    const viewedWell = viewedWellAfter(
+      known.viewedWell,
+      read ? { listed } : undefined,
+      moved(known.conversationId, shown.conversationId) ||
+        moved(known.createdAt, shown.createdAt) ||
+        moved(known.senderId, shown.senderId),
+    );
+    if (viewedWell) known.viewedWell = viewedWell;
     Object.assign(known, {
       learntAt: shown.learntAt,
       text: shown.text,
@@ -523,7 +543,13 @@ function learnAnswer(
     method === 'GET' && route.kind === 'message' ? exchange.startedAt : updatedAlone ? at : undefined;
   const overlapped = method === 'PUT' && route.kind === 'message' && !updatedAlone;
   for (const message of messages)
-    learnMessage(state, world, message, at, { sent: sending, stampFrom, overlapped, read: method === 'GET' });
+    learnMessage(state, world, message, at, {
+      sent: sending,
+      stampFrom,
+      overlapped,
+      read: method === 'GET',
+      listed: route.kind === 'messages',
+    });
   const page = pageOf(reading);
   const last = page?.data.at(-1);
   if (page?.has_more && last)

@@ -71,6 +71,12 @@ export interface ContactFacts {
    */
   heldSince?: number;
   /**
+   * The views (`viewBit`) that showed its fields that never change as known. A view of a kind that
+   * did, showing one moved first thing after an update's answer, shows the update's fault (its
+   * answer kept what it changed); a kind of view that never showed them well is judged on its own.
+   */
+  viewedWell?: number;
+  /**
    * The values that updates on their way at once answered, by field (keys as `former`'s), until an
    * update on its own: the server may have applied any of them last, so none is a former value yet.
    */
@@ -104,6 +110,8 @@ export interface MessageFacts {
   lastUpdate?: { reaction: boolean; attachment: boolean };
   /** When a write's answer last showed it (see ContactFacts). */
   heldSince?: number;
+  /** The views that showed what never changes of it as known (see ContactFacts). */
+  viewedWell?: number;
   /**
    * `updated_at` as an answer showed it after the last update (that update's own, or a retrieve's
    * sent after it): from when it held, and when it was answered. Only an update moves it, so a later
@@ -298,3 +306,6 @@ export function formerKey(value: unknown): string {
 export function wellFormed(value: unknown): boolean {
   return typeof value === 'string' || (typeof value === 'number' && Number.isInteger(value));
 }
+
+/** A kind of view as a bit of `viewedWell`: a retrieve, or a list. */
+export const viewBit = (listed: boolean): number => (listed ? 2 : 1);

@@ -124,7 +124,10 @@ export function refusedShown(
     if (!refusal || refusal.at > startedAt || world.ledger.created.has(idOf(item))) return undefined;
     return known && known.seenAt < refusal.at ? undefined : refusal;
   };
-  for (const item of contacts) {
+  // An accepted create answers the contact it made itself: no trace of an earlier refusal, whose
+  // username it may well share (a create sent again with what the refusal asked for).
+  const made = reading.exchange.method === 'POST';
+  for (const item of made ? [] : contacts) {
     const refusal = trace(item.username, item, world.contacts.get(idOf(item)));
     if (!refusal) continue;
     v.check(

@@ -125,10 +125,12 @@ export function updatedContact(
       const before = known.stable[field];
       if (before === undefined || !(field in body)) continue;
       if (field in params)
+        // Applied as sent, or changed all the same (a value of its own): not ignored, either way.
         applied.push(
           !sameValue(body[field], before) &&
-            String(body[field]) === String(params[field]) &&
-            `sent ${field} ${show(params[field])}, and the update applied it (it was ${show(before)})`,
+            (String(body[field]) === String(params[field])
+              ? `sent ${field} ${show(params[field])}, and the update applied it (it was ${show(before)})`
+              : `sent ${field} ${show(params[field])}, and the update changed it from ${show(before)} to ${show(body[field])}`),
         );
       else
         moved.push(
@@ -243,7 +245,8 @@ export function updatedMessage(
       }
     }
   }
-  if (sent.size > 0 || added.some(Boolean)) v.check('messages.update.add-reaction', ...added);
+  // Reactions the judge cannot read (messages.reactions-shape) show no adding kept: not judged here.
+  if ((sent.size > 0 && shown) || added.some(Boolean)) v.check('messages.update.add-reaction', ...added);
   const attachments = sentAttachments(params);
   const count = Array.isArray(body.attachments) ? body.attachments.length : undefined;
   if (attachments > 0 && count !== undefined)

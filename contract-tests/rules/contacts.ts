@@ -39,9 +39,9 @@ export const CONTACT_RULES: readonly Rule[] = [
       views:
         "For a contact the session created and alone writes, whose create's answer showed a `display_name` other than the username, the next retrieve or list (lists: after the settle time) breaks it if it loses part of it beyond NFC and trimmed ends.",
       refusals:
-        'A create not known to lack `username` or `phone_number` breaks it on a 5xx (not 502–504); so does any create refused (a 4xx but 401/403/404/405/413/429) with a text naming an unsent `avatar_url` or `display_name` and no sent parameter.',
+        'A create not known to lack `username` or `phone_number` breaks it on a 5xx (not 502–504); so does any create refused (a 4xx but 401/403/404/405/413/429) with words (its strings, and keys but `message`, `error` and the like) naming an unsent `avatar_url` or `display_name` and no sent parameter.',
       traces:
-        'Any accepted answer showing contacts (list, create, retrieve, update) breaks it when one has the username of an earlier refused create (a 4xx but 401/403/404/405/408/409/413/429) that sent `phone_number`, none accepted since, and the token neither made nor saw that contact before the refusal.',
+        'Any accepted list, retrieve or update showing a contact (not the answer of a create, which shows the contact it made) breaks it when one has the username of an earlier refused create (a 4xx but 401/403/404/405/408/409/413/429) that sent `phone_number`, none accepted since, and the token neither made nor saw that contact before the refusal.',
     },
   }),
   documented({
@@ -54,7 +54,7 @@ export const CONTACT_RULES: readonly Rule[] = [
       refusals:
         'A create lacking `username` or `phone_number` (absent or empty) breaks it when answered a 5xx (not 502–504) instead of a refusal.',
       traces:
-        'Any accepted answer showing contacts (list, create, retrieve, update) breaks it when one has the username of an earlier refused create (a 4xx but 401/403/404/405/408/409/413/429) that lacked `phone_number`, none accepted since, and the token neither made nor saw that contact before the refusal.',
+        'Any accepted list, retrieve or update showing a contact (not the answer of a create, which shows the contact it made) breaks it when one has the username of an earlier refused create (a 4xx but 401/403/404/405/408/409/413/429) that lacked `phone_number`, none accepted since, and the token neither made nor saw that contact before the refusal.',
     },
   }),
   documented({
@@ -126,7 +126,7 @@ export const CONTACT_RULES: readonly Rule[] = [
       views:
         "Once an update the judge saw changed `display_name` (lists: after the settle time), a retrieve or list showing a value it had before an update breaks it; sole writer, the next read after an update's answer must not lose part of the name it showed.",
       refusals:
-        'An update of a contact sending nothing beyond `display_name` breaks it on a 5xx (not 502–504); so does any update of a contact the judge knows refused (a 4xx but 401/403/404/405/413/429) with a text naming an unsent `display_name` and no sent parameter.',
+        'An update of a contact sending nothing beyond `display_name` breaks it on a 5xx (not 502–504); so does any update of a contact the judge knows refused (a 4xx but 401/403/404/405/413/429) with words (its strings, and keys but `message`, `error` and the like) naming an unsent `display_name` and no sent parameter.',
     },
   }),
   documented({
@@ -135,7 +135,7 @@ export const CONTACT_RULES: readonly Rule[] = [
     sentence: `${inWords(quoted(CONTACT_UPDATES))} ${CONTACT_UPDATES.length === 1 ? 'is the only updatable attribute' : 'are the only updatable attributes'}: an update of any other attribute is refused or ignored, never applied.`,
     judged: {
       writes:
-        'An accepted update of a contact the session knows that sends keys besides `display_name` breaks it when the answer shows a sent `username`, `phone_number`, `avatar_url`, `conversation_id` or `created_at` in place of the value known.',
+        'An accepted update of a contact the session knows that sends keys besides `display_name` breaks it when the answer shows a sent `username`, `phone_number`, `avatar_url`, `conversation_id` or `created_at` changed from the value known (to the value sent or to another).',
       refusals:
         'An update of a contact sending an attribute besides `display_name`: refused (a 4xx but 401/403/404/429), it counts as keeping the rule; answered a 5xx (not 502–504), it breaks it.',
     },
@@ -148,7 +148,7 @@ export const CONTACT_RULES: readonly Rule[] = [
       writes:
         'An accepted update of a contact the session knows breaks it when a field it did not send (`username`, `phone_number`, `avatar_url`, `conversation_id`, `created_at`, or `display_name` unless an update of it overlapped) differs from the value known.',
       views:
-        "A retrieve or list showing `username`, `phone_number`, `avatar_url`, `conversation_id` or `created_at` other than the value held breaks it only when an update the judge saw changed `display_name` after the last write's answer showed the contact.",
+        "The first retrieve (or list) after an update's answer breaks it when it shows `username`, `phone_number`, `avatar_url`, `conversation_id` or `created_at` other than the value held, where a retrieve (or list) showed them as held before the update; else that view's own rule is broken.",
     },
   }),
   documented({
@@ -193,7 +193,7 @@ export const CONTACT_RULES: readonly Rule[] = [
       lists:
         'A 2xx contacts list asked with `active` as its only parameter, once the list asked with nothing has answered a proper page for this token, breaks it if it lacks a boolean `has_more` or an array `data`.',
       refusals:
-        'A list with `active` alone (contacts, and as coded messages too) counts as kept when 2xx and breaks it on a 5xx (not 502–504); so does a contacts list refused (a 4xx but 401/403/408/429) with only `active` true/false, or with a `limit` 1–10 too once that `active` was refused alone.',
+        'A contacts list with `active` alone counts as kept when 2xx and breaks it on a 5xx (not 502–504); so does a contacts list refused (a 4xx but 401/403/408/429) with only `active` true/false, or with a `limit` 1–10 too once that `active` was refused alone.',
     },
   }),
 ];

@@ -57,7 +57,7 @@ export const MESSAGE_RULES: readonly Rule[] = [
       views:
         "For a message the session sent and alone writes, its text never edited, the next retrieve or list after its send's answer (lists: after the settle time) breaks it if `message` loses part of the text that answer showed, beyond NFC and trimming.",
       refusals:
-        'A send not known to lack `conversation_id` or `message` breaks it on a 5xx (not 502–504); so does any send refused (a 4xx but 401/403/404/405/413/429) with a text naming an unsent `attachments` and no sent parameter.',
+        'A send not known to lack `conversation_id` or `message` breaks it on a 5xx (not 502–504); so does any send refused (a 4xx but 401/403/404/405/413/429) with words (its strings, and keys but `message`, `error` and the like) naming an unsent `attachments` and no sent parameter.',
       traces:
         "In the kit's own run (every send's outcome seen, no POST on its way), a list or retrieve showing a message no accepted send made, unseen before, with the text (length, first 32 characters) of an earlier refused send (a 4xx but 401/403/404/405/408/409/413/429) into its conversation breaks it.",
     },
@@ -148,7 +148,7 @@ export const MESSAGE_RULES: readonly Rule[] = [
       views:
         "Once an update the judge saw changed a message's text (lists: after the settle time), a retrieve or list showing a former text breaks it; sole writer, the next read after an edit must not lose part of the text the edit's answer showed.",
       refusals:
-        'An update of a message sending neither `reactions` nor `attachments` breaks it on a 5xx (not 502–504), or, for a message the judge knows, when refused (a 4xx but 401/403/404/405/413/429) with a text naming an unsent `message`, `reactions` or `attachments` and no sent parameter.',
+        'An update of a message sending neither `reactions` nor `attachments` breaks it on a 5xx (not 502–504), or, for a message the judge knows, when refused (a 4xx but 401/403/404/405/413/429) with words (its strings, and keys but `message`, `error` and the like) naming an unsent `message`, `reactions` or `attachments` and no sent parameter.',
     },
   }),
   documented({
@@ -162,7 +162,7 @@ export const MESSAGE_RULES: readonly Rule[] = [
       views:
         'When the last update the judge saw of a message sent a reaction, a retrieve or list after it (lists: after the settle time) breaks it by lacking a reaction name and username the message showed before.',
       refusals:
-        'An update of a message sending `reactions` breaks it on a 5xx (not 502–504), or, for a message the judge knows, when refused (a 4xx but 401/403/404/405/413/429) with a text naming an unsent `message` or `attachments` and no sent parameter.',
+        'An update of a message sending `reactions` breaks it on a 5xx (not 502–504), or, for a message the judge knows, when refused (a 4xx but 401/403/404/405/413/429) with words (its strings, and keys but `message`, `error` and the like) naming an unsent `message` or `attachments` and no sent parameter.',
     },
   }),
   documented({
@@ -175,7 +175,7 @@ export const MESSAGE_RULES: readonly Rule[] = [
       views:
         'When the last update the judge saw of a message sent an attachment, a retrieve or list after it (lists: after the settle time) breaks it by showing fewer attachments than the message had before.',
       refusals:
-        'An update of a message sending `attachments` but not `reactions` breaks it on a 5xx (not 502–504), or, for a message the judge knows, when refused (a 4xx but 401/403/404/405/413/429) with a text naming an unsent `message` or `reactions` and no sent parameter.',
+        'An update of a message sending `attachments` but not `reactions` breaks it on a 5xx (not 502–504), or, for a message the judge knows, when refused (a 4xx but 401/403/404/405/413/429) with words (its strings, and keys but `message`, `error` and the like) naming an unsent `message` or `reactions` and no sent parameter.',
     },
   }),
   documented({
@@ -187,7 +187,7 @@ export const MESSAGE_RULES: readonly Rule[] = [
       writes:
         'An accepted update (form or JSON body) of a message the session knew before it was sent breaks it when it changes `conversation_id`, `created_at`, the sender or, unsent, the text; drops a known reaction of a name not sent; or, sending no attachments, shows fewer.',
       views:
-        'After an update the judge saw (lists: after the settle time), a read lacking a reaction shown before (the last update sent none) or with fewer attachments (it sent none) breaks it; so does a moved `conversation_id`, `created_at` or sender after an update no answer showed.',
+        'After an update the judge saw (lists: after the settle time), a read lacking a reaction shown before (the last update sent none) or with fewer attachments (it sent none) breaks it; so does a moved `conversation_id`, `created_at` or sender in the first read of a kind (retrieve or list) after the answer of an update, where a read of that kind showed them as held before.',
     },
   }),
   documented({

@@ -201,6 +201,120 @@ describe('the proxy judge', () => {
     ).toEqual(['contacts.update.display-name']);
   });
 
+  it('fails an update that changes an attribute no update may change, to the value sent or to one of its own', () => {
+    const c = contact(1);
+    const update = (sent: string, answered: string) => {
+      const state = newSession();
+      broken([exchange('GET', `/v1/contacts/${c.id}`, 200, c)], 'documented', state);
+      return broken(
+        [
+          exchange(
+            'PUT',
+            `/v1/contacts/${c.id}`,
+            200,
+            { ...c, username: answered },
+            { sent: { username: sent } },
+          ),
+        ],
+        'documented',
+        state,
+      );
+    };
+    expect(update('zed', 'zed')).toEqual(['contacts.update.only-display-name']);
+    expect(update('zed', 'zed_1')).toEqual(['contacts.update.only-display-name']);
+    // Ignored: the username stays what it was.
+    expect(update('zed', String(c.username))).toEqual([]);
+  });
+
+  it('counts an update that sent a reaction as judged for adding it only where the answer shows reactions it can read', () => {
+    const m = message(1);
+    const checked = (reactions: unknown) => {
+      const state = newSession();
+      broken([exchange('GET', `/v1/messages/${m.id}`, 200, m)], 'documented', state);
+      return judge(
+        read(
+          exchange(
+            'PUT',
+            `/v1/messages/${m.id}`,
+            200,
+            { ...m, reactions },
+            { sent: { 'reactions[heart][]': 'bob' } },
+          ),
+        ),
+        state,
+        'documented',
+      ).checked;
+    };
+    expect(checked([{ heart: ['bob'] }])).toContain('messages.update.add-reaction');
+    expect(checked('heart:bob')).not.toContain('messages.update.add-reaction');
+  });
+
+  it('charges a field moved in the first view after an update to the update (keeps-the-rest), in a later view to the view', () => {
+    const c = contact(1);
+    const m = message(1);
+    const moved = { ...c, display_name: 'Ann', phone_number: '+44 20 7946 0000' };
+    const afterUpdate = (...views: ProxyExchange[]) => {
+      const state = newSession();
+      broken(
+        [
+          // Two views: the second shows what never changes as the first did.
+          exchange('GET', `/v1/contacts/${c.id}`, 200, c),
+          exchange('GET', `/v1/contacts/${c.id}`, 200, c),
+          exchange(
+            'PUT',
+            `/v1/contacts/${c.id}`,
+            200,
+            { ...c, display_name: 'Ann' },
+            { sent: { display_name: 'Ann' } },
+          ),
+        ],
+        'documented',
+        state,
+      );
+      return broken(views, 'documented', state);
+    };
+    expect(afterUpdate(exchange('GET', `/v1/contacts/${c.id}`, 200, moved))).toEqual([
+      'contacts.update.keeps-the-rest',
+    ]);
+    expect(
+      afterUpdate(
+        exchange('GET', `/v1/contacts/${c.id}`, 200, { ...c, display_name: 'Ann' }),
+        exchange('GET', `/v1/contacts/${c.id}`, 200, moved),
+      ),
+    ).toEqual(['contacts.retrieve']);
+    // The same of a message: its created_at, which no update changes.
+    const state = newSession();
+    broken(
+      [
+        exchange('GET', `/v1/messages/${m.id}`, 200, m),
+        exchange('GET', `/v1/messages/${m.id}`, 200, m),
+        exchange(
+          'PUT',
+          `/v1/messages/${m.id}`,
+          200,
+          { ...m, message: 'edited', updated_at: now() },
+          { sent: { message: 'edited' } },
+        ),
+      ],
+      'documented',
+      state,
+    );
+    expect(
+      broken(
+        [
+          exchange('GET', `/v1/messages/${m.id}`, 200, {
+            ...m,
+            message: 'edited',
+            updated_at: now(),
+            created_at: 7,
+          }),
+        ],
+        'documented',
+        state,
+      ),
+    ).toEqual(['messages.update.keeps-the-rest']);
+  });
+
   it('fails a refusal for leaving out an optional parameter, and not one about a value sent', () => {
     const state = newSession();
     const c = contact(1);
@@ -240,6 +354,24 @@ describe('the proxy judge', () => {
         state,
       ),
     ).toEqual(['contacts.create']);
+    // The key `message` of an error body names no parameter: a refusal that names none is no fault.
+    expect(
+      broken(
+        [
+          exchange(
+            'PUT',
+            `/v1/messages/${m.id}`,
+            400,
+            { message: 'Nothing to change.', code: 'invalid' },
+            {
+              sent: {},
+            },
+          ),
+        ],
+        'documented',
+        state,
+      ),
+    ).toEqual([]);
     // About a parameter that was sent (its value, or an unknown one): the server's right.
     expect(
       broken(
@@ -803,7 +935,7 @@ describe('the proxy judge', () => {
     ).toEqual(['contacts.list']);
   });
 
-  it("charges a view that moves a field that never changes after an update's answer showed it kept to the view, not to the update", () => {
+  it("charges a view that moves a field that never changes after an update's answer showed it kept to the view, where no view of its kind showed it well before", () => {
     const c = contact(1);
     const state = newSession();
     broken([exchange('GET', '/v1/contacts', 200, page([c]))], 'documented', state);
@@ -823,9 +955,9 @@ describe('the proxy judge', () => {
     expect(broken([exchange('GET', `/v1/contacts/${String(c.id)}`, 200, late)], 'documented', state)).toEqual(
       ['contacts.retrieve'],
     );
-    // The same of a message, edited.
+    // The same of a message, edited (seen in a list: no retrieve showed it well before).
     const m = message(1);
-    broken([exchange('GET', `/v1/messages/${String(m.id)}`, 200, m)], 'documented', state);
+    broken([exchange('GET', '/v1/messages', 200, page([m]))], 'documented', state);
     const edited = { ...m, message: 'Edited', updated_at: now() + 1 };
     expect(
       broken(
@@ -1031,6 +1163,11 @@ describe('the proxy judge', () => {
         expect(broken([exchange('GET', url, 400)])).toEqual([]);
       for (const status of [401, 403, 408, 429])
         expect(broken([exchange('GET', '/v1/contacts', status)])).toEqual([]);
+      // `active` is no parameter of the messages' list: a 500 there is that list's, not the contacts'.
+      expect(broken([exchange('GET', '/v1/messages?active=true', 400)])).toEqual([]);
+      expect(broken([exchange('GET', '/v1/messages?active=true', 500)])).toEqual([
+        'messages.list.all-conversations',
+      ]);
     });
 
     it('charges the refusal of a list asked for with two parameters to the one the server refused alone too, the same value', () => {
