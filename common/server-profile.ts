@@ -30,14 +30,23 @@ export const ID_KINDS = ['contact', 'message', 'conversation'] as const;
 export type IdKind = (typeof ID_KINDS)[number];
 
 export interface IdFormat {
-  /** `numeric`: digits only (a JSON number or a string of digits); `uuid`: 8-4-4-4-12 hex; `alphanumeric`: [A-Za-z0-9]. */
-  kind: 'numeric' | 'uuid' | 'alphanumeric' | 'other';
+  /**
+   * The smallest alphabet that holds every id seen after its prefix: `numeric` digits (a JSON
+   * number or a string of digits) ⊂ `hex` [0-9a-f] ⊂ `alphanumeric` [A-Za-z0-9]; `uuid` 8-4-4-4-12
+   * hex; `other` anything else (or UUIDs beside ids of another form).
+   */
+  kind: 'numeric' | 'hex' | 'uuid' | 'alphanumeric' | 'other';
   /** A lower-case prefix with an underscore (`msg_`), or ''. */
   prefix: string;
   /** Whether the id is a JSON number (numeric ids only). */
   json: 'string' | 'number';
-  /** The length after the prefix, when every id seen had the same one (alphanumeric ids). */
+  /** The length after the prefix, when every id seen had the same one (not of UUIDs). */
   length?: number;
+  /** The shortest and the longest length after the prefix, when the ids seen differed in length. */
+  minLength?: number;
+  maxLength?: number;
+  /** The version digit of UUIDs, when every one seen had the same. */
+  version?: number;
 }
 
 export interface DeleteAnswer {
@@ -118,6 +127,8 @@ export interface ServerProfile {
     body: Observed<ErrorBody>;
     status: {
       unknownId: Observed<number>;
+      /** A retrieve of a record the run deleted (absent from profiles written before it: unknown). */
+      deletedId?: Observed<number>;
       missingParameter: Observed<number>;
       invalidLimit: Observed<number>;
       missingToken: Observed<number>;

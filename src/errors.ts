@@ -35,6 +35,12 @@ export const ERROR_STATUS = {
 
 export type ErrorCode = keyof typeof ERROR_STATUS;
 
+/**
+ * The header by which a refusal says its id was deleted (`errors.deleted`): the twin's answer
+ * (src/core/twin-answers.ts) turns it into its server's status and takes it off.
+ */
+export const DELETED_MARK = 'X-Mock-Deleted';
+
 export class ApiError extends Error {
   readonly code: ErrorCode;
   readonly param: string | undefined;
@@ -186,6 +192,11 @@ export const errors = {
     ),
   notFound: (resource: 'contact' | 'message' | 'conversation', id: string, param?: string) =>
     new ApiError('not_found', `No such ${resource}: ${quoteId(id)}.`, param),
+  /** An id a delete took, in a twin that tells it from an unknown one: marked for the twin's status. */
+  deleted: (resource: 'contact' | 'message', id: string) =>
+    new ApiError('not_found', `No such ${resource}: ${quoteId(id)}; it was deleted.`, undefined, {
+      [DELETED_MARK]: '1',
+    }),
   missing: (param: string, example: Example) => new MissingParameter(param, example),
   invalid: (param: string, rule: string) =>
     new ApiError('parameter_invalid', `Invalid ${param}: ${rule}`, param),

@@ -38,6 +38,8 @@ export interface Observations {
   'default limit': number;
   /** A 4xx answer's body; shape null: no human message found in it. */
   'error body': { status: number; shape: ErrorBody | null };
+  /** The status of a retrieve of a record this process deleted (a 2xx DELETE of that path). */
+  'deleted id': number;
   /** The status of a create refused for a required parameter left out. */
   'missing parameter': number;
   /** What a contact created without avatar_url got. */

@@ -46,24 +46,52 @@ function agreed<T>(
   return unknown(`${what} differed: ${shown.join(', ')}${distinct.length > 3 ? ', …' : ''}`);
 }
 
-/** The format of the ids of one kind, when all the ids seen share it. */
+/** Alphabets nested in one another, the smallest first: the ids' is the smallest that holds all. */
+const NESTED: readonly IdFormat['kind'][] = ['numeric', 'hex', 'alphanumeric'];
+
+/** The kind of ids of these kinds: the smallest nested alphabet that holds them all, else `other`. */
+function joinedKind(kinds: ReadonlySet<IdFormat['kind']>): IdFormat['kind'] {
+  if (kinds.size === 1) return [...kinds][0]!;
+  if (![...kinds].every((k) => NESTED.includes(k))) return 'other';
+  return [...NESTED].reverse().find((k) => kinds.has(k))!;
+}
+
+/**
+ * The format of the ids of one kind: the smallest alphabet that holds every id seen (digits ⊂ hex
+ * ⊂ letters and digits), their prefix, their length or the range of their lengths, their JSON
+ * type. Unknown only when the ids seen differ in prefix or JSON type.
+ */
 export function idsOf(records: RecordLine[], kind: IdKind): Observed<IdFormat> {
   const seen = of(records, 'id format').filter((s) => s.value.kind === kind);
   const label = kind === 'conversation' ? 'conversation_id' : `${kind} id`;
   if (seen.length === 0) return unknown(`the run saw no ${label} in a create's answer`);
   const first = seen[0]!;
   const formats = seen.map((s) => s.value.format);
-  const same = (key: 'kind' | 'prefix' | 'json') => formats.every((f) => f[key] === first.value.format[key]);
-  if (!same('kind') || !same('prefix') || !same('json'))
+  const same = (key: 'prefix' | 'json') => formats.every((f) => f[key] === first.value.format[key]);
+  if (!same('prefix') || !same('json'))
     return agreed(
       seen.map((s) => ({ value: s.value.format, seen: s.seen })),
       '',
-      `the ${label}s' formats`,
+      `the ${label}s' prefixes or JSON types`,
     );
-  const { kind: idKind, prefix, json } = first.value.format;
-  const lengths = new Set(formats.map((f) => f.length));
-  const length = idKind === 'alphanumeric' && lengths.size === 1 ? { length: [...lengths][0]! } : {};
-  return known({ kind: idKind, prefix, json, ...length }, first.seen);
+  const { prefix, json } = first.value.format;
+  const idKind = joinedKind(new Set(formats.map((f) => f.kind)));
+  const lengths = formats.map((f) => f.length).filter((l): l is number => l !== undefined);
+  const [min, max] = [Math.min(...lengths), Math.max(...lengths)];
+  const length =
+    idKind === 'uuid' || lengths.length === 0
+      ? {}
+      : min === max
+        ? { length: min }
+        : { minLength: min, maxLength: max };
+  const versions = new Set(formats.map((f) => f.version));
+  const version =
+    idKind === 'uuid' && versions.size === 1 && first.value.format.version !== undefined
+      ? { version: first.value.format.version }
+      : {};
+  // Shown by the id that took the alphabet furthest.
+  const widest = seen.find((s) => s.value.format.kind === idKind) ?? first;
+  return known({ kind: idKind, prefix, json, ...length, ...version }, widest.seen);
 }
 
 /** The fields a list may be sorted by, the more likely first: created_at wins where several explain. */
@@ -245,6 +273,11 @@ export function buildProfile(records: RecordLine[], meta: ProfileMeta): ServerPr
       body: errorBodyOf(records),
       status: {
         unknownId: statusOf(records, 'unknown id'),
+        deletedId: agreed(
+          of(records, 'deleted id'),
+          'the run retrieved no record it had deleted',
+          'the statuses of retrieves of deleted records',
+        ),
         missingParameter: agreed(
           of(records, 'missing parameter'),
           'the run saw no create refused for a required parameter left out',

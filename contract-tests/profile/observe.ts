@@ -40,6 +40,8 @@ export function record<K extends ProfileKey>(key: K, value: Observations[K], see
 
 /** The lists' own parameters: a page asked with nothing else is a first page without limit. */
 const FILTERS = ['active', 'conversation_id'];
+/** Refusals that any request may get: of the token, of the time it took, of the rate. */
+const ANY_REQUEST = [401, 403, 408, 429];
 /** Refusals that are about the request as a whole, never about a parameter left out. */
 const NOT_A_PARAMETER = [401, 403, 405, 406, 413, 415, 429];
 /** A create's required parameters (rules/resources.ts): some sent without the rest is refused for the rest. */
@@ -100,10 +102,20 @@ function observeSuccess(exchange: Exchange): void {
   }
 }
 
+/**
+ * The record paths this process deleted (a 2xx DELETE): a retrieve of one later shows how the
+ * server answers a deleted id, apart from an unknown one (profile/probe.ts).
+ */
+const deletedPaths = new Set<string>();
+const recordRoute = /^\/v1\/(?:contacts|messages)\/[^/?]+$/;
+
 function observeRefusal(exchange: Exchange): void {
   const seen = seenOf(exchange);
   if (exchange.text.trim() !== '')
     record('error body', { status: exchange.status, shape: errorShapeOf(exchange) ?? null }, seen);
+  // A refusal of the token or of the rate says nothing of the id.
+  if (exchange.method === 'GET' && deletedPaths.has(exchange.path) && !ANY_REQUEST.includes(exchange.status))
+    record('deleted id', exchange.status, seen);
   const operation = operationOf(exchange);
   const required = operation && REQUIRED[operation];
   if (!required || NOT_A_PARAMETER.includes(exchange.status)) return;
@@ -114,6 +126,8 @@ function observeRefusal(exchange: Exchange): void {
 
 onExchange((exchange) => {
   if (!config.profileOut || !exchange.path.startsWith('/v1/')) return;
+  if (exchange.method === 'DELETE' && is2xx(exchange) && recordRoute.test(exchange.path))
+    deletedPaths.add(exchange.path);
   if (is2xx(exchange)) observeSuccess(exchange);
   else if (is4xx(exchange)) observeRefusal(exchange);
 });

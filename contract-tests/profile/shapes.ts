@@ -80,14 +80,18 @@ export function idFormatOf(id: unknown): IdFormat | undefined {
   if (typeof id !== 'string' || id === '') return undefined;
   const prefix = PREFIX.exec(id)?.[1] ?? '';
   const rest = id.slice(prefix.length);
+  // The smallest alphabet that holds it: build.ts joins those of all the ids seen.
   const kind = /^[0-9]+$/.test(rest)
     ? 'numeric'
-    : UUID.test(rest)
-      ? 'uuid'
-      : /^[A-Za-z0-9]+$/.test(rest)
-        ? 'alphanumeric'
-        : 'other';
-  return { kind, prefix, json: 'string', length: rest.length };
+    : /^[0-9a-f]+$/.test(rest)
+      ? 'hex'
+      : UUID.test(rest)
+        ? 'uuid'
+        : /^[A-Za-z0-9]+$/.test(rest)
+          ? 'alphanumeric'
+          : 'other';
+  const version = kind === 'uuid' ? { version: parseInt(rest[14]!, 16) } : {};
+  return { kind, prefix, json: 'string', length: rest.length, ...version };
 }
 
 const YEARS_10 = 10 * 365 * 86_400;

@@ -6,7 +6,7 @@ import { World, type WorldData } from '../store/world';
 import { Worlds } from '../store/worlds';
 import type { Timestamp } from '../types';
 import { idMaker, withIds } from '../twin/ids';
-import { readProfile } from '../twin/profile';
+import { readProfile, tellsDeleted } from '../twin/profile';
 import { json, type CoreAnswer } from './answer';
 import type { CoreRequest } from './request';
 import { authenticator } from './auth';
@@ -125,6 +125,7 @@ export function createCore(options: CoreOptions = {}): Core {
     now: options.now,
     maxWrittenBytes: options.maxWorldBytes ?? CORE_DEFAULTS.maxWorldBytes,
     newId: twin && idMaker(twin.ids),
+    keepDeleted: twin !== undefined && tellsDeleted(twin),
     // Every id drawn while answering comes from the seed: the same seed and requests, the same answers.
     idSeed: `seed ${seed}`,
   };

@@ -1,4 +1,4 @@
-import { errors } from '../errors';
+import { DELETED_MARK, errors } from '../errors';
 import { defaultAvatarUrl, uriComponent } from '../resources/formats';
 import type { CoreAnswer } from './answer';
 import { sourceOf, type Conventions, type ErrorCase } from '../twin/profile';
@@ -144,8 +144,10 @@ function caseOf(code: unknown, param: unknown, status: number): ErrorCase | unde
 }
 
 function errorAnswer(c: Conventions, answer: CoreAnswer, body: unknown): CoreAnswer {
+  const deleted = answer.headers[DELETED_MARK] !== undefined;
+  delete answer.headers[DELETED_MARK];
   if (!isObject(body)) return answer;
-  const wanted = caseOf(body.code, body.param, answer.status);
+  const wanted = deleted ? 'deletedId' : caseOf(body.code, body.param, answer.status);
   const status = (wanted && c.errorStatus[wanted]) ?? answer.status;
   answer.status = status;
   const shape = c.errorBody;

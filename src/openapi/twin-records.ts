@@ -1,6 +1,6 @@
 import { ERROR_STATUS } from '../errors';
 import { MAX_TIMESTAMP } from '../store/order';
-import { sourceOf, type Conventions, type IdFormat } from '../twin/profile';
+import { idInWords, sourceOf, type Conventions, type IdFormat } from '../twin/profile';
 import type { Schema } from './schemas';
 
 /**
@@ -98,22 +98,20 @@ export function twinRecords(c: Conventions, schemas: Record<string, Schema>): vo
 }
 
 function idText(format: IdFormat): string {
-  const body =
-    format.kind === 'numeric'
-      ? 'digits'
-      : format.kind === 'uuid'
-        ? 'a UUID'
-        : `${format.length ?? 16} characters [A-Za-z0-9]`;
+  const body = idInWords(format);
   return format.prefix ? `"${format.prefix}" and ${body}` : body;
 }
 
 function idExample(format: IdFormat): string {
+  const length = format.length ?? format.minLength ?? 16;
   const body =
     format.kind === 'numeric'
-      ? '482913375501846'
-      : format.kind === 'uuid'
-        ? '0f8fad5b-d9cb-469f-a165-70867728950e'
-        : 'WAz8eIbvDR60rouKq3Fm7Xc2Lp9TzN4b'.slice(0, format.length ?? 16).padEnd(format.length ?? 16, 'x');
+      ? '482913375501846071952'.slice(0, length).padEnd(length, '0')
+      : format.kind === 'hex'
+        ? '5f3a9c0e7b12d4468a01cc9e'.slice(0, length).padEnd(length, '0')
+        : format.kind === 'uuid'
+          ? `0f8fad5b-d9cb-${(format.version ?? 4).toString(16)}69f-a165-70867728950e`
+          : 'WAz8eIbvDR60rouKq3Fm7Xc2Lp9TzN4b'.slice(0, length).padEnd(length, 'x');
   return format.prefix + body;
 }
 

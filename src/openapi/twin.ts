@@ -1,4 +1,11 @@
-import { describePaging, MOCK_PAGING, type Conventions, type Kind, type ReadProfile } from '../twin/profile';
+import {
+  describePaging,
+  MOCK_PAGING,
+  tellsDeleted,
+  type Conventions,
+  type Kind,
+  type ReadProfile,
+} from '../twin/profile';
 import { ref, type Schema } from './schemas';
 import { errorSchema, twinRecords } from './twin-records';
 import { LIMITS } from '../input/limits';
@@ -142,7 +149,7 @@ function twinOperation(c: Conventions, operation: Schema): void {
       );
       successes[to] = delete_ ? deleteAnswer(delete_, kind, type) : withType(response, type);
     } else {
-      for (const [to, described] of refusalsOf(c, Number(status), response, op === 'list'))
+      for (const [to, described] of refusalsOf(c, Number(status), response, op))
         refusals[to] = refusals[to] ? merged(refusals[to], described) : described;
     }
   }
@@ -195,10 +202,26 @@ function deleteAnswer(
 }
 
 /** The statuses a refusal of the mock's takes on the twin (src/core/twin-answers.ts caseOf). */
-function refusalsOf(c: Conventions, status: number, response: Schema, list: boolean): [string, Schema][] {
+function refusalsOf(c: Conventions, status: number, response: Schema, op: string): [string, Schema][] {
+  const list = op === 'list';
   const s = c.errorStatus;
   const copy = () => structuredClone(response);
-  if (status === 404) return [[String(s.unknownId ?? 404), copy()]];
+  if (status === 404) {
+    const unknown: [string, Schema] = [String(s.unknownId ?? 404), copy()];
+    // A record's own route: an id a delete took is answered apart (src/core/routes.ts).
+    return tellsDeleted(c) && ['retrieve', 'update', 'delete'].includes(op)
+      ? [
+          unknown,
+          [
+            String(s.deletedId),
+            {
+              description: 'The id named a record that was deleted.',
+              content: structuredClone(response.content),
+            },
+          ],
+        ]
+      : [unknown];
+  }
   if (status === 401) return [[String(s.missingToken ?? 401), copy()]];
   if (status !== 400) return [[String(status), copy()]];
   const out: [string, Schema][] = [[String(s.missingParameter ?? 400), copy()]];

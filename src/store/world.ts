@@ -53,7 +53,16 @@ export interface WorldOptions {
    * (with `--seed`, the same answers). Without it, they are drawn at random.
    */
   idSeed?: string;
+  /**
+   * Remember the ids of the records deleted (a contact's, its conversation's and its messages', a
+   * message's), so that `wasDeleted` tells them from ids never made: a twin of a server that
+   * answers the two apart (410 and 404). Each counts against the world's bound like a write.
+   */
+  keepDeleted?: boolean;
 }
+
+/** What remembering one deleted id holds: a Set entry and its string. */
+const DELETED_ID_BYTES = 40;
 
 const DEFAULT_MAX_WRITTEN_BYTES = 64 * 1024 * 1024;
 const systemClock = (): Timestamp => Math.floor(Date.now() / 1000);
@@ -91,9 +100,14 @@ export class World {
   /** A world built from data holds its records itself (counted once, when asked); a copy shares them. */
   readonly #builtFromData: boolean;
   #contentBytes: number | undefined;
+  /** The ids of records deleted (`keepDeleted`). */
+  readonly #deleted: Set<string> | undefined;
 
   private constructor(options: WorldOptions, from: World | Built) {
     this.#now = options.now ?? systemClock;
+    this.#deleted = options.keepDeleted
+      ? new Set(from instanceof World ? (from.#deleted ?? []) : [])
+      : undefined;
     this.#maxWritten = options.maxWrittenBytes ?? DEFAULT_MAX_WRITTEN_BYTES;
     this.#makeId = options.newId;
     // A world built from data draws from a stream named by the ids it holds too: data that holds
@@ -176,6 +190,7 @@ export class World {
         maxWrittenBytes: this.#maxWritten,
         newId: this.#makeId,
         idSeed: World.idStream(this.#idSeed, stream),
+        keepDeleted: this.#deleted !== undefined,
       },
       this,
     );
@@ -292,7 +307,13 @@ export class World {
     this.#contacts.delete(id);
     this.#contactLists.all.delete(record.key);
     this.#activityList(record).delete(record.key);
+    this.#rememberDeleted([id, conversation, ...(list?.values() ?? [])]);
     return true;
+  }
+
+  /** Whether `id` named a record of this world that a delete took (only with `keepDeleted`). */
+  wasDeleted(id: string): boolean {
+    return this.#deleted?.has(id) ?? false;
   }
 
   /** Moves a contact's `last_active_at`, e.g. when a simulated contact answers. */
@@ -400,10 +421,22 @@ export class World {
     this.#messages.delete(id);
     this.#messageList.delete(record.key);
     this.#writableConversationList(record.conversation_id).delete(record.key);
+    this.#rememberDeleted([id]);
     return true;
   }
 
   // ---- internals ----
+
+  /** Notes deleted ids (`keepDeleted`), charged as what they hold; never refused, as a delete is not. */
+  #rememberDeleted(ids: Iterable<string>): void {
+    if (!this.#deleted) return;
+    let added = 0;
+    for (const id of ids) {
+      this.#deleted.add(id);
+      added++;
+    }
+    this.#charge(added * DELETED_ID_BYTES, true);
+  }
 
   /**
    * Counts what a write adds (or, negative, gives back), and refuses it (before anything

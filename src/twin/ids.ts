@@ -19,20 +19,31 @@ function chars(alphabet: string, count: number, word: () => number): string {
   return out;
 }
 
+/** The length of one id: the format's, or one of its range at random. */
+const lengthOf = (format: IdFormat, word: () => number): number =>
+  format.length ??
+  (format.minLength !== undefined && format.maxLength !== undefined
+    ? format.minLength + (word() % (format.maxLength - format.minLength + 1))
+    : 16);
+
 function shaped(format: IdFormat, word: () => number): string {
   switch (format.kind) {
     case 'numeric':
-      // No leading zero, 15 digits: within a JSON number's exact integers too.
-      return format.prefix + chars('123456789', 1, word) + chars('0123456789', 14, word);
+      // No leading zero (a number's digits).
+      return (
+        format.prefix + chars('123456789', 1, word) + chars('0123456789', lengthOf(format, word) - 1, word)
+      );
+    case 'hex':
+      return format.prefix + chars('0123456789abcdef', lengthOf(format, word), word);
     case 'uuid': {
       const hex = chars('0123456789abcdef', 32, word).split('');
-      hex[12] = '4';
+      hex[12] = (format.version ?? 4).toString(16);
       hex[16] = '89ab'[word() % 4]!;
       const h = hex.join('');
       return `${format.prefix}${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
     }
     default:
-      return format.prefix + chars(BASE62, format.length ?? 16, word);
+      return format.prefix + chars(BASE62, lengthOf(format, word), word);
   }
 }
 

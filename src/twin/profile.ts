@@ -25,12 +25,26 @@ export interface Conventions {
 
 export type Kind = 'contacts' | 'messages';
 export interface IdFormat {
-  kind: 'numeric' | 'uuid' | 'alphanumeric';
+  kind: 'numeric' | 'hex' | 'uuid' | 'alphanumeric';
   prefix: string;
+  /** The length after the prefix, or the range of lengths (not of UUIDs). */
   length?: number;
+  minLength?: number;
+  maxLength?: number;
+  /** The version digit of UUIDs. */
+  version?: number;
 }
+
+/**
+ * The fewest characters a twin's ids have after their prefix, by alphabet: a world of a million
+ * records needs room to draw ids at random (src/twin/ids.ts). A server's shorter ids (a counter's
+ * `1001`) are drawn this long instead, and the twin says so.
+ */
+export const ID_LENGTH_FLOOR = { numeric: 10, hex: 8, alphanumeric: 6 } as const;
+const ID_LENGTH_MAX = 60;
 type Operation = `${Kind}.${'list' | 'create' | 'retrieve' | 'update' | 'delete'}`;
-export type ErrorCase = 'unknownId' | 'missingParameter' | 'invalidLimit' | 'missingToken';
+/** The refusals a profile gives a status: `deletedId` is an id that named a record a delete took. */
+export type ErrorCase = 'unknownId' | 'deletedId' | 'missingParameter' | 'invalidLimit' | 'missingToken';
 interface DeleteAnswer {
   status: number;
   body: 'empty' | 'object' | 'marker';
@@ -252,7 +266,13 @@ export function readProfile(profile: unknown): ReadProfile {
       `error bodies of type ${c.errorBody.contentType}, the message at ${c.errorBody.messageAt}${c.errorBody.codeAt ? `, the code at ${c.errorBody.codeAt}` : ''}`,
     );
   }
-  for (const error of ['unknownId', 'missingParameter', 'invalidLimit', 'missingToken'] as const) {
+  for (const error of [
+    'unknownId',
+    'deletedId',
+    'missingParameter',
+    'invalidLimit',
+    'missingToken',
+  ] as const) {
     const value = status(observed(profile, `errors.status.${error}`), `errors.status.${error}`, 400, 499);
     if (value !== undefined) c.errorStatus[error] = value;
   }
@@ -307,7 +327,13 @@ export function readProfile(profile: unknown): ReadProfile {
     const value = observed(profile, where);
     if (value === undefined) continue;
     if (!isObject(value)) throw new ProfileError(where, 'must be an object');
-    const format = oneOf(value.kind, `${where}.kind`, ['numeric', 'uuid', 'alphanumeric', 'other'] as const)!;
+    const format = oneOf(value.kind, `${where}.kind`, [
+      'numeric',
+      'hex',
+      'uuid',
+      'alphanumeric',
+      'other',
+    ] as const)!;
     const prefix = value.prefix ?? '';
     if (typeof prefix !== 'string' || !/^([a-z]+_)?$/.test(prefix))
       throw new ProfileError(`${where}.prefix`, 'must be lower-case letters and an underscore, or empty');
@@ -318,16 +344,28 @@ export function readProfile(profile: unknown): ReadProfile {
       continue;
     }
     const id: IdFormat = { kind: format, prefix };
-    if (format === 'alphanumeric') {
-      const length = value.length ?? 16;
-      if (typeof length !== 'number' || !Number.isInteger(length) || length < 8 || length > 60)
-        throw new ProfileError(`${where}.length`, 'must be a whole number from 8 to 60');
-      id.length = length;
+    if (format === 'uuid') {
+      if (value.version !== undefined) id.version = whole(value.version, `${where}.version`, 0, 15);
+    } else {
+      const floor = ID_LENGTH_FLOOR[format];
+      const given = (key: 'length' | 'minLength' | 'maxLength') =>
+        value[key] === undefined ? undefined : whole(value[key], `${where}.${key}`, 1, ID_LENGTH_MAX);
+      const exact = given('length');
+      const min = exact ?? given('minLength');
+      const max = exact ?? given('maxLength');
+      if ((min === undefined) !== (max === undefined) || (min !== undefined && max! < min))
+        throw new ProfileError(`${where}.minLength`, 'must come with maxLength, and be no greater');
+      if (min === undefined) id.length = format === 'alphanumeric' ? 16 : floor + 5;
+      else if (max! < floor) {
+        id.length = floor;
+        notMirrored.push(
+          `the length of ${kind} ids (${min === max ? min : `${min} to ${max}`}): the twin's are ${floor} characters after any prefix, room for a world's ids drawn at random`,
+        );
+      } else if (min === max) id.length = min;
+      else Object.assign(id, { minLength: Math.max(min, floor), maxLength: max });
     }
     c.ids[kind] = id;
-    taken.push(
-      `${kind} ids ${prefix ? `"${prefix}" + ` : ''}${format === 'alphanumeric' ? `${id.length} characters [A-Za-z0-9]` : format === 'uuid' ? 'a UUID' : 'digits'}`,
-    );
+    taken.push(`${kind} ids ${prefix ? `"${prefix}" + ` : ''}${idInWords(id)}`);
   }
   notMirrored.push(
     "the server's input formats (which phone numbers, usernames, URLs it refuses): the mock takes what the document allows",
@@ -374,3 +412,25 @@ export function sourceOf(key: string): string | undefined {
   if (/size|bytes/i.test(key)) return 'file_size';
   return undefined;
 }
+
+const ALPHABETS = { numeric: 'digits', hex: 'hex digits [0-9a-f]', alphanumeric: 'characters [A-Za-z0-9]' };
+
+/** An id format as the start-up lines and the twin's document say it. */
+export function idInWords(id: IdFormat): string {
+  if (id.kind === 'uuid') return id.version === undefined ? 'a UUID' : `a UUID of version ${id.version}`;
+  const length = id.length ?? `${id.minLength} to ${id.maxLength}`;
+  return `${length} ${ALPHABETS[id.kind]}`;
+}
+
+function whole(value: unknown, where: string, min: number, max: number): number {
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max)
+    throw new ProfileError(where, `must be a whole number from ${min} to ${max}`);
+  return value;
+}
+
+/**
+ * Whether a twin tells a deleted id from an unknown one: its server answered them with different
+ * statuses (e.g. 410 and 404). Its worlds then remember the ids their deletes took.
+ */
+export const tellsDeleted = (c: Conventions): boolean =>
+  c.errorStatus.deletedId !== undefined && c.errorStatus.deletedId !== (c.errorStatus.unknownId ?? 404);

@@ -96,6 +96,7 @@ const MOCK: Record<string, unknown> = {
     keys: ['code', 'message', 'param', 'type'],
   },
   'errors.status.unknownId': 404,
+  'errors.status.deletedId': 404,
   'errors.status.missingParameter': 400,
   'errors.status.invalidLimit': 400,
   'errors.status.missingToken': 401,
@@ -118,10 +119,14 @@ function expectedFrom(options: Partial<StagingOptions>): Record<string, unknown>
     '202-deleted': { status: 202, body: 'marker', keys: ['deleted', 'id'] },
     '204': { status: 204, body: 'empty' },
   }[o.deleteAnswer];
+  // Counters from 1000 and 2000 (four digits), 8 to 12 hex digits, UUIDs of version 4.
   const id = (prefix: string) =>
-    o.ids === 'prefixed'
-      ? { kind: 'alphanumeric', prefix, json: 'string', length: 14 }
-      : { kind: o.ids, prefix: '', json: 'string' };
+    ({
+      prefixed: { kind: 'alphanumeric', prefix, json: 'string', length: 14 },
+      numeric: { kind: 'numeric', prefix: '', json: 'string', length: 4 },
+      hex: { kind: 'hex', prefix: '', json: 'string', minLength: 8, maxLength: 12 },
+      uuid: { kind: 'uuid', prefix: '', json: 'string', version: 4 },
+    })[o.ids];
   const order = (text: 'username' | 'message') =>
     o.order === 'hash'
       ? { field: null }
@@ -161,6 +166,7 @@ function expectedFrom(options: Partial<StagingOptions>): Record<string, unknown>
     }[o.errorShape],
     // A well-formed id that was never made is not found, whatever malformedId and goneStatus say.
     'errors.status.unknownId': 404,
+    'errors.status.deletedId': o.goneStatus,
     'errors.status.missingParameter': o.invalidStatus,
     'errors.status.invalidLimit': o.invalidStatus,
     'errors.status.missingToken': 401,
@@ -252,9 +258,9 @@ describe('messaging-contract --profile-out', () => {
     expect(profile.limit).toMatchObject({
       seen: expect.stringContaining('GET /v1/contacts?limit=101 → 400'),
     });
-    expect(lastLine(run)).toBe(`Server profile written to ${mockFile} (29 of 29 choices observed).`);
+    expect(lastLine(run)).toBe(`Server profile written to ${mockFile} (30 of 30 choices observed).`);
     expect(fs.readFileSync(reportFile, 'utf8')).toContain(
-      `Written as a server profile to \`${mockFile}\` (--profile-out): 29 of 29 choices observed.`,
+      `Written as a server profile to \`${mockFile}\` (--profile-out): 30 of 30 choices observed.`,
     );
     expect(run.json!.requests).toBeLessThanOrEqual(run.json!.budget!);
     expect(run.json?.leftovers).toEqual([]);
@@ -294,7 +300,7 @@ describe('messaging-contract --profile-out', () => {
       // What it did observe is the mock's.
       for (const [name, observed] of choices(profile))
         if ('value' in observed) expect({ [name]: observed.value }).toEqual({ [name]: MOCK[name] });
-      expect(lastLine(run)).toBe(`Server profile written to ${file} (27 of 29 choices observed).`);
+      expect(lastLine(run)).toBe(`Server profile written to ${file} (28 of 30 choices observed).`);
     } finally {
       await server.close();
     }
@@ -339,7 +345,7 @@ describe('messaging-contract --profile-out', () => {
       const profile = readProfile(file);
       expectProfile(profile, expectedFrom(options));
       expect(profile.server).toMatchObject({ baseUrl: url, pathPrefix: options.prefix ?? '' });
-      expect(lastLine(run)).toBe(`Server profile written to ${file} (29 of 29 choices observed).`);
+      expect(lastLine(run)).toBe(`Server profile written to ${file} (30 of 30 choices observed).`);
     });
   });
 });

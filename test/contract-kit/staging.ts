@@ -42,7 +42,8 @@ export interface StagingOptions {
   defaultLimit: number;
   /** A `limit` above 50: refused, or clamped to 50. */
   overLimit: 'refuse' | 'clamp';
-  ids: 'numeric' | 'uuid' | 'prefixed';
+  /** `hex`: 8 to 12 lower-case hex digits (some of them all digits, by chance). */
+  ids: 'numeric' | 'hex' | 'uuid' | 'prefixed';
   /** An id that cannot be one of this server's (e.g. letters where ids are numbers): not found
    * (404), or refused as an invalid parameter (`invalidStatus`). */
   malformedId: 'not-found' | 'invalid';
@@ -150,7 +151,7 @@ export const STAGING_DEFAULTS: StagingOptions = {
  */
 export const STAGING_VARIANTS: { name: string; options: Partial<StagingOptions> }[] = [
   {
-    name: 'numeric ids, hash order, page=N',
+    name: 'hex ids of varying length, hash order, page=N',
     options: {
       seed: 11,
       seedContacts: 36,
@@ -159,7 +160,7 @@ export const STAGING_VARIANTS: { name: string; options: Partial<StagingOptions> 
       paging: 'page',
       defaultLimit: 10,
       overLimit: 'refuse',
-      ids: 'numeric',
+      ids: 'hex',
       malformedId: 'invalid',
       timestamps: 'seconds',
       createStatus: 200,
@@ -324,7 +325,11 @@ export const FLAKY_EDGE: FlakyEdge = { gatewayEvery: 15, resetEvery: 37 };
 export const STAGING_HARD_VARIANTS: { name: string; options: Partial<StagingOptions> }[] = [
   {
     name: 'strict input formats',
-    options: { ...variantOptions('numeric ids, hash order, page=N'), seed: 66, formats: 'strict' },
+    options: {
+      ...variantOptions('hex ids of varying length, hash order, page=N'),
+      seed: 66,
+      formats: 'strict',
+    },
   },
   {
     name: 'gzip answers',
@@ -350,7 +355,7 @@ export const STAGING_HARD_VARIANTS: { name: string; options: Partial<StagingOpti
   {
     name: 'ids repeat across kinds',
     options: {
-      ...variantOptions('numeric ids, hash order, page=N'),
+      ...variantOptions('hex ids of varying length, hash order, page=N'),
       seed: 111,
       ids: 'numeric',
       sharedIds: true,
@@ -701,6 +706,10 @@ class Account {
         const h = hex.join('');
         return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
       }
+      case 'hex':
+        return Array.from({ length: 8 + Math.floor(this.rng() * 5) }, () =>
+          Math.floor(this.rng() * 16).toString(16),
+        ).join('');
       case 'prefixed':
         return PREFIX[kind] + Array.from({ length: 14 }, () => BASE62[Math.floor(this.rng() * 62)]).join('');
     }
@@ -710,6 +719,8 @@ class Account {
     switch (this.options.ids) {
       case 'numeric':
         return /^[1-9][0-9]{0,15}$/.test(id);
+      case 'hex':
+        return /^[0-9a-f]{8,12}$/.test(id);
       case 'uuid':
         return UUID.test(id);
       case 'prefixed':

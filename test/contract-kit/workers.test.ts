@@ -19,7 +19,7 @@ describe('the contract kit with four workers at once', () => {
   const runs = new Map<string, KitRun>();
   const honest = {
     'pages by page=N, contacts ordered by their last activity': {
-      ...variant('numeric ids, hash order, page=N'),
+      ...variant('hex ids of varying length, hash order, page=N'),
       order: 'recent' as const,
     },
     'pages by offset=N': variant('uuids, alphabetical, offset=N'),

@@ -1,3 +1,4 @@
+import { ID_LENGTH_FLOOR } from '../../src/twin/profile';
 /**
  * The fields of a server profile that a twin mirrors (docs/twin.md), for comparing the profile a
  * server showed with the one its twin shows. `seen` (which exchange showed it) is left out: only the
@@ -49,6 +50,7 @@ function mirrored(profile: Json): Json {
 export function beside(server: Json, twin: Json): { server: Json; twin: Json } {
   const a = mirrored(server);
   const b = mirrored(twin);
+  for (const kind of Object.keys(a.ids)) lengthsBeside(a.ids[kind], b.ids[kind]);
   const prune = (x: Json, y: Json) => {
     for (const key of Object.keys(y)) {
       if (x[key] === undefined) delete y[key];
@@ -62,6 +64,32 @@ export function beside(server: Json, twin: Json): { server: Json; twin: Json } {
   };
   prune(a, b);
   return { server: a, twin: b };
+}
+
+/**
+ * An id format's lengths as a twin mirrors them (src/twin/profile.ts): not at all below the
+ * alphabet's floor (the twin says so), and as a range drawn from at random, so that the lengths its
+ * run saw need only lie within the server's.
+ */
+function lengthsBeside(server: Json, twin: Json | undefined): void {
+  if (!twin || server.kind === 'uuid' || twin.kind !== server.kind) return;
+  const range = (id: Json): [number, number] => [id.length ?? id.minLength, id.length ?? id.maxLength];
+  const [min, max] = range(server);
+  const drop = (id: Json) => {
+    delete id.length;
+    delete id.minLength;
+    delete id.maxLength;
+  };
+  if (max < ID_LENGTH_FLOOR[server.kind as keyof typeof ID_LENGTH_FLOOR]) {
+    drop(server);
+    drop(twin);
+    return;
+  }
+  const [low, high] = range(twin);
+  if (low >= min && high <= max) {
+    drop(twin);
+    Object.assign(twin, server.length === undefined ? { minLength: min, maxLength: max } : { length: min });
+  }
 }
 
 const isPlain = (v: unknown): v is Json => v !== null && typeof v === 'object' && !Array.isArray(v);

@@ -240,6 +240,57 @@ describe('the mock as the twin of a server', () => {
   });
 });
 
+describe('a deleted id apart from an unknown one', () => {
+  const twinOf = async (deletedId: number | undefined) => {
+    const status = structuredClone(profile.errors.status);
+    if (deletedId !== undefined) status.deletedId = { value: deletedId, seen: 'x' };
+    const core = createCore({ conventions: withChoice(['errors', 'status'], status), seed: 5 });
+    await core.ready;
+    return core;
+  };
+
+  it("answers its server's status for a record a delete took, its own, its conversation's messages, and 404 for an id never made", async () => {
+    const core = await twinOf(410);
+    const made = (
+      await call(core, 'POST', '/api/v1/contacts', { username: 'gone', phone_number: '+15550100' })
+    ).json!;
+    const sent = (
+      await call(core, 'POST', '/api/v1/messages', { conversation_id: made.conversation_id, message: 'hi' })
+    ).json!;
+    const other = (await call(core, 'GET', '/api/v1/messages?limit=1')).json!.data[0];
+    expect((await call(core, 'DELETE', `/api/v1/messages/${other.id}`)).status).toBe(202);
+    expect((await call(core, 'DELETE', `/api/v1/contacts/${made.id}`)).status).toBe(200);
+    for (const at of [`contacts/${made.id}`, `messages/${sent.id}`, `messages/${other.id}`]) {
+      const answer = await call(core, 'GET', `/api/v1/${at}`);
+      expect({ at, status: answer.status, type: answer.headers['Content-Type'] }).toEqual({
+        at,
+        status: 410,
+        type: 'application/problem+json; charset=utf-8',
+      });
+      expect(answer.json).toMatchObject({ status: 410, title: 'Gone' });
+      expect(answer.headers).not.toHaveProperty('X-Mock-Deleted');
+    }
+    expect((await call(core, 'PUT', `/api/v1/contacts/${made.id}`, { display_name: 'x' })).status).toBe(410);
+    expect((await call(core, 'DELETE', `/api/v1/contacts/${made.id}`)).status).toBe(410);
+    expect((await call(core, 'GET', '/api/v1/contacts/NeverMade00000000')).status).toBe(404);
+    const document = (await call(core, 'GET', '/openapi.json')).json!;
+    expect(Object.keys(document.paths['/api/v1/contacts/{id}'].get.responses)).toEqual(
+      expect.arrayContaining(['404', '410']),
+    );
+  });
+
+  it('answers both alike where its server did, or its profile does not say', async () => {
+    for (const deletedId of [404, undefined]) {
+      const core = await twinOf(deletedId);
+      const made = (
+        await call(core, 'POST', '/api/v1/contacts', { username: 'gone', phone_number: '+15550100' })
+      ).json!;
+      await call(core, 'DELETE', `/api/v1/contacts/${made.id}`);
+      expect((await call(core, 'GET', `/api/v1/contacts/${made.id}`)).status).toBe(404);
+    }
+  });
+});
+
 describe("the twin's ids", () => {
   const formats = {
     contact: { value: { kind: 'uuid', prefix: '', json: 'string' }, seen: 'x' },
@@ -276,6 +327,47 @@ describe("the twin's ids", () => {
     });
     expect(sent.json!.id).toMatch(/^msg_[A-Za-z0-9]{14}$/);
     expect((await call(a, 'GET', `/api/v1/messages/${sent.json!.id}`)).status).toBe(200);
+  });
+
+  it('draws ids of the smallest alphabet and the lengths its server showed: hex of 8 to 12, a UUID version, a floor for short ones', async () => {
+    const core = createCore({
+      conventions: withChoice(['ids'], {
+        contact: { value: { kind: 'uuid', prefix: '', json: 'string', version: 7 }, seen: 'x' },
+        message: {
+          value: { kind: 'hex', prefix: '', json: 'string', minLength: 8, maxLength: 12 },
+          seen: 'x',
+        },
+        conversation: { value: { kind: 'numeric', prefix: '', json: 'string', length: 4 }, seen: 'x' },
+      }),
+      seed: 5,
+    });
+    await core.ready;
+    const messages = (await call(core, 'GET', '/api/v1/messages?limit=100')).json!.data as Json[];
+    const lengths = new Set(messages.map((m) => String(m.id).length));
+    expect(messages.every((m) => /^[0-9a-f]{8,12}$/.test(m.id))).toBe(true);
+    expect([...lengths].sort()).toEqual([10, 11, 12, 8, 9]);
+    const contacts = (await call(core, 'GET', '/api/v1/contacts?limit=50')).json!.data as Json[];
+    for (const c of contacts) {
+      expect(c.id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+      // Four digits hold too few ids for a world drawn at random: ten, and the twin says so.
+      expect(c.conversation_id).toMatch(/^[1-9][0-9]{9}$/);
+    }
+    const read = readProfile(
+      withChoice(['ids'], {
+        conversation: { value: { kind: 'numeric', prefix: '', json: 'string', length: 4 }, seen: 'x' },
+      }),
+    );
+    expect(read.notMirrored.join('\n')).toContain(
+      "the length of conversation ids (4): the twin's are 10 characters after any prefix",
+    );
+    expect(read.taken.join('\n')).toContain('conversation ids 10 digits');
+    expect(() =>
+      readProfile(
+        withChoice(['ids'], {
+          message: { value: { kind: 'hex', prefix: '', json: 'string', minLength: 9 }, seen: 'x' },
+        }),
+      ),
+    ).toThrow(/ids\.message\.minLength must come with maxLength/);
   });
 
   it("keeps the mock's ids where the server's are JSON numbers, and says so", () => {
