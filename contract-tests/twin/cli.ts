@@ -1,8 +1,10 @@
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { Command, CommanderError, Option } from 'commander';
 import { unsetEmptyEnv } from '../rules/rule-set-option';
+import { driftLines, driftOf } from './drift';
 
 /**
  * `messaging-contract twin --from <url> --token <t>`: a twin of a server in one command. It records
@@ -30,7 +32,7 @@ function program(): Command {
   return new Command()
     .name('messaging-contract twin')
     .description(
-      "Records a server's account and observes its conventions, for the mock to serve as its twin. Exit 0: written (and, with --start, the twin stopped); 1: it could not record or observe; 2: the options are at fault.",
+      "Records a server's account and observes its conventions, for the mock to serve as its twin. Exit 0: written (and, with --start, the twin stopped); 1: it could not record or observe; 2: the options are at fault. `messaging-contract twin check --help`: the drift of a server from its profile.",
     )
     .requiredOption('--from <url>', "the server's root, as for --base-url")
     .addOption(
@@ -86,8 +88,124 @@ function run(args: string[], onSpawn?: (stop: () => void) => void): Promise<numb
   });
 }
 
+interface CheckOptions {
+  profile: string;
+  baseUrl?: string;
+  token: string;
+  sample?: string[];
+  settleMs?: number;
+  maxRequests?: number;
+  json?: string;
+}
+
+function checkProgram(): Command {
+  return new Command()
+    .name('messaging-contract twin check')
+    .description(
+      'Observes the server again and prints each choice of its profile that changed since it was written, with the exchange that shows it now: the drift of a server away from the twin built on its profile. Exit 0: nothing changed; 1: something did; 2: it could not judge (a choice not observed again, or the options are at fault).',
+    )
+    .requiredOption(
+      '--profile <file>',
+      'the server profile the twin was built on (--profile-out, twin --from)',
+    )
+    .option('--base-url <url>', "the server's root; default: the profile's server.baseUrl")
+    .addOption(
+      new Option(
+        '--token <token>',
+        'the bearer token of an account to observe with (the kit deletes what it creates)',
+      )
+        .env('CONTRACT_TOKEN')
+        .makeOptionMandatory(),
+    )
+    .option('--sample <field=value...>', 'a value the server accepts, passed to the kit (repeatable)')
+    .option('--settle-ms <ms>', 'passed to the kit: how long the lists may take to show a write', (v) =>
+      Number(v),
+    )
+    .option('--max-requests <n>', "passed to the kit: the run's request budget", (v) => Number(v))
+    .option(
+      '--json <file>',
+      "passed to the kit: its verdicts as JSON (the run's rules, apart from the drift)",
+    )
+    .showHelpAfterError()
+    .exitOverride();
+}
+
+/** What the kit's observing run is given: the server, the profile to write, and the options passed on. */
+function observing(
+  argv: string[],
+  baseUrl: string,
+  profileOut: string,
+  options: Pick<TwinOptions, 'token' | 'sample' | 'settleMs' | 'maxRequests' | 'json' | 'report'>,
+): string[] {
+  return [
+    argv[0]!,
+    argv[1]!,
+    '--base-url',
+    baseUrl,
+    '--token',
+    options.token,
+    '--profile-out',
+    profileOut,
+    ...(options.sample ?? []).flatMap((s) => ['--sample', s]),
+    ...(options.settleMs !== undefined ? ['--settle-ms', String(options.settleMs)] : []),
+    ...(options.maxRequests !== undefined ? ['--max-requests', String(options.maxRequests)] : []),
+    ...(options.json !== undefined ? ['--json', options.json] : []),
+    ...(options.report !== undefined ? ['--report', options.report] : []),
+  ];
+}
+
+/** `twin check`: the profile against the server observed again (twin/drift.ts). */
+async function checkMain(argv: string[], kit: (argv: string[]) => Promise<number>): Promise<number> {
+  let options: CheckOptions;
+  let before: Record<string, unknown>;
+  let baseUrl: string;
+  try {
+    const command = checkProgram();
+    unsetEmptyEnv(command);
+    options = command.parse(argv).opts<CheckOptions>();
+    let text: string;
+    try {
+      text = fs.readFileSync(options.profile, 'utf8');
+    } catch (error) {
+      throw new Error(`--profile: cannot read ${options.profile}: ${(error as Error).message}`);
+    }
+    try {
+      before = JSON.parse(text) as Record<string, unknown>;
+    } catch {
+      throw new Error(`--profile: ${options.profile} is not JSON`);
+    }
+    const server = before.server as { baseUrl?: unknown } | undefined;
+    const url = options.baseUrl ?? (typeof server?.baseUrl === 'string' ? server.baseUrl : undefined);
+    if (url === undefined)
+      throw new Error(`--base-url: not given, and ${options.profile} names no server.baseUrl`);
+    new URL(url);
+    baseUrl = url;
+  } catch (error) {
+    if (error instanceof CommanderError) return error.exitCode === 0 ? 0 : 2;
+    console.error(`messaging-contract twin check: ${(error as Error).message}`);
+    return 2;
+  }
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'twin-check-'));
+  const now = path.join(dir, 'profile.json');
+  try {
+    console.log(`Observing ${baseUrl} again (the kit deletes what it creates)`);
+    await kit(observing(argv, baseUrl, now, options));
+    if (!fs.existsSync(now)) {
+      console.error('messaging-contract twin check: the kit could not observe the server; nothing compared');
+      return 2;
+    }
+    const drift = driftOf(before, JSON.parse(fs.readFileSync(now, 'utf8')) as Record<string, unknown>);
+    console.log(`\nDrift of ${baseUrl} since ${options.profile}:`);
+    for (const line of driftLines(drift)) console.log(line);
+    return drift.changed.length > 0 ? 1 : drift.unobserved.length > 0 ? 2 : 0;
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 /** Runs the command; `kit` is the kit's own main (for the observing run, in this process). */
 export async function twinMain(argv: string[], kit: (argv: string[]) => Promise<number>): Promise<number> {
+  if (argv[2] === 'check') return checkMain([...argv.slice(0, 2), ...argv.slice(3)], kit);
   let options: TwinOptions;
   try {
     const command = program();
@@ -131,21 +249,7 @@ export async function twinMain(argv: string[], kit: (argv: string[]) => Promise<
   console.log(`2/2 Observing its conventions (the kit deletes what it creates) into ${profile}`);
   // A profile left by an earlier twin must not pass for this observation.
   fs.rmSync(profile, { force: true });
-  const observed = await kit([
-    argv[0]!,
-    argv[1]!,
-    '--base-url',
-    options.from,
-    '--token',
-    options.token,
-    '--profile-out',
-    profile,
-    ...(options.sample ?? []).flatMap((s) => ['--sample', s]),
-    ...(options.settleMs !== undefined ? ['--settle-ms', String(options.settleMs)] : []),
-    ...(options.maxRequests !== undefined ? ['--max-requests', String(options.maxRequests)] : []),
-    ...(options.json !== undefined ? ['--json', options.json] : []),
-    ...(options.report !== undefined ? ['--report', options.report] : []),
-  ]);
+  const observed = await kit(observing(argv, options.from, profile, options));
   // Exit 2 with a profile written: some rules could not be judged (their choices are unknown in
   // the profile, with the reason); the rest was observed. Without a profile, nothing was.
   if (!fs.existsSync(profile)) {

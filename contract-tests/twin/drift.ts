@@ -1,0 +1,99 @@
+/**
+ * What changed in a server since its profile was written (`messaging-contract twin check`): each
+ * choice of the profile against the same choice observed again, with the exchange that shows it
+ * now. A choice is a leaf `{value, seen}` or `{unknown}` of the profile (common/server-profile.ts),
+ * named by its path (`ids.contact`, `successStatus.contacts.create`).
+ */
+type Json = Record<string, unknown>;
+type Observed = { value: unknown; seen: string } | { unknown: string };
+
+export interface Drift {
+  /** Known in both, with another value now; or unknown in the profile and observed now. */
+  changed: { choice: string; before: unknown; now: unknown; seen: string }[];
+  /** Known in the profile, not observed again: what the server does there now is not known. */
+  unobserved: { choice: string; before: unknown; why: string }[];
+  /** Choices of the profile that were observed again with the same value. */
+  same: number;
+  /** Choices in all. */
+  choices: number;
+}
+
+const isObject = (value: unknown): value is Json =>
+  value !== null && typeof value === 'object' && !Array.isArray(value);
+const isObserved = (value: unknown): value is Observed =>
+  isObject(value) && (('value' in value && 'seen' in value) || 'unknown' in value);
+
+/** The profile's choices by path; what describes the run (`server`, `version`) is no choice. */
+function choicesOf(profile: Json): Map<string, Observed> {
+  const found = new Map<string, Observed>();
+  const walk = (at: unknown, path: string[]) => {
+    if (isObserved(at)) found.set(path.join('.'), at);
+    else if (isObject(at)) for (const [key, inner] of Object.entries(at)) walk(inner, [...path, key]);
+  };
+  for (const [key, value] of Object.entries(profile))
+    if (!['$schema', 'version', 'server'].includes(key)) walk(value, [key]);
+  return found;
+}
+
+/** JSON with sorted keys: the same value written in another key order is the same. */
+const canonical = (value: unknown): string =>
+  JSON.stringify(value, (_key, inner: unknown) =>
+    isObject(inner)
+      ? Object.fromEntries(Object.entries(inner).sort(([a], [b]) => a.localeCompare(b)))
+      : inner,
+  );
+
+/**
+ * Whether a value observed now is the one the profile holds. The lengths of ids are a sample of the
+ * ids a run saw: a range seen now that lies within the profile's is the same.
+ */
+function sameChoice(choice: string, before: unknown, now: unknown): boolean {
+  if (canonical(before) === canonical(now)) return true;
+  if (!choice.startsWith('ids.') || !isObject(before) || !isObject(now)) return false;
+  const rest = (id: Json) =>
+    canonical({ ...id, length: undefined, minLength: undefined, maxLength: undefined });
+  const range = (id: Json) => [id.length ?? id.minLength, id.length ?? id.maxLength] as [unknown, unknown];
+  const [low, high] = range(before);
+  const [min, max] = range(now);
+  return (
+    rest(before) === rest(now) &&
+    typeof low === 'number' &&
+    typeof high === 'number' &&
+    typeof min === 'number' &&
+    typeof max === 'number' &&
+    min >= low &&
+    max <= high
+  );
+}
+
+export function driftOf(before: Json, now: Json): Drift {
+  const then = choicesOf(before);
+  const seen = choicesOf(now);
+  const drift: Drift = { changed: [], unobserved: [], same: 0, choices: 0 };
+  for (const [choice, old] of then) {
+    drift.choices++;
+    const fresh = seen.get(choice);
+    if ('value' in old) {
+      if (!fresh || !('value' in fresh))
+        drift.unobserved.push({ choice, before: old.value, why: fresh?.unknown ?? 'the run did not say' });
+      else if (sameChoice(choice, old.value, fresh.value)) drift.same++;
+      else drift.changed.push({ choice, before: old.value, now: fresh.value, seen: fresh.seen });
+    } else if (fresh && 'value' in fresh)
+      drift.changed.push({ choice, before: undefined, now: fresh.value, seen: fresh.seen });
+    else drift.same++;
+  }
+  return drift;
+}
+
+const shown = (value: unknown) => (value === undefined ? 'unknown' : JSON.stringify(value));
+
+/** The drift in words, a line a choice that moved, and the count. */
+export function driftLines(drift: Drift): string[] {
+  return [
+    ...drift.changed.map(
+      (c) => `  changed: ${c.choice}: ${shown(c.before)} → ${shown(c.now)} (seen: ${c.seen})`,
+    ),
+    ...drift.unobserved.map((u) => `  not observed again: ${u.choice} (was ${shown(u.before)}): ${u.why}`),
+    `${drift.same} of ${drift.choices} choices as the profile says; ${drift.changed.length} changed; ${drift.unobserved.length} not observed again.`,
+  ];
+}
