@@ -4,6 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { Command, CommanderError, Option } from 'commander';
 import { unsetEmptyEnv } from '../rules/rule-set-option';
+import { compareSessions, comparisonLines, differs, runSession } from './compare';
 import { driftLines, driftOf } from './drift';
 
 /**
@@ -32,7 +33,7 @@ function program(): Command {
   return new Command()
     .name('messaging-contract twin')
     .description(
-      "Records a server's account and observes its conventions, for the mock to serve as its twin. Exit 0: written (and, with --start, the twin stopped); 1: it could not record or observe; 2: the options are at fault. `messaging-contract twin check --help`: the drift of a server from its profile.",
+      "Records a server's account and observes its conventions, for the mock to serve as its twin. Exit 0: written (and, with --start, the twin stopped); 1: it could not record or observe; 2: the options are at fault. `messaging-contract twin check --help`: the drift of a server from its profile; `messaging-contract twin compare --help`: a client's session on a server and on its twin, answer beside answer.",
     )
     .requiredOption('--from <url>', "the server's root, as for --base-url")
     .addOption(
@@ -203,9 +204,84 @@ async function checkMain(argv: string[], kit: (argv: string[]) => Promise<number
   }
 }
 
+interface CompareOptions {
+  server: string;
+  twin: string;
+  token: string;
+  twinToken?: string;
+  json?: string;
+}
+
+function compareProgram(): Command {
+  return new Command()
+    .name('messaging-contract twin compare')
+    .description(
+      "Runs a client's session (every operation, successes and refusals) on a server and on its twin, and prints each answer whose form differs: status, content type, every key at every depth and the kind of its value, the form of ids, the digits of timestamps, the order of a list. Exit 0: none differs; 1: some do; 2: it could not compare (a side did not answer, or the options are at fault).",
+    )
+    .requiredOption('--server <url>', "the server's root, as for --base-url")
+    .requiredOption(
+      '--twin <url>',
+      "the twin's root (the mock with --conventions, under the server's path prefix)",
+    )
+    .addOption(
+      new Option(
+        '--token <token>',
+        'the bearer token of an account on the server (the session deletes what it creates)',
+      )
+        .env('CONTRACT_TOKEN')
+        .makeOptionMandatory(),
+    )
+    .option('--twin-token <token>', "the twin's token; default: --token")
+    .option('--json <file>', 'also write the comparison as JSON: each step, its request and its differences')
+    .showHelpAfterError()
+    .exitOverride();
+}
+
+/** `twin compare`: the same session on both, answer beside answer (twin/compare.ts). */
+async function compareMain(argv: string[]): Promise<number> {
+  let options: CompareOptions;
+  try {
+    const command = compareProgram();
+    unsetEmptyEnv(command);
+    options = command.parse(argv).opts<CompareOptions>();
+    for (const [name, url] of [
+      ['--server', options.server],
+      ['--twin', options.twin],
+    ] as const)
+      if (!/^https?:\/\//.test(url)) throw new Error(`${name}: ${url} is not an http(s) URL`);
+  } catch (error) {
+    if (error instanceof CommanderError) return error.exitCode === 0 ? 0 : 2;
+    console.error(`messaging-contract twin compare: ${(error as Error).message}`);
+    return 2;
+  }
+  const stamp = Date.now().toString(36);
+  const server = await runSession({ baseUrl: options.server, token: options.token }, stamp);
+  const twin = await runSession({ baseUrl: options.twin, token: options.twinToken ?? options.token }, stamp);
+  const silent = (steps: typeof server) => steps.every((s) => s.skipped !== undefined);
+  if (silent(server) || silent(twin)) {
+    const side = silent(server) ? server : twin;
+    console.error(
+      `messaging-contract twin compare: the ${side === server ? 'server' : 'twin'} did not answer: ${side[0]?.skipped ?? ''}`,
+    );
+    return 2;
+  }
+  const comparison = compareSessions(server, twin);
+  if (options.json) {
+    fs.mkdirSync(path.dirname(path.resolve(options.json)), { recursive: true });
+    fs.writeFileSync(
+      options.json,
+      `${JSON.stringify({ server: options.server, twin: options.twin, ...comparison }, null, 2)}\n`,
+    );
+  }
+  console.log(`The session on ${options.server} (server) and ${options.twin} (twin):`);
+  for (const line of comparisonLines(comparison)) console.log(line);
+  return differs(comparison) ? 1 : 0;
+}
+
 /** Runs the command; `kit` is the kit's own main (for the observing run, in this process). */
 export async function twinMain(argv: string[], kit: (argv: string[]) => Promise<number>): Promise<number> {
   if (argv[2] === 'check') return checkMain([...argv.slice(0, 2), ...argv.slice(3)], kit);
+  if (argv[2] === 'compare') return compareMain([...argv.slice(0, 2), ...argv.slice(3)]);
   let options: TwinOptions;
   try {
     const command = program();

@@ -1,0 +1,388 @@
+import { withRetries } from '../../common/transient';
+import { ID_KINDS, type IdFormat, type IdKind } from '../../common/server-profile';
+import type { RecordLine } from '../http/records';
+import { idsOf } from '../profile/build';
+import { idFormatOf } from '../profile/shapes';
+
+/**
+ * `messaging-contract twin compare`: a client's session run on a server and on its twin, each answer
+ * of one beside the same answer of the other, compared strictly by form (the values differ: other
+ * worlds, other ids, other clocks): the status, the content type, every key at every depth and the
+ * kind of every value, the form of ids (alphabet, length, prefix), the digits of timestamps, and
+ * the order a list shows the session's own records in.
+ */
+type Json = Record<string, unknown>;
+
+interface Answer {
+  status: number;
+  contentType: string;
+  body: unknown;
+  text: string;
+}
+
+/** One step of the session as one side answered it, or why it was not sent there. */
+export interface Step {
+  name: string;
+  request: string;
+  answer?: Answer;
+  skipped?: string;
+}
+
+export interface Side {
+  baseUrl: string;
+  token: string;
+}
+
+const isObject = (value: unknown): value is Json =>
+  value !== null && typeof value === 'object' && !Array.isArray(value);
+
+/** Sends one request; transient answers are waited out and sent again as the kit does (not a POST's). */
+async function call(
+  side: Side,
+  method: string,
+  path: string,
+  form?: [string, string][],
+  token = true,
+): Promise<Answer> {
+  const url = `${side.baseUrl.replace(/\/+$/, '')}${path}`;
+  return withRetries(method, url, {
+    once: async () => {
+      const response = await fetch(url, {
+        method,
+        headers: {
+          ...(token ? { Authorization: `Bearer ${side.token}` } : {}),
+          ...(form ? { 'Content-Type': 'application/x-www-form-urlencoded' } : {}),
+        },
+        ...(form ? { body: new URLSearchParams(form).toString() } : {}),
+      });
+      const text = await response.text();
+      let body: unknown;
+      try {
+        body = text.trim() === '' ? undefined : JSON.parse(text);
+      } catch {
+        body = undefined;
+      }
+      const headers = Object.fromEntries(response.headers);
+      return {
+        status: response.status,
+        headers,
+        contentType: (headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase(),
+        body,
+        text,
+      };
+    },
+    noAnswer: (error) =>
+      error instanceof TypeError ? String((error as Error).cause ?? error.message) : undefined,
+    giveUp: (line) => new Error(line),
+  });
+}
+
+const idOf = (answer: Answer | undefined): string | undefined =>
+  isObject(answer?.body) && (typeof answer.body.id === 'string' || typeof answer.body.id === 'number')
+    ? String(answer.body.id)
+    : undefined;
+const fieldOf = (answer: Answer | undefined, field: string): string | undefined =>
+  isObject(answer?.body) && answer.body[field] !== undefined && answer.body[field] !== null
+    ? String(answer.body[field])
+    : undefined;
+
+/**
+ * The session: every operation, successes and refusals, as a client would send them, each step
+ * given what the earlier ones answered. What it made is deleted at the end (not compared).
+ */
+export async function runSession(side: Side, stamp: string): Promise<Step[]> {
+  const steps: Step[] = [];
+  const step = async (
+    name: string,
+    method: string,
+    path: string | undefined,
+    form?: [string, string][],
+    token = true,
+  ): Promise<Answer | undefined> => {
+    if (path === undefined) {
+      steps.push({ name, request: method, skipped: 'an earlier step made nothing to name' });
+      return undefined;
+    }
+    const request = `${method} ${path
+      .replace(/\/v1\/(contacts|messages)\/[^/?]+/, '/v1/$1/{id}')
+      .replace(/conversation_id=[^&]*/, 'conversation_id={id}')}`;
+    try {
+      const answer = await call(side, method, path, form, token);
+      steps.push({ name, request, answer });
+      return answer;
+    } catch (error) {
+      steps.push({ name, request, skipped: (error as Error).message });
+      return undefined;
+    }
+  };
+  const a = await step('create a contact', 'POST', '/v1/contacts', [
+    ['username', `cmp_a_${stamp}`],
+    ['phone_number', '+14155550101'],
+    ['display_name', 'Ada Compare'],
+  ]);
+  const b = await step('create a contact without display_name', 'POST', '/v1/contacts', [
+    ['username', `cmp_b_${stamp}`],
+    ['phone_number', '+14155550102'],
+  ]);
+  await step('a create without phone_number, refused', 'POST', '/v1/contacts', [
+    ['username', `cmp_c_${stamp}`],
+  ]);
+  const aId = idOf(a);
+  const bId = idOf(b);
+  const contactPath = (id: string | undefined) => (id === undefined ? undefined : `/v1/contacts/${id}`);
+  await step('retrieve the contact', 'GET', contactPath(aId));
+  await step('rename the contact', 'PUT', contactPath(aId), [['display_name', 'Ada Renamed']]);
+  const conversation = fieldOf(a, 'conversation_id');
+  const m1 = await step(
+    'send a message',
+    'POST',
+    conversation === undefined ? undefined : '/v1/messages',
+    conversation === undefined
+      ? undefined
+      : [
+          ['conversation_id', conversation],
+          ['message', 'Hello from the session'],
+        ],
+  );
+  await step(
+    'send a message with an attachment',
+    'POST',
+    conversation === undefined ? undefined : '/v1/messages',
+    conversation === undefined
+      ? undefined
+      : [
+          ['conversation_id', conversation],
+          ['message', 'With a file'],
+          ['attachments[0][filename]', 'report.pdf'],
+          ['attachments[0][file_url]', 'https://example.com/files/report.pdf'],
+          ['attachments[0][file_type]', 'application/pdf'],
+        ],
+  );
+  const m1Id = idOf(m1);
+  const messagePath = (id: string | undefined) => (id === undefined ? undefined : `/v1/messages/${id}`);
+  await step('react to a message', 'PUT', messagePath(m1Id), [['reactions[heart][]', `cmp_a_${stamp}`]]);
+  await step(
+    "list the contact's conversation",
+    'GET',
+    conversation === undefined
+      ? undefined
+      : `/v1/messages?conversation_id=${encodeURIComponent(conversation)}`,
+  );
+  await step('list contacts, one a page', 'GET', '/v1/contacts?limit=1');
+  await step('a list with a bad limit, refused', 'GET', '/v1/contacts?limit=abc');
+  await step('delete a message', 'DELETE', messagePath(m1Id));
+  await step('read the deleted message back', 'GET', messagePath(m1Id));
+  await step('delete a contact', 'DELETE', contactPath(bId));
+  await step('read the deleted contact back', 'GET', contactPath(bId));
+  await step(
+    'retrieve an id never made',
+    'GET',
+    contactPath(aId === undefined ? 'zz0unknown0id' : unknownLike(aId)),
+  );
+  await step('list without a token, refused', 'GET', '/v1/contacts', undefined, false);
+  // What the session made goes (the second message with its contact's conversation).
+  for (const id of [aId, bId])
+    if (id !== undefined) await call(side, 'DELETE', `/v1/contacts/${id}`).catch(() => {});
+  return steps;
+}
+
+/** An id of the same form as `id` that names nothing: its digits and letters turned around. */
+function unknownLike(id: string): string {
+  const prefix = /^[a-z]+_/.exec(id)?.[0] ?? '';
+  const rest = id.slice(prefix.length);
+  return (
+    prefix +
+    [...rest]
+      .map((c) =>
+        /[0-8]/.test(c)
+          ? String(Number(c) + 1)
+          : /[a-e]/.test(c)
+            ? String.fromCharCode(c.charCodeAt(0) + 1)
+            : c,
+      )
+      .join('')
+  );
+}
+
+/** The kind of a value, as the comparison reads it. */
+const kindOf = (value: unknown): string =>
+  value === null ? 'null' : Array.isArray(value) ? 'array' : typeof value;
+
+/**
+ * The form of each kind of id a side's session showed, inferred as the kit infers a profile's
+ * (profile/build.ts): one id tells little (a hex id may be all digits, a length may vary), all of
+ * them tell the alphabet, the prefix and the range of lengths.
+ */
+function idForms(steps: Step[]): Record<IdKind, (IdFormat & { distinct: number }) | undefined> {
+  const lines: RecordLine[] = [];
+  const distinct: Record<IdKind, Set<string>> = {
+    contact: new Set(),
+    message: new Set(),
+    conversation: new Set(),
+  };
+  const note = (kind: IdKind, id: unknown) => {
+    const format = idFormatOf(id);
+    if (!format) return;
+    lines.push({ kind: 'profile', key: 'id format', value: { kind, format }, seen: '' });
+    distinct[kind].add(String(id));
+  };
+  const record = (item: unknown, kind: 'contact' | 'message') => {
+    if (!isObject(item)) return;
+    note(kind, item.id);
+    note('conversation', item.conversation_id);
+    if (kind === 'message' && isObject(item.contact)) note('contact', item.contact.id);
+  };
+  for (const step of steps) {
+    const body = step.answer?.body;
+    if (!step.answer || step.answer.status >= 300 || !isObject(body)) continue;
+    const kind = step.request.includes('/v1/messages') ? 'message' : 'contact';
+    if (Array.isArray(body.data)) for (const item of body.data) record(item, kind);
+    else if ('id' in body) record(body, kind);
+  }
+  const forms = {} as Record<IdKind, (IdFormat & { distinct: number }) | undefined>;
+  for (const kind of ID_KINDS) {
+    const observed = idsOf(lines, kind);
+    forms[kind] = 'value' in observed ? { ...observed.value, distinct: distinct[kind].size } : undefined;
+  }
+  return forms;
+}
+
+const lengthsOf = (f: IdFormat): [number, number] | undefined =>
+  f.length !== undefined
+    ? [f.length, f.length]
+    : f.minLength !== undefined
+      ? [f.minLength, f.maxLength!]
+      : undefined;
+
+/** The ids' forms of the two sides apart: alphabet, prefix and JSON type; a fixed length against another. */
+function idDifferences(server: Step[], twin: Step[]): string[] {
+  const [a, b] = [idForms(server), idForms(twin)];
+  const out: string[] = [];
+  const shown = (f: IdFormat) => {
+    const lengths = lengthsOf(f);
+    const of =
+      lengths === undefined
+        ? ''
+        : lengths[0] === lengths[1]
+          ? ` of ${lengths[0]}`
+          : ` of ${lengths[0]} to ${lengths[1]}`;
+    return `${f.json} ${f.kind}${f.prefix ? ` "${f.prefix}"` : ''}${of}`;
+  };
+  for (const kind of ID_KINDS) {
+    const [x, y] = [a[kind], b[kind]];
+    if (!x || !y) continue;
+    const [p, q] = [lengthsOf(x), lengthsOf(y)];
+    // Lengths are a sample (two ids of 8 to 12 may share one): only a fixed length that three
+    // ids or more showed on each side is compared.
+    const fixed = (r: [number, number] | undefined, f: { distinct: number }) =>
+      r !== undefined && r[0] === r[1] && f.distinct >= 3;
+    const apart = fixed(p, x) && fixed(q, y) && p![0] !== q![0];
+    if (x.kind !== y.kind || x.prefix !== y.prefix || x.json !== y.json || apart)
+      out.push(`${kind} ids: ${shown(x)} ≠ ${shown(y)}`);
+  }
+  return out;
+}
+
+/** The differences of form between two bodies, each with where it is (`data.0.contact.id`). */
+function formDifferences(a: unknown, b: unknown, at: string, out: string[]): void {
+  const where = at === '' ? 'the body' : at;
+  if (kindOf(a) !== kindOf(b)) {
+    out.push(`${where}: ${kindOf(a)} ≠ ${kindOf(b)}`);
+    return;
+  }
+  const key = at.split('.').at(-1) ?? '';
+  if (key.endsWith('_at') && typeof a === 'number' && typeof b === 'number') {
+    const digits = (n: number) => String(Math.trunc(n)).length;
+    if (digits(a) !== digits(b)) out.push(`${where}: timestamps of ${digits(a)} ≠ ${digits(b)} digits`);
+  }
+  if (Array.isArray(a) && Array.isArray(b)) {
+    if ((a.length === 0) !== (b.length === 0))
+      out.push(
+        `${where}: ${a.length === 0 ? 'empty' : 'not empty'} ≠ ${b.length === 0 ? 'empty' : 'not empty'}`,
+      );
+    else if (a.length > 0) formDifferences(a[0], b[0], `${at}${at ? '.' : ''}0`, out);
+    return;
+  }
+  if (!isObject(a) || !isObject(b)) return;
+  const keys = [...new Set([...Object.keys(a), ...Object.keys(b)])].sort();
+  for (const k of keys) {
+    const path = `${at}${at ? '.' : ''}${k}`;
+    if (!(k in a)) out.push(`${path}: absent ≠ present`);
+    else if (!(k in b)) out.push(`${path}: present ≠ absent`);
+    else formDifferences(a[k], b[k], path, out);
+  }
+}
+
+/** The differences of two answers to the same step, in words (server's ≠ twin's). */
+function stepDifferences(server: Step, twin: Step): string[] {
+  if (server.skipped || twin.skipped) {
+    if (server.skipped && twin.skipped) return [];
+    return [
+      `${server.skipped ? 'not sent to the server' : 'not sent to the twin'}: ${server.skipped ?? twin.skipped}`,
+    ];
+  }
+  const [a, b] = [server.answer!, twin.answer!];
+  const out: string[] = [];
+  if (a.status !== b.status) out.push(`status ${a.status} ≠ ${b.status}`);
+  if (a.contentType !== b.contentType)
+    out.push(`content type ${a.contentType || '(none)'} ≠ ${b.contentType || '(none)'}`);
+  if ((a.body === undefined) !== (b.body === undefined))
+    out.push(
+      `body ${a.body === undefined ? (a.text === '' ? 'empty' : 'not JSON') : 'JSON'} ≠ ${b.body === undefined ? (b.text === '' ? 'empty' : 'not JSON') : 'JSON'}`,
+    );
+  else if (a.body !== undefined) formDifferences(a.body, b.body, '', out);
+  return out;
+}
+
+/** The order a list shows the session's two messages in: the one sent first, or the other. */
+function sessionOrder(steps: Step[]): string | undefined {
+  const sent = steps.filter((s) => s.name.startsWith('send a message')).map((s) => idOf(s.answer));
+  const list = steps.find((s) => s.name === "list the contact's conversation")?.answer?.body;
+  if (!isObject(list) || !Array.isArray(list.data) || sent.some((id) => id === undefined)) return undefined;
+  const at = sent.map((id) => (list.data as unknown[]).findIndex((m) => isObject(m) && String(m.id) === id));
+  if (at.some((i) => i < 0)) return undefined;
+  return at[0]! < at[1]! ? 'the first sent first' : 'the last sent first';
+}
+
+export interface Comparison {
+  steps: { name: string; request: string; differences: string[] }[];
+  /** The forms of the ids the whole session showed, where they differ. */
+  ids: string[];
+  order: { server?: string; twin?: string };
+}
+
+export function compareSessions(server: Step[], twin: Step[]): Comparison {
+  return {
+    steps: server.map((step, i) => ({
+      name: step.name,
+      request: step.request,
+      differences: stepDifferences(step, twin[i]!),
+    })),
+    ids: idDifferences(server, twin),
+    order: { server: sessionOrder(server), twin: sessionOrder(twin) },
+  };
+}
+
+/** Whether anything differs: a step, the ids' forms, or the list order. */
+export const differs = (c: Comparison): boolean =>
+  c.steps.some((s) => s.differences.length > 0) || c.ids.length > 0 || c.order.server !== c.order.twin;
+
+/** The comparison in words: each step that differs, and the count. */
+export function comparisonLines(comparison: Comparison): string[] {
+  const lines: string[] = [];
+  comparison.steps.forEach((step, i) => {
+    if (step.differences.length === 0) return;
+    lines.push(`${i + 1}. ${step.name} (${step.request}):`);
+    for (const difference of step.differences) lines.push(`     ${difference}`);
+  });
+  for (const line of comparison.ids) lines.push(line);
+  const { server, twin } = comparison.order;
+  const orderDiffers = server !== twin;
+  if (orderDiffers)
+    lines.push(`list order: the server shows ${server ?? 'no order'}, the twin ${twin ?? 'no order'}`);
+  const differing = comparison.steps.filter((s) => s.differences.length > 0).length;
+  lines.push(
+    `${comparison.steps.length - differing} of ${comparison.steps.length} steps answered alike (server ≠ twin above)${comparison.ids.length > 0 ? `; the ids' forms differ (${comparison.ids.length})` : ''}${orderDiffers ? '; the list order differs' : ''}.`,
+  );
+  return lines;
+}
