@@ -12,11 +12,13 @@
  *   7. what `messaging-api-mock/msw` adds to a browser bundle with MSW's setupWorker (bench/bundle.ts);
  *   8. what installing each package costs: packages and bytes in an empty project (bench/install.ts);
  *   9. the kit run again and again against honest servers, a new seed each run: every run must
- *      exit 0 (bench/honest-runs.ts).
+ *      exit 0 (bench/honest-runs.ts);
+ *  10. how far each staging server's twin is from its server: the steps of a client's session
+ *      whose answers differ in form (bench/twin-compare.ts).
  *
  * Options: --seconds N (per throughput run, default 5), --rounds N (of the side-by-side
  * comparison, default 5), --skip-large, --skip-contract, --skip-proxy, --skip-record, --skip-honest,
- * --only proxy|record|bundle|install|honest (that section alone), --proxy-requests N (default 2000),
+ * --skip-twin, --only proxy|record|bundle|install|honest|twin (that section alone), --proxy-requests N (default 2000),
  * --honest-runs N (runs against the mock, default 50), --honest-staging-runs N (against each
  * staging server, default 10),
  * --profile (CPU-profile the mock under the GET /v1/contacts load and print where time goes).
@@ -34,6 +36,7 @@ import vm from 'node:vm';
 import { generateWorld } from '../src/seed';
 import { bundleCost, holding, total } from './bench/bundle';
 import { honestRuns } from './bench/honest-runs';
+import { twinDistances } from './bench/twin-compare';
 import { installInto, mb, packBoth, scratch } from './bench/install';
 import { World } from '../src/store/world';
 
@@ -47,6 +50,7 @@ const { values: args } = parseArgs({
     'skip-proxy': { type: 'boolean', default: false },
     'skip-record': { type: 'boolean', default: false },
     'skip-honest': { type: 'boolean', default: false },
+    'skip-twin': { type: 'boolean', default: false },
     'honest-runs': { type: 'string', default: '50' },
     'honest-staging-runs': { type: 'string', default: '10' },
     'proxy-requests': { type: 'string', default: '2000' },
@@ -739,6 +743,14 @@ async function honestSection(): Promise<void> {
   say();
 }
 
+/** Each staging server against its twin, a client's session on both: the steps that differ. */
+async function twinSection(): Promise<void> {
+  say(`## Each staging server's twin beside its server (messaging-contract twin compare)`);
+  say();
+  await twinDistances(undefined, say);
+  say();
+}
+
 async function main(): Promise<void> {
   const build = spawnSync('npm', ['run', '--silent', 'build'], { cwd: root, stdio: 'inherit' });
   if (build.status !== 0) process.exit(build.status ?? 1);
@@ -750,10 +762,13 @@ async function main(): Promise<void> {
       .join(' ')}`,
   );
   say();
-  if (args.only !== undefined && !['proxy', 'record', 'bundle', 'install', 'honest'].includes(args.only))
-    throw new Error('--only takes one section: proxy, record, bundle, install or honest');
-  if (args.only === 'honest') {
-    await honestSection();
+  if (
+    args.only !== undefined &&
+    !['proxy', 'record', 'bundle', 'install', 'honest', 'twin'].includes(args.only)
+  )
+    throw new Error('--only takes one section: proxy, record, bundle, install, honest or twin');
+  if (args.only === 'honest' || args.only === 'twin') {
+    await (args.only === 'honest' ? honestSection() : twinSection());
     agent.destroy();
     return;
   }
@@ -773,6 +788,7 @@ async function main(): Promise<void> {
     await bundleSection();
     await installSection();
     if (!args['skip-honest']) await honestSection();
+    if (!args['skip-twin']) await twinSection();
   }
   agent.destroy();
 }
