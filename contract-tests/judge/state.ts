@@ -67,7 +67,8 @@ export interface ContactFacts {
   updatedAt?: number;
   /**
    * When a write's answer last showed it: what the server holds from then on. After it, a view that
-   * moves a field that never changes is that view's fault, not an update's before it.
+   * moves a field that never changes is that view's fault, unless the answer was an update's and a
+   * view of the same kind showed the field well before (`viewedWell`): then the update's.
    */
   heldSince?: number;
   /**
