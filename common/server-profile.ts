@@ -93,6 +93,11 @@ export interface ErrorBody {
   codeAt?: string;
   /** The keys of the top-level object, sorted: the shape at a glance. */
   keys: string[];
+  /**
+   * Where the message sits in an object of its own (`error.message`, `errors.0.detail`): the keys
+   * of that object in any refusal seen, sorted (`message`, `param`, `status`).
+   */
+  placeKeys?: string[];
 }
 
 export interface AvatarDefault {

@@ -171,8 +171,9 @@ function errorBodyOf(records: RecordLine[]): Observed<ErrorBody> {
   const one = bodies[0]?.value.shape;
   if (shapes.size === 1 && one) {
     const keys = [...new Set(bodies.flatMap((b) => b.value.shape!.keys))].sort();
+    const placeKeys = [...new Set(bodies.flatMap((b) => b.value.shape!.placeKeys ?? []))].sort();
     const seen = probeShape && where(probeShape.value) === where(one) ? probeShape.seen : bodies[0]!.seen;
-    return known({ ...one, keys }, seen);
+    return known({ ...one, keys, ...(placeKeys.length > 0 ? { placeKeys } : {}) }, seen);
   }
   if (probeShape) return known(probeShape.value, probeShape.seen);
   const without = bodies.find((b) => b.value.shape === null);

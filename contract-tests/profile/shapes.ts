@@ -150,6 +150,7 @@ export function errorShapeOf(exchange: Exchange): ErrorBody | undefined {
       messageAt: `${at}${message}`,
       ...(code === undefined ? {} : { codeAt: `${at}${code}` }),
       keys: Object.keys(body).sort(),
+      ...(at === '' ? {} : { placeKeys: Object.keys(place).sort() }),
     };
   }
   return undefined;

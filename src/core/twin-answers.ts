@@ -158,6 +158,13 @@ function errorAnswer(c: Conventions, answer: CoreAnswer, body: unknown): CoreAns
   const out: Json = {};
   setPath(out, shape.messageAt, body.message);
   if (shape.codeAt) setPath(out, shape.codeAt, body.code);
+  // Beside a message nested in an object of its own (`error.message`): what the server puts there.
+  const place = shape.messageAt.split('.').slice(0, -1).join('.');
+  for (const key of place === '' ? [] : (shape.placeKeys ?? [])) {
+    const value = errorField(key, status, body);
+    if (value !== undefined && getPath(out, `${place}.${key}`) === undefined)
+      setPath(out, `${place}.${key}`, value);
+  }
   for (const key of shape.keys) {
     if (key in out) continue;
     if (key === 'status') out.status = status;
@@ -171,6 +178,23 @@ function errorAnswer(c: Conventions, answer: CoreAnswer, body: unknown): CoreAns
   answer.body = JSON.stringify(out);
   answer.headers['Content-Type'] = `${shape.contentType}; charset=utf-8`;
   return answer;
+}
+
+/** What a key of an error body holds, by its name (PLACE_KEY), when the mock's refusal says it. */
+function errorField(key: string, status: number, body: Json): unknown {
+  if (/^status$/i.test(key)) return status;
+  if (/^title$/i.test(key)) return REASONS[status] ?? 'Error';
+  if (/^type$/i.test(key)) return 'about:blank';
+  if (/^(param(eter)?s?|field)$/i.test(key) && typeof body.param === 'string') return body.param;
+  return undefined;
+}
+
+/** The value at `a.b.0.c` in `target`, if any. */
+function getPath(target: unknown, path: string): unknown {
+  let at: unknown = target;
+  for (const key of path.split('.'))
+    at = at !== null && typeof at === 'object' ? (at as Json)[key] : undefined;
+  return at;
 }
 
 /** Sets `a.b.0.c` in `target`, making objects and arrays (for numeric keys) on the way. */

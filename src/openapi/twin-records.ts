@@ -145,8 +145,40 @@ export function errorSchema(shape: NonNullable<Conventions['errorBody']>): Schem
       (key) => shape.keys.includes(key) && !(root.required as string[]).includes(key),
     ),
   );
+  // Beside a message nested in an object of its own: what the twin fills there (twin-answers.ts).
+  const at = shape.messageAt.split('.').slice(0, -1);
+  for (const key of at.length === 0 ? [] : (shape.placeKeys ?? [])) {
+    const leaf = besideMessage(key);
+    if (!leaf) continue;
+    place(root, [...at, key], leaf.schema);
+    if (!leaf.always) {
+      const holder = at.reduce<Schema>(
+        (schema, segment) =>
+          schema.type === 'array'
+            ? (schema.prefixItems as Schema[])[Number(segment)]!
+            : (schema.properties as Record<string, Schema>)[segment]!,
+        root,
+      );
+      holder.required = (holder.required as string[]).filter((k) => k !== key);
+    }
+  }
   root.description = `The server's error body: the message at \`${shape.messageAt}\`${shape.codeAt ? `, the code at \`${shape.codeAt}\`` : ''}.`;
   return root;
+}
+
+/** The schema of a key beside an error's message that the twin fills, and whether always. */
+function besideMessage(key: string): { schema: Schema; always: boolean } | undefined {
+  if (/^status$/i.test(key))
+    return { schema: { type: 'integer', description: 'The HTTP status.' }, always: true };
+  if (/^title$/i.test(key))
+    return { schema: { type: 'string', description: "The status's reason phrase." }, always: true };
+  if (/^type$/i.test(key)) return { schema: { const: 'about:blank' }, always: true };
+  if (/^(param(eter)?s?|field)$/i.test(key))
+    return {
+      schema: { type: 'string', description: 'The parameter at fault, when there is one.' },
+      always: false,
+    };
+  return undefined;
 }
 
 /** Adds the path `keys` to an object (or array) schema, making objects and arrays on the way. */

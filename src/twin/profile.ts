@@ -16,7 +16,14 @@ export interface Conventions {
   order: Partial<Record<Kind, ListOrder>>;
   paging?: Paging;
   limit?: { default: number; max?: number; overMax?: 'refuse' | 'clamp' };
-  errorBody?: { contentType: string; messageAt: string; codeAt?: string; keys: string[] };
+  errorBody?: {
+    contentType: string;
+    messageAt: string;
+    codeAt?: string;
+    keys: string[];
+    /** The keys beside a message nested in an object of its own (`error.status`), that the twin fills. */
+    placeKeys?: string[];
+  };
   errorStatus: Partial<Record<ErrorCase, number>>;
   avatarDefault?: { kind: 'null' | 'empty' | 'url' | 'absent'; template?: string };
   reactionsLayout?: 'per-name' | 'merged';
@@ -262,6 +269,17 @@ export function readProfile(profile: unknown): ReadProfile {
       keys: strings(body.keys, 'errors.body.keys'),
     };
     if (body.codeAt !== undefined) c.errorBody.codeAt = path(body.codeAt, 'errors.body.codeAt');
+    if (body.placeKeys !== undefined) {
+      const place = c.errorBody.messageAt.split('.').slice(0, -1).join('.');
+      const beside = strings(body.placeKeys, 'errors.body.placeKeys');
+      const own = new Set([c.errorBody.messageAt, c.errorBody.codeAt].map((at) => at?.split('.').at(-1)));
+      c.errorBody.placeKeys = beside.filter((key) => own.has(key) || PLACE_KEY.test(key));
+      const left = beside.filter((key) => !own.has(key) && !PLACE_KEY.test(key));
+      if (left.length > 0)
+        notMirrored.push(
+          `the error body's ${left.map((key) => `${place}.${key}`).join(', ')}: the twin cannot tell what the server puts there`,
+        );
+    }
     taken.push(
       `error bodies of type ${c.errorBody.contentType}, the message at ${c.errorBody.messageAt}${c.errorBody.codeAt ? `, the code at ${c.errorBody.codeAt}` : ''}`,
     );
@@ -434,3 +452,9 @@ function whole(value: unknown, where: string, min: number, max: number): number 
  */
 export const tellsDeleted = (c: Conventions): boolean =>
   c.errorStatus.deletedId !== undefined && c.errorStatus.deletedId !== (c.errorStatus.unknownId ?? 404);
+
+/**
+ * The keys beside an error's message that a twin fills (src/core/twin-answers.ts): the status, its
+ * reason, a type, and the parameter at fault.
+ */
+export const PLACE_KEY = /^(status|title|type|param(eter)?s?|field)$/i;

@@ -151,12 +151,18 @@ function expectedFrom(options: Partial<StagingOptions>): Record<string, unknown>
     }[o.paging],
     limit: { default: o.defaultLimit, max: STAGING_MAX_LIMIT, overMax: o.overLimit },
     'errors.body': {
-      nested: { contentType: 'application/json', messageAt: 'error.message', keys: ['error'] },
+      nested: {
+        contentType: 'application/json',
+        messageAt: 'error.message',
+        keys: ['error'],
+        placeKeys: ['message', 'param', 'status'],
+      },
       list: {
         contentType: 'application/json',
         messageAt: 'errors.0.detail',
         codeAt: 'errors.0.code',
         keys: ['errors'],
+        placeKeys: ['code', 'detail', 'source'],
       },
       problem: {
         contentType: 'application/problem+json',

@@ -1,4 +1,4 @@
-import { ID_LENGTH_FLOOR } from '../../src/twin/profile';
+import { ID_LENGTH_FLOOR, PLACE_KEY } from '../../src/twin/profile';
 /**
  * The fields of a server profile that a twin mirrors (docs/twin.md), for comparing the profile a
  * server showed with the one its twin shows. `seen` (which exchange showed it) is left out: only the
@@ -8,6 +8,14 @@ import { ID_LENGTH_FLOOR } from '../../src/twin/profile';
 type Json = Record<string, any>;
 
 const value = (observed: Json | undefined) => (observed && 'value' in observed ? observed.value : undefined);
+
+/** An error body's shape as a twin mirrors it: of the keys beside a nested message, those it fills. */
+function errorBody(body: Json | undefined): Json | undefined {
+  if (!body?.placeKeys) return body;
+  const own = [body.messageAt, body.codeAt].map((at: string | undefined) => at?.split('.').at(-1));
+  const placeKeys = body.placeKeys.filter((key: string) => own.includes(key) || PLACE_KEY.test(key));
+  return { ...body, placeKeys };
+}
 
 function mirrored(profile: Json): Json {
   const out: Json = {
@@ -26,7 +34,7 @@ function mirrored(profile: Json): Json {
     paging: value(profile.paging),
     limit: value(profile.limit),
     errors: {
-      body: value(profile.errors.body),
+      body: errorBody(value(profile.errors.body)),
       status: Object.fromEntries(
         Object.entries(profile.errors.status).map(([k, v]) => [k, value(v as Json)]),
       ),

@@ -240,6 +240,32 @@ describe('the mock as the twin of a server', () => {
   });
 });
 
+describe("an error's fields beside a nested message", () => {
+  it('fills the status and the parameter at fault where its server put them, and says which it cannot', async () => {
+    const nested = withChoice(['errors', 'body'], {
+      value: {
+        contentType: 'application/json',
+        messageAt: 'error.message',
+        keys: ['error'],
+        placeKeys: ['message', 'param', 'status', 'trace_id'],
+      },
+      seen: 'x',
+    });
+    const read = readProfile(nested);
+    expect(read.conventions.errorBody?.placeKeys).toEqual(['message', 'param', 'status']);
+    expect(read.notMirrored.join('\n')).toContain("the error body's error.trace_id: the twin cannot tell");
+    const core = createCore({ conventions: nested, seed: 5 });
+    await core.ready;
+    const refused = await call(core, 'POST', '/api/v1/contacts', { username: 'x' });
+    expect(refused.status).toBe(422);
+    expect(refused.json).toEqual({
+      error: { message: expect.stringContaining('phone_number'), param: 'phone_number', status: 422 },
+    });
+    const unknown = await call(core, 'GET', '/api/v1/contacts/NeverMade00000000');
+    expect(unknown.json).toEqual({ error: { message: expect.any(String), status: 404 } });
+  });
+});
+
 describe('a deleted id apart from an unknown one', () => {
   const twinOf = async (deletedId: number | undefined) => {
     const status = structuredClone(profile.errors.status);
