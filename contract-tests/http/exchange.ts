@@ -122,6 +122,9 @@ function parseJson(text: string): unknown {
   }
 }
 
+/** Refusals that may come whatever the request: of the token, of the rate, of the time it took. */
+export const ANY_REQUEST: readonly number[] = [401, 403, 408, 429];
+
 export const isObject = (value: unknown): value is Json =>
   value !== null && typeof value === 'object' && !Array.isArray(value);
 

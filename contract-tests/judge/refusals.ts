@@ -1,5 +1,5 @@
 import { isTransientStatus } from '../../common/transient';
-import { deleting, isObject, type PendingWrite, type Reading } from '../http/exchange';
+import { ANY_REQUEST, deleting, isObject, type PendingWrite, type Reading } from '../http/exchange';
 import { CONTACT_UPDATES, formerKey, type World } from './state';
 import {
   CONTACT_FIELDS,
@@ -347,9 +347,6 @@ export function unknownId(v: Verdicts, reading: Reading): void {
       `${exchange.method} ${reading.path} answered ${status}: ${routeId(reading)} is an id the kit made up to name no ${route.kind}, owed a refusal (some 4xx)`,
   );
 }
-
-/** Refusals that may come whatever the request: of the token, of the rate, of the time it took. */
-const ANY_REQUEST = [401, 403, 408, 429];
 
 /** A whole number the document's `limit` surely takes: it lowers the default page of ten. */
 const LOWERING_LIMIT = /^(?:[1-9]|10)$/;

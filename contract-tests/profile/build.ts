@@ -62,19 +62,21 @@ function joinedKind(kinds: ReadonlySet<IdFormat['kind']>): IdFormat['kind'] {
  * type. Unknown only when the ids seen differ in prefix or JSON type.
  */
 export function idsOf(records: RecordLine[], kind: IdKind): Observed<IdFormat> {
-  const seen = of(records, 'id format').filter((s) => s.value.kind === kind);
+  const seen = of(records, 'id format')
+    .filter((s) => s.value.kind === kind)
+    .map((s) => ({ value: s.value.format, seen: s.seen }));
   const label = kind === 'conversation' ? 'conversation_id' : `${kind} id`;
   if (seen.length === 0) return unknown(`the run saw no ${label} in a create's answer`);
+  return joinedFormat(seen, label);
+}
+
+/** The format of ids of one kind (`label`), from the format of each id seen (idsOf). */
+export function joinedFormat(seen: Seen<IdFormat>[], label: string): Observed<IdFormat> {
   const first = seen[0]!;
-  const formats = seen.map((s) => s.value.format);
-  const same = (key: 'prefix' | 'json') => formats.every((f) => f[key] === first.value.format[key]);
-  if (!same('prefix') || !same('json'))
-    return agreed(
-      seen.map((s) => ({ value: s.value.format, seen: s.seen })),
-      '',
-      `the ${label}s' prefixes or JSON types`,
-    );
-  const { prefix, json } = first.value.format;
+  const formats = seen.map((s) => s.value);
+  const same = (key: 'prefix' | 'json') => formats.every((f) => f[key] === first.value[key]);
+  if (!same('prefix') || !same('json')) return agreed(seen, '', `the ${label}s' prefixes or JSON types`);
+  const { prefix, json } = first.value;
   const idKind = joinedKind(new Set(formats.map((f) => f.kind)));
   const lengths = formats.map((f) => f.length).filter((l): l is number => l !== undefined);
   const [min, max] = [Math.min(...lengths), Math.max(...lengths)];
@@ -86,11 +88,11 @@ export function idsOf(records: RecordLine[], kind: IdKind): Observed<IdFormat> {
         : { minLength: min, maxLength: max };
   const versions = new Set(formats.map((f) => f.version));
   const version =
-    idKind === 'uuid' && versions.size === 1 && first.value.format.version !== undefined
-      ? { version: first.value.format.version }
+    idKind === 'uuid' && versions.size === 1 && first.value.version !== undefined
+      ? { version: first.value.version }
       : {};
   // Shown by the id that took the alphabet furthest.
-  const widest = seen.find((s) => s.value.format.kind === idKind) ?? first;
+  const widest = seen.find((s) => s.value.kind === idKind) ?? first;
   return known({ kind: idKind, prefix, json, ...length, ...version }, widest.seen);
 }
 

@@ -1,5 +1,6 @@
 import { pagingOf } from '../../common/paging';
 import { config } from '../http/config';
+import { ANY_REQUEST } from '../http/exchange';
 import { is2xx, is4xx, onExchange, type Exchange } from '../http/http';
 import { writeRecord } from '../http/records';
 import { CONTACT_FIELDS, MESSAGE_FIELDS, requiredOf } from '../rules/resources';
@@ -40,8 +41,6 @@ export function record<K extends ProfileKey>(key: K, value: Observations[K], see
 
 /** The lists' own parameters: a page asked with nothing else is a first page without limit. */
 const FILTERS = ['active', 'conversation_id'];
-/** Refusals that any request may get: of the token, of the time it took, of the rate. */
-const ANY_REQUEST = [401, 403, 408, 429];
 /** Refusals that are about the request as a whole, never about a parameter left out. */
 const NOT_A_PARAMETER = [401, 403, 405, 406, 413, 415, 429];
 /** A create's required parameters (rules/resources.ts): some sent without the rest is refused for the rest. */

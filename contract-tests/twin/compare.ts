@@ -1,7 +1,7 @@
 import { withRetries } from '../../common/transient';
 import { ID_KINDS, type IdFormat, type IdKind } from '../../common/server-profile';
-import type { RecordLine } from '../http/records';
-import { idsOf } from '../profile/build';
+import { isObject } from '../http/exchange';
+import { joinedFormat } from '../profile/build';
 import { idFormatOf } from '../profile/shapes';
 
 /**
@@ -11,7 +11,6 @@ import { idFormatOf } from '../profile/shapes';
  * kind of every value, the form of ids (alphabet, length, prefix), the digits of timestamps, and
  * the order a list shows the session's own records in.
  */
-type Json = Record<string, unknown>;
 
 interface Answer {
   status: number;
@@ -32,9 +31,6 @@ export interface Side {
   baseUrl: string;
   token: string;
 }
-
-const isObject = (value: unknown): value is Json =>
-  value !== null && typeof value === 'object' && !Array.isArray(value);
 
 /** Sends one request; transient answers are waited out and sent again as the kit does (not a POST's). */
 async function call(
@@ -214,7 +210,11 @@ const kindOf = (value: unknown): string =>
  * them tell the alphabet, the prefix and the range of lengths.
  */
 function idForms(steps: Step[]): Record<IdKind, (IdFormat & { distinct: number }) | undefined> {
-  const lines: RecordLine[] = [];
+  const seen: Record<IdKind, { value: IdFormat; seen: string }[]> = {
+    contact: [],
+    message: [],
+    conversation: [],
+  };
   const distinct: Record<IdKind, Set<string>> = {
     contact: new Set(),
     message: new Set(),
@@ -223,7 +223,7 @@ function idForms(steps: Step[]): Record<IdKind, (IdFormat & { distinct: number }
   const note = (kind: IdKind, id: unknown) => {
     const format = idFormatOf(id);
     if (!format) return;
-    lines.push({ kind: 'profile', key: 'id format', value: { kind, format }, seen: '' });
+    seen[kind].push({ value: format, seen: '' });
     distinct[kind].add(String(id));
   };
   const record = (item: unknown, kind: 'contact' | 'message') => {
@@ -241,8 +241,9 @@ function idForms(steps: Step[]): Record<IdKind, (IdFormat & { distinct: number }
   }
   const forms = {} as Record<IdKind, (IdFormat & { distinct: number }) | undefined>;
   for (const kind of ID_KINDS) {
-    const observed = idsOf(lines, kind);
-    forms[kind] = 'value' in observed ? { ...observed.value, distinct: distinct[kind].size } : undefined;
+    const joined = seen[kind].length > 0 ? joinedFormat(seen[kind], `${kind} id`) : undefined;
+    forms[kind] =
+      joined && 'value' in joined ? { ...joined.value, distinct: distinct[kind].size } : undefined;
   }
   return forms;
 }

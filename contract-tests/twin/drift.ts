@@ -1,10 +1,11 @@
+import { isObject, type Json } from '../http/exchange';
+
 /**
  * What changed in a server since its profile was written (`messaging-contract twin check`): each
  * choice of the profile against the same choice observed again, with the exchange that shows it
  * now. A choice is a leaf `{value, seen}` or `{unknown}` of the profile (common/server-profile.ts),
  * named by its path (`ids.contact`, `successStatus.contacts.create`).
  */
-type Json = Record<string, unknown>;
 type Observed = { value: unknown; seen: string } | { unknown: string };
 
 export interface Drift {
@@ -18,8 +19,6 @@ export interface Drift {
   choices: number;
 }
 
-const isObject = (value: unknown): value is Json =>
-  value !== null && typeof value === 'object' && !Array.isArray(value);
 const isObserved = (value: unknown): value is Observed =>
   isObject(value) && (('value' in value && 'seen' in value) || 'unknown' in value);
 

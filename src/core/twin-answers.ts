@@ -1,7 +1,7 @@
 import { DELETED_MARK, errors } from '../errors';
 import { defaultAvatarUrl, uriComponent } from '../resources/formats';
 import type { CoreAnswer } from './answer';
-import { sourceOf, type Conventions, type ErrorCase } from '../twin/profile';
+import { errorKeyPaths, sourceOf, type Conventions, type ErrorCase, type ErrorKey } from '../twin/profile';
 
 /**
  * The mock's answers as the twin's server writes them: its error body and statuses, its timestamp
@@ -158,35 +158,25 @@ function errorAnswer(c: Conventions, answer: CoreAnswer, body: unknown): CoreAns
   const out: Json = {};
   setPath(out, shape.messageAt, body.message);
   if (shape.codeAt) setPath(out, shape.codeAt, body.code);
-  // Beside a message nested in an object of its own (`error.message`): what the server puts there.
-  const place = shape.messageAt.split('.').slice(0, -1).join('.');
-  for (const key of place === '' ? [] : (shape.placeKeys ?? [])) {
-    const value = errorField(key, status, body);
-    if (value !== undefined && getPath(out, `${place}.${key}`) === undefined)
-      setPath(out, `${place}.${key}`, value);
-  }
-  for (const key of shape.keys) {
-    if (key in out) continue;
-    if (key === 'status') out.status = status;
-    else if (key === 'title') out.title = REASONS[status] ?? 'Error';
-    else if (key === 'type') out.type = 'about:blank';
-    else if (typeof body.param === 'string' && /^param(eter)?s?$/i.test(key)) out[key] = body.param;
-    // RFC 9457's own example of an extension: the parameters at fault, each by name.
-    else if (typeof body.param === 'string' && /^invalid[_-]?param(eter)?s$/i.test(key))
-      out[key] = [{ name: body.param, reason: body.message }];
+  for (const [path, key] of errorKeyPaths(shape)) {
+    const at = path.join('.');
+    const value = errorValue(key, status, body);
+    if (value !== undefined && getPath(out, at) === undefined) setPath(out, at, value);
   }
   answer.body = JSON.stringify(out);
   answer.headers['Content-Type'] = `${shape.contentType}; charset=utf-8`;
   return answer;
 }
 
-/** What a key of an error body holds, by its name (PLACE_KEY), when the mock's refusal says it. */
-function errorField(key: string, status: number, body: Json): unknown {
-  if (/^status$/i.test(key)) return status;
-  if (/^title$/i.test(key)) return REASONS[status] ?? 'Error';
-  if (/^type$/i.test(key)) return 'about:blank';
-  if (/^(param(eter)?s?|field)$/i.test(key) && typeof body.param === 'string') return body.param;
-  return undefined;
+/** What the twin puts under a key of its error body (profile.ts errorKeyOf), when the mock's refusal says it. */
+function errorValue(key: ErrorKey, status: number, body: Json): unknown {
+  if (key === 'status') return status;
+  if (key === 'title') return REASONS[status] ?? 'Error';
+  if (key === 'type') return 'about:blank';
+  if (typeof body.param !== 'string') return undefined;
+  if (key === 'param') return body.param;
+  // RFC 9457's own example of an extension: the parameters at fault, each by name.
+  return [{ name: body.param, reason: body.message }];
 }
 
 /** The value at `a.b.0.c` in `target`, if any. */

@@ -1,6 +1,13 @@
 import { ERROR_STATUS } from '../errors';
 import { MAX_TIMESTAMP } from '../store/order';
-import { idInWords, sourceOf, type Conventions, type IdFormat } from '../twin/profile';
+import {
+  errorKeyPaths,
+  idInWords,
+  sourceOf,
+  type Conventions,
+  type ErrorKey,
+  type IdFormat,
+} from '../twin/profile';
 import type { Schema } from './schemas';
 
 /**
@@ -120,65 +127,52 @@ export function errorSchema(shape: NonNullable<Conventions['errorBody']>): Schem
   const root: Schema = { type: 'object', additionalProperties: false, required: [], properties: {} };
   place(root, shape.messageAt.split('.'), { type: 'string' });
   if (shape.codeAt) place(root, shape.codeAt.split('.'), { type: 'string', enum: Object.keys(ERROR_STATUS) });
-  const properties = root.properties as Record<string, Schema>;
-  for (const key of shape.keys) {
-    if (key in properties) continue;
-    if (key === 'status') properties.status = { type: 'integer', description: 'The HTTP status.' };
-    else if (key === 'title')
-      properties.title = { type: 'string', description: "The status's reason phrase." };
-    else if (key === 'type') properties.type = { const: 'about:blank' };
-    else if (/^param(eter)?s?$/i.test(key))
-      properties[key] = { type: 'string', description: 'The parameter at fault, when there is one.' };
-    else if (/^invalid[_-]?param(eter)?s$/i.test(key))
-      properties[key] = {
-        type: 'array',
-        description: 'The parameter at fault, when there is one, by name.',
-        items: {
-          type: 'object',
-          required: ['name', 'reason'],
-          properties: { name: { type: 'string' }, reason: { type: 'string' } },
-        },
-      };
-  }
-  (root.required as string[]).push(
-    ...['status', 'title', 'type'].filter(
-      (key) => shape.keys.includes(key) && !(root.required as string[]).includes(key),
-    ),
-  );
-  // Beside a message nested in an object of its own: what the twin fills there (twin-answers.ts).
-  const at = shape.messageAt.split('.').slice(0, -1);
-  for (const key of at.length === 0 ? [] : (shape.placeKeys ?? [])) {
-    const leaf = besideMessage(key);
-    if (!leaf) continue;
-    place(root, [...at, key], leaf.schema);
-    if (!leaf.always) {
-      const holder = at.reduce<Schema>(
-        (schema, segment) =>
-          schema.type === 'array'
-            ? (schema.prefixItems as Schema[])[Number(segment)]!
-            : (schema.properties as Record<string, Schema>)[segment]!,
-        root,
-      );
-      holder.required = (holder.required as string[]).filter((k) => k !== key);
-    }
+  // The keys the twin fills (twin-answers.ts): at the top, and beside a nested message.
+  for (const [path, kind] of errorKeyPaths(shape)) {
+    const key = path.at(-1)!;
+    if (propertiesOf(schemaAt(root, path.slice(0, -1)))?.[key]) continue;
+    const { schema, always } = ERROR_KEY_SCHEMAS[kind];
+    place(root, path, schema);
+    // The parameter at fault is there when there is one: not required.
+    const holder = schemaAt(root, path.slice(0, -1))!;
+    if (!always) holder.required = (holder.required as string[]).filter((k) => k !== key);
   }
   root.description = `The server's error body: the message at \`${shape.messageAt}\`${shape.codeAt ? `, the code at \`${shape.codeAt}\`` : ''}.`;
   return root;
 }
 
-/** The schema of a key beside an error's message that the twin fills, and whether always. */
-function besideMessage(key: string): { schema: Schema; always: boolean } | undefined {
-  if (/^status$/i.test(key))
-    return { schema: { type: 'integer', description: 'The HTTP status.' }, always: true };
-  if (/^title$/i.test(key))
-    return { schema: { type: 'string', description: "The status's reason phrase." }, always: true };
-  if (/^type$/i.test(key)) return { schema: { const: 'about:blank' }, always: true };
-  if (/^(param(eter)?s?|field)$/i.test(key))
-    return {
-      schema: { type: 'string', description: 'The parameter at fault, when there is one.' },
-      always: false,
-    };
-  return undefined;
+/** The schema of each key of an error body that the twin fills (profile.ts errorKeyOf), and whether always. */
+const ERROR_KEY_SCHEMAS: Record<ErrorKey, { schema: Schema; always: boolean }> = {
+  status: { schema: { type: 'integer', description: 'The HTTP status.' }, always: true },
+  title: { schema: { type: 'string', description: "The status's reason phrase." }, always: true },
+  type: { schema: { const: 'about:blank' }, always: true },
+  param: {
+    schema: { type: 'string', description: 'The parameter at fault, when there is one.' },
+    always: false,
+  },
+  invalidParams: {
+    schema: {
+      type: 'array',
+      description: 'The parameter at fault, when there is one, by name.',
+      items: {
+        type: 'object',
+        required: ['name', 'reason'],
+        properties: { name: { type: 'string' }, reason: { type: 'string' } },
+      },
+    },
+    always: false,
+  },
+};
+
+const propertiesOf = (schema: Schema | undefined) => schema?.properties as Record<string, Schema> | undefined;
+
+/** The schema at a path of an object (or array) schema that `place` made, if any. */
+function schemaAt(schema: Schema, path: string[]): Schema | undefined {
+  return path.reduce<Schema | undefined>(
+    (at, segment) =>
+      at?.type === 'array' ? (at.prefixItems as Schema[])[Number(segment)] : propertiesOf(at)?.[segment],
+    schema,
+  );
 }
 
 /** Adds the path `keys` to an object (or array) schema, making objects and arrays on the way. */

@@ -112,10 +112,7 @@ function oneOf<T extends string>(value: unknown, path: string, allowed: readonly
 }
 
 function status(value: unknown, path: string, min: number, max: number): number | undefined {
-  if (value === undefined) return undefined;
-  if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max)
-    throw new ProfileError(path, `must be an HTTP status from ${min} to ${max}`);
-  return value;
+  return value === undefined ? undefined : whole(value, path, min, max, 'an HTTP status');
 }
 
 function strings(value: unknown, path: string): string[] {
@@ -273,8 +270,8 @@ export function readProfile(profile: unknown): ReadProfile {
       const place = c.errorBody.messageAt.split('.').slice(0, -1).join('.');
       const beside = strings(body.placeKeys, 'errors.body.placeKeys');
       const own = new Set([c.errorBody.messageAt, c.errorBody.codeAt].map((at) => at?.split('.').at(-1)));
-      c.errorBody.placeKeys = beside.filter((key) => own.has(key) || PLACE_KEY.test(key));
-      const left = beside.filter((key) => !own.has(key) && !PLACE_KEY.test(key));
+      c.errorBody.placeKeys = beside.filter((key) => own.has(key) || errorKeyOf(key));
+      const left = beside.filter((key) => !own.has(key) && !errorKeyOf(key));
       if (left.length > 0)
         notMirrored.push(
           `the error body's ${left.map((key) => `${place}.${key}`).join(', ')}: the twin cannot tell what the server puts there`,
@@ -440,9 +437,9 @@ export function idInWords(id: IdFormat): string {
   return `${length} ${ALPHABETS[id.kind]}`;
 }
 
-function whole(value: unknown, where: string, min: number, max: number): number {
+function whole(value: unknown, where: string, min: number, max: number, what = 'a whole number'): number {
   if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max)
-    throw new ProfileError(where, `must be a whole number from ${min} to ${max}`);
+    throw new ProfileError(where, `must be ${what} from ${min} to ${max}`);
   return value;
 }
 
@@ -454,7 +451,33 @@ export const tellsDeleted = (c: Conventions): boolean =>
   c.errorStatus.deletedId !== undefined && c.errorStatus.deletedId !== (c.errorStatus.unknownId ?? 404);
 
 /**
- * The keys beside an error's message that a twin fills (src/core/twin-answers.ts): the status, its
- * reason, a type, and the parameter at fault.
+ * The paths of an error body that a twin fills besides its message and code, each with what it
+ * puts there: the top-level keys, and those beside a message nested in an object of its own
+ * (`error.status` for `error.message`).
  */
-export const PLACE_KEY = /^(status|title|type|param(eter)?s?|field)$/i;
+export function errorKeyPaths(shape: NonNullable<Conventions['errorBody']>): [string[], ErrorKey][] {
+  const place = shape.messageAt.split('.').slice(0, -1);
+  const paths = [
+    ...(place.length === 0 ? [] : (shape.placeKeys ?? []).map((key) => [...place, key])),
+    ...shape.keys.map((key) => [key]),
+  ];
+  return paths.flatMap((path) => {
+    const key = errorKeyOf(path.at(-1)!);
+    return key ? [[path, key] as [string[], ErrorKey]] : [];
+  });
+}
+
+/** What a twin puts under a key of its server's error body, by the key's name. */
+export type ErrorKey = 'status' | 'title' | 'type' | 'param' | 'invalidParams';
+
+/**
+ * The keys of an error body that a twin fills, at the top or beside a nested message
+ * (src/core/twin-answers.ts, and its document src/openapi/twin-records.ts): the status, its reason,
+ * a type, the parameter at fault, and RFC 9457's list of the parameters at fault.
+ */
+export function errorKeyOf(key: string): ErrorKey | undefined {
+  if (key === 'status' || key === 'title' || key === 'type') return key;
+  if (/^param(eter)?s?$/i.test(key)) return 'param';
+  if (/^invalid[_-]?param(eter)?s$/i.test(key)) return 'invalidParams';
+  return undefined;
+}

@@ -26,12 +26,16 @@ function broken(
   return last;
 }
 
-/** A session that has seen the contact answered. */
-function newSessionWith(c: Record<string, unknown>): SessionState {
+/** A session that has judged and learnt these exchanges. */
+function sessionAfter(...exchanges: ProxyExchange[]): SessionState {
   const state = newSession();
-  broken([exchange('GET', `/v1/contacts/${String(c.id)}`, 200, c)], 'documented', state);
+  broken(exchanges, 'documented', state);
   return state;
 }
+
+/** A session that has seen the contact answered. */
+const newSessionWith = (c: Record<string, unknown>): SessionState =>
+  sessionAfter(exchange('GET', `/v1/contacts/${String(c.id)}`, 200, c));
 
 describe('the proxy judge', () => {
   it('finds a page of eleven without limit too large: a check can fail (lists.default-page-size)', () => {
@@ -204,8 +208,7 @@ describe('the proxy judge', () => {
   it('fails an update that changes an attribute no update may change, to the value sent or to one of its own', () => {
     const c = contact(1);
     const update = (sent: string, answered: string) => {
-      const state = newSession();
-      broken([exchange('GET', `/v1/contacts/${c.id}`, 200, c)], 'documented', state);
+      const state = newSessionWith(c);
       return broken(
         [
           exchange(
@@ -229,8 +232,7 @@ describe('the proxy judge', () => {
   it('counts an update that sent a reaction as judged for adding it only where the answer shows reactions it can read', () => {
     const m = message(1);
     const checked = (reactions: unknown) => {
-      const state = newSession();
-      broken([exchange('GET', `/v1/messages/${m.id}`, 200, m)], 'documented', state);
+      const state = sessionAfter(exchange('GET', `/v1/messages/${m.id}`, 200, m));
       return judge(
         read(
           exchange(
@@ -254,22 +256,17 @@ describe('the proxy judge', () => {
     const m = message(1);
     const moved = { ...c, display_name: 'Ann', phone_number: '+44 20 7946 0000' };
     const afterUpdate = (...views: ProxyExchange[]) => {
-      const state = newSession();
-      broken(
-        [
-          // Two views: the second shows what never changes as the first did.
-          exchange('GET', `/v1/contacts/${c.id}`, 200, c),
-          exchange('GET', `/v1/contacts/${c.id}`, 200, c),
-          exchange(
-            'PUT',
-            `/v1/contacts/${c.id}`,
-            200,
-            { ...c, display_name: 'Ann' },
-            { sent: { display_name: 'Ann' } },
-          ),
-        ],
-        'documented',
-        state,
+      const state = sessionAfter(
+        // Two views: the second shows what never changes as the first did.
+        exchange('GET', `/v1/contacts/${c.id}`, 200, c),
+        exchange('GET', `/v1/contacts/${c.id}`, 200, c),
+        exchange(
+          'PUT',
+          `/v1/contacts/${c.id}`,
+          200,
+          { ...c, display_name: 'Ann' },
+          { sent: { display_name: 'Ann' } },
+        ),
       );
       return broken(views, 'documented', state);
     };
@@ -283,21 +280,16 @@ describe('the proxy judge', () => {
       ),
     ).toEqual(['contacts.retrieve']);
     // The same of a message: its created_at, which no update changes.
-    const state = newSession();
-    broken(
-      [
-        exchange('GET', `/v1/messages/${m.id}`, 200, m),
-        exchange('GET', `/v1/messages/${m.id}`, 200, m),
-        exchange(
-          'PUT',
-          `/v1/messages/${m.id}`,
-          200,
-          { ...m, message: 'edited', updated_at: now() },
-          { sent: { message: 'edited' } },
-        ),
-      ],
-      'documented',
-      state,
+    const state = sessionAfter(
+      exchange('GET', `/v1/messages/${m.id}`, 200, m),
+      exchange('GET', `/v1/messages/${m.id}`, 200, m),
+      exchange(
+        'PUT',
+        `/v1/messages/${m.id}`,
+        200,
+        { ...m, message: 'edited', updated_at: now() },
+        { sent: { message: 'edited' } },
+      ),
     );
     expect(
       broken(

@@ -1,4 +1,4 @@
-import { ID_LENGTH_FLOOR, PLACE_KEY } from '../../src/twin/profile';
+import { errorKeyOf, ID_LENGTH_FLOOR } from '../../src/twin/profile';
 /**
  * The fields of a server profile that a twin mirrors (docs/twin.md), for comparing the profile a
  * server showed with the one its twin shows. `seen` (which exchange showed it) is left out: only the
@@ -13,7 +13,7 @@ const value = (observed: Json | undefined) => (observed && 'value' in observed ?
 function errorBody(body: Json | undefined): Json | undefined {
   if (!body?.placeKeys) return body;
   const own = [body.messageAt, body.codeAt].map((at: string | undefined) => at?.split('.').at(-1));
-  const placeKeys = body.placeKeys.filter((key: string) => own.includes(key) || PLACE_KEY.test(key));
+  const placeKeys = body.placeKeys.filter((key: string) => own.includes(key) || errorKeyOf(key));
   return { ...body, placeKeys };
 }
 
