@@ -114,6 +114,35 @@ export interface Attachments {
   answered: string[];
 }
 
+/**
+ * How a server fills a field the document does not list (a leaf, `links.self`), as the kit could
+ * explain it from every answer that carried it: `constant` the one value every answer held; `self`
+ * the record's own URL, `{origin}` and `{id}` in a template; `copy` another field of the record;
+ * `param` the request's parameter (`page`, `limit` as in force), `absent` when it was not sent;
+ * `count` the items of the whole list; `prev` the previous page (a token or URL as the paging
+ * goes; null on a first page); `param-refused` the parameter a refusal is about; `status` the
+ * refusal's status; `example` a value seen, that nothing explained.
+ */
+export type OwnField = { path: string } & (
+  | { as: 'constant'; value: unknown }
+  | { as: 'self'; template: string }
+  | { as: 'copy'; of: string }
+  | { as: 'param'; param: string; absent: unknown }
+  | { as: 'count' }
+  | { as: 'prev' }
+  | { as: 'param-refused' }
+  | { as: 'status' }
+  | { as: 'example'; value: unknown }
+);
+
+/** The fields beyond the document of each kind of answer: records, a list's page, a refusal. */
+export interface OwnFields {
+  contact: OwnField[];
+  message: OwnField[];
+  page: OwnField[];
+  error: OwnField[];
+}
+
 export interface ServerProfile {
   $schema?: string;
   version: typeof PROFILE_VERSION;
@@ -134,6 +163,12 @@ export interface ServerProfile {
       unknownId: Observed<number>;
       /** A retrieve of a record the run deleted (absent from profiles written before it: unknown). */
       deletedId?: Observed<number>;
+      /**
+       * A retrieve of an id not of the form of the server's ids (the kit's made-up
+       * `zz0unknown0contact0id`): a server that checks the form refuses it apart from an unknown id
+       * (absent from profiles written before it).
+       */
+      malformedId?: Observed<number>;
       missingParameter: Observed<number>;
       invalidLimit: Observed<number>;
       missingToken: Observed<number>;
@@ -142,6 +177,23 @@ export interface ServerProfile {
   avatarDefault: Observed<AvatarDefault>;
   reactions: Observed<{ layout: 'per-name' | 'merged' }>;
   attachments: Observed<Attachments>;
+  /**
+   * The reaction names the kit sent alone in an update, those the server took and those it refused
+   * (never taken); absent from profiles written before it.
+   */
+  reactionNames?: Observed<{ taken: string[]; refused: string[] }>;
+  /**
+   * Whether the server reads a JSON body as it reads a form, or refuses it (with this status);
+   * absent from profiles written before it.
+   */
+  jsonBodies?: Observed<{ taken: true } | { taken: false; status: number }>;
+  /** Absent from profiles written before it. */
+  ownFields?: Observed<OwnFields>;
+  /**
+   * Whether sending a message sets its contact's last_active_at to the message's created_at, as
+   * the send's answer shows it (absent from profiles written before it).
+   */
+  touchOnSend?: Observed<boolean>;
 }
 
 export const isKnown = <T>(observed: Observed<T> | undefined): observed is { value: T; seen: string } =>

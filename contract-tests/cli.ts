@@ -93,7 +93,7 @@ function program(): Command {
       .addOption(
         new Option(
           '--profile-out <file>',
-          'write the server\'s choices where the document says "not shown" as a server profile (JSON, common/server-profile.schema.json): each with the exchange that showed it, or unknown with the reason; adds a few requests at the end of the run (a list without token, limits 0, -1, abc, 100, 101, 1000, an unknown id)',
+          'write the server\'s choices where the document says "not shown" as a server profile (JSON, common/server-profile.schema.json): each with the exchange that showed it, or unknown with the reason; adds a few requests at the end of the run (a list without token, limits 0, -1, abc, 100, 101, 1000, an unknown id, a create without its required parameters as a form and as JSON; and, where the server refused a reaction name, the kit\'s other names)',
         ).env('CONTRACT_PROFILE_OUT'),
       )
       .addOption(

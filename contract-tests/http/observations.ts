@@ -40,6 +40,10 @@ export interface Observations {
   'error body': { status: number; shape: ErrorBody | null };
   /** The status of a retrieve of a record this process deleted (a 2xx DELETE of that path). */
   'deleted id': number;
+  /** A reaction name an update sent alone (with a text at most): taken (2xx) or refused (4xx). */
+  'reaction name': { name: string; taken: boolean };
+  /** The status of a retrieve of the kit's made-up id (rules/resources.ts MADE_UP_IDS). */
+  'malformed id': number;
   /** The status of a create refused for a required parameter left out. */
   'missing parameter': number;
   /** What a contact created without avatar_url got. */
@@ -48,11 +52,28 @@ export interface Observations {
   reactions: 'per-name' | 'merged';
   /** An attachment sent (its keys in the order sent) and as the answer showed it (sorted keys). */
   attachment: { sent: string[]; answered: string[] };
+  /**
+   * A field of an answer that the document does not list (profile/own-fields.ts): where, its path,
+   * what it is consistent with (`const:<json>`, `copy:<field>`, `self:<template>`, `param:<name>`,
+   * `size`, `cut`, `count`, `count?`, `first`, `null`, `string`, `param`, `status`), a value of it, and the query's
+   * parameters of a page.
+   */
+  'own field': {
+    where: 'contact' | 'message' | 'page' | 'error';
+    path: string;
+    explains: string[];
+    sample: unknown;
+    sent?: string[];
+  };
+  /** Whether a send's answer showed its contact's last_active_at at the message's created_at, or later. */
+  'touch on send': boolean;
   /** Probes of the bin: a retrieve of an id of the server's format that was never made. */
   'unknown id': ProbeStatus & { shape?: ErrorBody | null };
   /** limit=0, -1, abc: the status of the first refusal. */
   'invalid limit': ProbeStatus;
   'missing token': ProbeStatus;
+  /** A create sent as JSON beside the same as a form: read alike, or JSON refused with its status. */
+  'json body': { taken: true } | { taken: false; status: number } | { unknown: string };
   /** The largest limit taken as asked, and what a larger one gets. */
   'limit bounds': { max?: number; overMax?: 'refuse' | 'clamp' };
 }

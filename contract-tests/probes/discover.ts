@@ -1,6 +1,7 @@
 import { deleteResource, postContact, postMessage } from '../model/data';
 import { describeExchange, is2xx, send, type Exchange, type Pairs } from '../http/http';
 import { observe } from '../profile/choices';
+import { config } from '../http/config';
 import { CONTACT_FIELDS, requiredOf, recordPath } from '../rules/resources';
 import { writeRecord } from '../http/records';
 import { excerpt } from '../model/harness';
@@ -207,12 +208,15 @@ export async function discoverSamples(user: UserSamples): Promise<Found> {
       if (!found.attachment)
         found.missing['message.attachment'] = 'every attachment shape the kit tried was refused';
       const username = usernameFor('reactor', 1, style);
+      let refused = false;
       for (const name of first(user['reaction.name'], REACTIONS)) {
         const answer = await send('PUT', recordPath('message', messageId), {
           form: [reactionPair(name, username)],
         });
-        if (is2xx(answer)) found.reactions.push(name);
-        if (found.reactions.length === 2) break;
+        if (is2xx(answer) && found.reactions.length < 2) found.reactions.push(name);
+        refused ||= !is2xx(answer);
+        // A server that refuses a name the kit tried: for a profile, which of the others it takes.
+        if (found.reactions.length === 2 && !(refused && config.profileOut)) break;
       }
       // Refused alone, perhaps only for want of a text (the rules judge that): with one.
       for (const name of found.reactions.length > 0 ? [] : first(user['reaction.name'], REACTIONS)) {

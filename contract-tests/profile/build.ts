@@ -10,10 +10,12 @@ import {
   type LimitBounds,
   type ListOrder,
   type Observed,
+  type OwnFields,
   type Paging,
   type ServerProfile,
 } from '../../common/server-profile';
 import type { RecordLine } from '../http/records';
+import { ownFieldsOf } from './own-fields';
 import type { ListName, Observations, ProfileKey, ProfileRecord } from '../http/observations';
 
 /**
@@ -233,6 +235,8 @@ export function buildProfile(records: RecordLine[], meta: ProfileMeta): ServerPr
   };
   const units = of(records, 'timestamp unit');
   const oddUnit = units.find((u) => u.value === null);
+  const paging = pagingOf(records);
+  const errorBody = errorBodyOf(records);
   return {
     version: PROFILE_VERSION,
     server: {
@@ -270,16 +274,21 @@ export function buildProfile(records: RecordLine[], meta: ProfileMeta): ServerPr
           'the units of created_at',
         ),
     order: { contacts: orderOf(records, 'contacts'), messages: orderOf(records, 'messages') },
-    paging: pagingOf(records),
+    paging,
     limit: limitOf(records),
     errors: {
-      body: errorBodyOf(records),
+      body: errorBody,
       status: {
         unknownId: statusOf(records, 'unknown id'),
         deletedId: agreed(
           of(records, 'deleted id'),
           'the run retrieved no record it had deleted',
           'the statuses of retrieves of deleted records',
+        ),
+        malformedId: agreed(
+          of(records, 'malformed id'),
+          "the run retrieved none of the kit's made-up ids",
+          "the statuses of retrieves of the kit's made-up ids",
         ),
         missingParameter: agreed(
           of(records, 'missing parameter'),
@@ -301,7 +310,48 @@ export function buildProfile(records: RecordLine[], meta: ProfileMeta): ServerPr
       'the layouts of reactions',
     ),
     attachments: attachmentsOf(records, meta.attachment),
+    reactionNames: reactionNamesOf(records),
+    jsonBodies: jsonBodiesOf(records),
+    ownFields: ownFieldsFrom(records, paging, errorBody),
+    touchOnSend: agreed(
+      of(records, 'touch on send'),
+      'the run saw no answer of a send with its contact',
+      "whether a send moved its contact's last_active_at",
+    ),
   };
+}
+
+function jsonBodiesOf(records: RecordLine[]): ServerProfile['jsonBodies'] & object {
+  const probe = of(records, 'json body')[0];
+  if (!probe) return unknown('the probe was not sent (the run stopped before it)');
+  return 'unknown' in probe.value ? unknown(probe.value.unknown) : known(probe.value, probe.seen);
+}
+
+/** The reaction names the server took, and those it refused and never took. */
+function reactionNamesOf(records: RecordLine[]): Observed<{ taken: string[]; refused: string[] }> {
+  const seen = of(records, 'reaction name');
+  if (seen.length === 0) return unknown('the run sent no reaction name alone in an update');
+  const taken = [...new Set(seen.filter((s) => s.value.taken).map((s) => s.value.name))].sort();
+  const refused = [...new Set(seen.filter((s) => !s.value.taken).map((s) => s.value.name))]
+    .filter((name) => !taken.includes(name))
+    .sort();
+  const shown = seen.find((s) => !s.value.taken && refused.includes(s.value.name)) ?? seen[0]!;
+  return known({ taken, refused }, shown.seen);
+}
+
+/** The fields beyond the document, but for those the profile says elsewhere: the next page, the error's message and code. */
+function ownFieldsFrom(
+  records: RecordLine[],
+  paging: Observed<Paging>,
+  errorBody: Observed<ErrorBody>,
+): Observed<OwnFields> {
+  const bodyKey = isKnown(paging) ? paging.value.bodyKey : undefined;
+  const error = isKnown(errorBody) ? [errorBody.value.messageAt, errorBody.value.codeAt ?? ''] : [];
+  const answers = [...of(records, 'success status'), ...of(records, 'error body')];
+  if (answers.length === 0) return unknown('the run saw no answer of the API');
+  const fields = ownFieldsOf(records, { page: bodyKey ? [bodyKey] : [], error });
+  const first = of(records, 'own field')[0] ?? answers[0]!;
+  return known(fields, first.seen);
 }
 
 /** Every choice of a profile, known or not: how many it states, of how many. */
@@ -320,6 +370,10 @@ export function countObserved(profile: ServerProfile): { observed: number; choic
     profile.avatarDefault,
     profile.reactions,
     profile.attachments,
+    ...(profile.reactionNames ? [profile.reactionNames] : []),
+    ...(profile.jsonBodies ? [profile.jsonBodies] : []),
+    ...(profile.ownFields ? [profile.ownFields] : []),
+    ...(profile.touchOnSend ? [profile.touchOnSend] : []),
   ];
   return { observed: choices.filter((c) => isKnown(c)).length, choices: choices.length };
 }

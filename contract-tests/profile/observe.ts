@@ -3,8 +3,9 @@ import { config } from '../http/config';
 import { ANY_REQUEST } from '../http/exchange';
 import { is2xx, is4xx, onExchange, type Exchange } from '../http/http';
 import { writeRecord } from '../http/records';
-import { CONTACT_FIELDS, MESSAGE_FIELDS, requiredOf } from '../rules/resources';
+import { CONTACT_FIELDS, MADE_UP_IDS, MESSAGE_FIELDS, recordPath, requiredOf } from '../rules/resources';
 import type { Observations, ProfileKey, ProfileRecord } from '../http/observations';
+import { ofRefusal, ofSuccess } from './own-fields';
 import {
   avatarDefaultOf,
   contentTypeOf,
@@ -39,6 +40,24 @@ export function record<K extends ProfileKey>(key: K, value: Observations[K], see
   writeRecord({ kind: 'profile', key, value, seen } as ProfileRecord);
 }
 
+/**
+ * A field beyond the document: each process records a field's first few distinct observations,
+ * enough to tell a constant from a value that follows the record, the request or the list.
+ */
+const OWN_FIELD_SAMPLES = 24;
+const ownFieldCounts = new Map<string, number>();
+
+function recordOwnFields(found: Observations['own field'][], seen: string): void {
+  for (const field of found) {
+    const key = `${config.resultsDir} ${field.where} ${field.path}`;
+    const count = ownFieldCounts.get(key) ?? 0;
+    if (count >= OWN_FIELD_SAMPLES) continue;
+    const before = recorded.size;
+    record('own field', field, seen);
+    if (recorded.size > before) ownFieldCounts.set(key, count + 1);
+  }
+}
+
 /** The lists' own parameters: a page asked with nothing else is a first page without limit. */
 const FILTERS = ['active', 'conversation_id'];
 /** Refusals that are about the request as a whole, never about a parameter left out. */
@@ -55,6 +74,14 @@ const sentOf = (exchange: Exchange): string[] => [
   ...splitPath(exchange.path).query.keys(),
 ];
 
+/** The one reaction name an update sent, with a text at most: what a refusal of it is about. */
+function reactionSent(exchange: Exchange): string | undefined {
+  if (operationOf(exchange) !== 'messages.update') return undefined;
+  const keys = sentKeys(exchange.sent).filter((key) => key !== 'message');
+  const name = keys.length === 1 ? /^reactions\[([^\]]+)\]\[\]$/.exec(keys[0]!)?.[1] : undefined;
+  return name;
+}
+
 function observeSuccess(exchange: Exchange): void {
   const operation = operationOf(exchange);
   const seen = seenOf(exchange);
@@ -62,8 +89,11 @@ function observeSuccess(exchange: Exchange): void {
   if (exchange.body !== undefined && type) record('content type', type, seen);
   if (!operation) return;
   record('success status', { operation, status: exchange.status }, seen);
+  const reaction = reactionSent(exchange);
+  if (reaction !== undefined) record('reaction name', { name: reaction, taken: true }, seen);
   const [list, name] = operation.split('.') as ['contacts' | 'messages', string];
   const body = exchange.body;
+  if (name !== 'delete') recordOwnFields(ofSuccess(exchange, list, new URL(config.baseUrl).origin), seen);
   if (name === 'delete') record('delete answer', { list, answer: deleteAnswerOf(exchange, list) }, seen);
   if (name === 'create' && isObject(body)) {
     const kind = list === 'contacts' ? 'contact' : 'message';
@@ -87,6 +117,11 @@ function observeSuccess(exchange: Exchange): void {
     if (body.has_more === true && keys.every((key) => FILTERS.includes(key)))
       record('default limit', body.data.length, seen);
   }
+  if (operation === 'messages.create' && isObject(body) && isObject(body.contact)) {
+    const [at, created] = [body.contact.last_active_at, body.created_at];
+    if (at === null || (typeof at === 'number' && typeof created === 'number'))
+      record('touch on send', at !== null && (at as number) >= (created as number), seen);
+  }
   if (list === 'messages') {
     for (const message of messagesIn(body)) {
       const layout = reactionsLayoutOf(message);
@@ -107,14 +142,42 @@ function observeSuccess(exchange: Exchange): void {
  */
 const deletedPaths = new Set<string>();
 const recordRoute = /^\/v1\/(?:contacts|messages)\/[^/?]+$/;
+/** The kit's made-up ids (`zz0unknown0contact0id`): of no server's form but one of letters and digits. */
+const MADE_UP_PATHS = [
+  recordPath('contact', MADE_UP_IDS.contact),
+  recordPath('message', MADE_UP_IDS.message),
+];
 
 function observeRefusal(exchange: Exchange): void {
   const seen = seenOf(exchange);
+  const shape = exchange.text.trim() === '' ? undefined : errorShapeOf(exchange);
   if (exchange.text.trim() !== '')
-    record('error body', { status: exchange.status, shape: errorShapeOf(exchange) ?? null }, seen);
+    record('error body', { status: exchange.status, shape: shape ?? null }, seen);
+  if (shape) {
+    const operation = operationOf(exchange);
+    const required = (operation && REQUIRED[operation]) || [];
+    // A parameter by any of its names: `reactions[heart][]`, `reactions[heart]`, `reactions`; an id in the path.
+    const sent = sentOf(exchange).flatMap((key) =>
+      [...key.matchAll(/\[[^\]]*\]/g)].map((bracket) => key.slice(0, bracket.index)).concat(key),
+    );
+    const names = [
+      ...new Set([...sent, ...required, ...(recordRoute.test(splitPath(exchange.path).path) ? ['id'] : [])]),
+    ];
+    const skip = [shape.messageAt, ...(shape.codeAt ? [shape.codeAt] : [])];
+    recordOwnFields(ofRefusal(exchange, skip, names), seen);
+  }
   // A refusal of the token or of the rate says nothing of the id.
   if (exchange.method === 'GET' && deletedPaths.has(exchange.path) && !ANY_REQUEST.includes(exchange.status))
     record('deleted id', exchange.status, seen);
+  const reaction = reactionSent(exchange);
+  if (reaction !== undefined && ![404, 410, ...ANY_REQUEST].includes(exchange.status))
+    record('reaction name', { name: reaction, taken: false }, seen);
+  if (
+    exchange.method === 'GET' &&
+    MADE_UP_PATHS.includes(exchange.path) &&
+    !ANY_REQUEST.includes(exchange.status)
+  )
+    record('malformed id', exchange.status, seen);
   const operation = operationOf(exchange);
   const required = operation && REQUIRED[operation];
   if (!required || NOT_A_PARAMETER.includes(exchange.status)) return;

@@ -6,7 +6,7 @@ import type { RecordLine } from '../http/records';
 import { idsOf } from './build';
 import type { Observations } from '../http/observations';
 import { record } from './observe';
-import { errorShapeOf, seenOf } from './shapes';
+import { errorShapeOf, isObject, seenOf } from './shapes';
 import { recordPath } from '../rules/resources';
 
 /**
@@ -38,9 +38,32 @@ export async function probeProfile(records: RecordLine[]): Promise<void> {
   });
   await asking('unknown id', () => unknownId(records));
   await asking('limit bounds', () => limitBounds(records));
+  await asking('json body', async () => {
+    // The same create, without its required parameters, as a form and as JSON: a server that
+    // reads JSON refuses both alike (for what they leave out); one that does not, the JSON apart.
+    const form = await send('POST', '/v1/contacts', { form: [['display_name', 'Probe']] });
+    const json = await send('POST', '/v1/contacts', { json: { display_name: 'Probe' } });
+    // A server that made a contact all the same: the kit deletes what it made.
+    for (const made of [form, json])
+      if (is2xx(made) && isObject(made.body) && typeof made.body.id === 'string')
+        await send('DELETE', recordPath('contact', made.body.id));
+    if (!is4xx(form) || !is4xx(json))
+      return record(
+        'json body',
+        {
+          unknown: `a create without its required parameters answered ${form.status} as a form, ${json.status} as JSON`,
+        },
+        '',
+      );
+    record(
+      'json body',
+      form.status === json.status ? { taken: true } : { taken: false, status: json.status },
+      seenOf(json),
+    );
+  });
 }
 
-type Probe = 'missing token' | 'invalid limit' | 'unknown id' | 'limit bounds';
+type Probe = 'missing token' | 'invalid limit' | 'unknown id' | 'limit bounds' | 'json body';
 
 /** Runs one probe; a request that got no answer (or did not fit the budget) leaves it unknown. */
 async function asking(probe: Probe, ask: () => Promise<void>): Promise<void> {

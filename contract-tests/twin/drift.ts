@@ -42,12 +42,29 @@ const canonical = (value: unknown): string =>
       : inner,
   );
 
+/** The server's own fields without the values of examples, which are whichever a run saw first. */
+const withoutExamples = (fields: unknown): unknown =>
+  isObject(fields)
+    ? Object.fromEntries(
+        Object.entries(fields).map(([where, list]) => [
+          where,
+          Array.isArray(list)
+            ? list.map((field) =>
+                isObject(field) && field.as === 'example' ? { ...field, value: undefined } : field,
+              )
+            : list,
+        ]),
+      )
+    : fields;
+
 /**
  * Whether a value observed now is the one the profile holds. The lengths of ids are a sample of the
- * ids a run saw: a range seen now that lies within the profile's is the same.
+ * ids a run saw: a range seen now that lies within the profile's is the same; so are the values of
+ * the examples of the server's own fields.
  */
 function sameChoice(choice: string, before: unknown, now: unknown): boolean {
   if (canonical(before) === canonical(now)) return true;
+  if (choice === 'ownFields') return canonical(withoutExamples(before)) === canonical(withoutExamples(now));
   if (!choice.startsWith('ids.') || !isObject(before) || !isObject(now)) return false;
   const rest = (id: Json) =>
     canonical({ ...id, length: undefined, minLength: undefined, maxLength: undefined });

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import Ajv2020 from 'ajv/dist/2020';
-import type { Observed, ServerProfile } from '../../common/server-profile';
+import type { Observed, OwnField, OwnFields, ServerProfile } from '../../common/server-profile';
 import { inBatches, runBin, startWrapped, type KitRun, type Running } from './harness';
 import {
   STAGING_DEFAULTS,
@@ -34,7 +34,7 @@ function readProfile(file: string): ServerProfile {
   return profile as ServerProfile;
 }
 
-/** Every choice of a profile by a name of its own (`successStatus.contacts.create`), 29 in all. */
+/** Every choice of a profile by a name of its own (`successStatus.contacts.create`), 35 in all. */
 function choices(profile: ServerProfile): [string, Observed<unknown>][] {
   const { version: _version, server: _server, errors, ...rest } = profile;
   const out: [string, Observed<unknown>][] = [];
@@ -53,13 +53,44 @@ const SEEN =
 
 /** Compares every choice with the values expected, each known and named by its exchange. */
 function expectProfile(profile: ServerProfile, expected: Record<string, unknown>): void {
-  const got = choices(profile);
+  const got = choices(profile).map(([name, observed]): [string, Observed<unknown>] =>
+    'value' in observed ? [name, { ...observed, value: summary(name, observed.value) }] : [name, observed],
+  );
   expect(got.map(([name]) => name).sort()).toEqual(Object.keys(expected).sort());
   for (const [name, observed] of got)
     expect({ [name]: observed }).toEqual({
       [name]: { value: expected[name], seen: expect.stringMatching(SEEN) },
     });
 }
+
+/**
+ * The server's own fields as `path as` each, by where they are: what the kit explained them as
+ * (an example's value is whichever the run saw first).
+ */
+const explanations = (fields: OwnFields): Record<string, string[]> =>
+  Object.fromEntries(
+    Object.entries(fields).map(([where, list]) => [
+      where,
+      (list as OwnField[]).map((f) => `${f.path} ${f.as}`),
+    ]),
+  );
+
+/**
+ * The reaction names as a closed list of those taken (a plain name was refused), or open: which
+ * other names the kit sent depends on the rules it ran.
+ */
+const namesOf = (value: { taken: string[]; refused: string[] }): string => {
+  const plain = (name: string) => /^[a-z_]+$/.test(name);
+  return value.refused.some(plain) ? `closed: ${value.taken.join(', ')}` : 'open';
+};
+
+/** A choice as the expectations below state it: some in a summary of their own. */
+const summary = (name: string, value: unknown): unknown =>
+  name === 'ownFields'
+    ? explanations(value as OwnFields)
+    : name === 'reactionNames'
+      ? namesOf(value as { taken: string[]; refused: string[] })
+      : value;
 
 const OPERATIONS_OF = (statuses: { create: number; delete: number }) => ({
   'successStatus.contacts.list': 200,
@@ -97,6 +128,7 @@ const MOCK: Record<string, unknown> = {
   },
   'errors.status.unknownId': 404,
   'errors.status.deletedId': 404,
+  'errors.status.malformedId': 404,
   'errors.status.missingParameter': 400,
   'errors.status.invalidLimit': 400,
   'errors.status.missingToken': 401,
@@ -106,6 +138,11 @@ const MOCK: Record<string, unknown> = {
     sent: ['filename', 'file_url', 'file_type'],
     answered: ['created_at', 'file_size', 'file_type', 'file_url', 'filename', 'id', 'message_id'],
   },
+  // Its refusals' param and type (C3), the only fields beyond the document.
+  ownFields: { contact: [], message: [], page: [], error: ['param param-refused', 'type constant'] },
+  touchOnSend: false,
+  reactionNames: 'open',
+  jsonBodies: { taken: true },
 };
 
 /** A staging server's largest limit (staging.ts: "A `limit` above 50: refused, or clamped to 50"). */
@@ -173,6 +210,7 @@ function expectedFrom(options: Partial<StagingOptions>): Record<string, unknown>
     // A well-formed id that was never made is not found, whatever malformedId and goneStatus say.
     'errors.status.unknownId': 404,
     'errors.status.deletedId': o.goneStatus,
+    'errors.status.malformedId': o.malformedId === 'invalid' ? o.invalidStatus : 404,
     'errors.status.missingParameter': o.invalidStatus,
     'errors.status.invalidLimit': o.invalidStatus,
     'errors.status.missingToken': 401,
@@ -186,6 +224,40 @@ function expectedFrom(options: Partial<StagingOptions>): Record<string, unknown>
           ? ['content_type', 'id', 'name', 'size', 'url']
           : ['file_type', 'file_url', 'filename', 'id'],
     },
+    ownFields: ownFieldsFrom(o),
+    touchOnSend: o.touchOnMessage,
+    reactionNames: o.reactionNames === 'restricted' ? 'closed: like, thumbs_up' : 'open',
+    // Every staging server reads forms only, and refuses other bodies with 415.
+    jsonBodies: { taken: false, status: 415 },
+  };
+}
+
+/** The fields beyond the document that a staging server's options add, as the kit explains them. */
+function ownFieldsFrom(o: StagingOptions): Record<string, string[]> {
+  const own = o.ownFields === true;
+  return {
+    contact: own ? ['object constant', 'url self'] : [],
+    message: own ? ['contact.object constant', 'links.self self', 'object constant'] : [],
+    page: [
+      ...(own ? ['object constant'] : []),
+      ...{
+        page: ['page param', 'per_page param'],
+        offset: ['limit param', 'offset param', 'total count'],
+        token: ['prev_page_token prev'],
+        'link-body': ['links.prev prev'],
+        'link-header': [],
+      }[o.paging],
+      ...(own ? ['total_count count'] : []),
+    ].sort(),
+    error: {
+      nested: [
+        ...(own ? ['error.doc_url constant'] : []),
+        'error.param param-refused',
+        'error.status status',
+      ],
+      list: ['errors.0.source.parameter param-refused'],
+      problem: ['invalid_params.0.name param-refused', 'status status', 'title example', 'type example'],
+    }[o.errorShape],
   };
 }
 
@@ -264,9 +336,9 @@ describe('messaging-contract --profile-out', () => {
     expect(profile.limit).toMatchObject({
       seen: expect.stringContaining('GET /v1/contacts?limit=101 → 400'),
     });
-    expect(lastLine(run)).toBe(`Server profile written to ${mockFile} (30 of 30 choices observed).`);
+    expect(lastLine(run)).toBe(`Server profile written to ${mockFile} (35 of 35 choices observed).`);
     expect(fs.readFileSync(reportFile, 'utf8')).toContain(
-      `Written as a server profile to \`${mockFile}\` (--profile-out): 30 of 30 choices observed.`,
+      `Written as a server profile to \`${mockFile}\` (--profile-out): 35 of 35 choices observed.`,
     );
     expect(run.json!.requests).toBeLessThanOrEqual(run.json!.budget!);
     expect(run.json?.leftovers).toEqual([]);
@@ -302,11 +374,13 @@ describe('messaging-contract --profile-out', () => {
           unknown: 'the run saw no create refused for a required parameter left out',
         },
         avatarDefault: { unknown: 'the run created no contact without avatar_url' },
+        'errors.status.malformedId': { unknown: "the run retrieved none of the kit's made-up ids" },
       });
       // What it did observe is the mock's.
       for (const [name, observed] of choices(profile))
-        if ('value' in observed) expect({ [name]: observed.value }).toEqual({ [name]: MOCK[name] });
-      expect(lastLine(run)).toBe(`Server profile written to ${file} (28 of 30 choices observed).`);
+        if ('value' in observed)
+          expect({ [name]: summary(name, observed.value) }).toEqual({ [name]: MOCK[name] });
+      expect(lastLine(run)).toBe(`Server profile written to ${file} (32 of 35 choices observed).`);
     } finally {
       await server.close();
     }
@@ -351,7 +425,7 @@ describe('messaging-contract --profile-out', () => {
       const profile = readProfile(file);
       expectProfile(profile, expectedFrom(options));
       expect(profile.server).toMatchObject({ baseUrl: url, pathPrefix: options.prefix ?? '' });
-      expect(lastLine(run)).toBe(`Server profile written to ${file} (30 of 30 choices observed).`);
+      expect(lastLine(run)).toBe(`Server profile written to ${file} (35 of 35 choices observed).`);
     });
   });
 });

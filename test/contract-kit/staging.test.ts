@@ -891,7 +891,7 @@ describe('the staging variants', () => {
   });
 
   it('leave the hard options off, and the hard variants take each of them, one each', () => {
-    // formats, gzip, rateLimit, prefix, sharedIds, settleMs and flakyEdge are off in every STAGING_VARIANTS
+    // formats, gzip, rateLimit, prefix, sharedIds, settleMs, ownFields and flakyEdge are off in every STAGING_VARIANTS
     // entry (they are unchanged); STAGING_HARD_VARIANTS cover them, each turning on one.
     const hard: Record<HardOption, unknown[]> = {
       formats: ['loose', 'strict'],
@@ -900,6 +900,7 @@ describe('the staging variants', () => {
       prefix: [undefined, '/api'],
       sharedIds: [false, true],
       settleMs: [undefined, 300],
+      ownFields: [undefined, true],
       flakyEdge: [undefined, FLAKY_EDGE],
     };
     const valueOf = (v: { options: Partial<StagingOptions> }, key: HardOption) =>
@@ -925,6 +926,7 @@ describe('the staging variants', () => {
       'under a path prefix /api',
       'ids repeat across kinds',
       'lists settle after 300 ms',
+      'own fields on records, pages and errors',
       'behind a flaky edge',
     ]);
   });
@@ -934,7 +936,8 @@ describe('the staging variants', () => {
  * The hard variants' options, each proven over HTTP on the hard variant that turns it on (and, where
  * a contrast proves more, on the same variant with the option changed).
  */
-type HardOption = 'formats' | 'gzip' | 'rateLimit' | 'prefix' | 'sharedIds' | 'settleMs' | 'flakyEdge';
+type HardOption =
+  'formats' | 'gzip' | 'rateLimit' | 'prefix' | 'sharedIds' | 'settleMs' | 'ownFields' | 'flakyEdge';
 const HARD_OPTIONS: HardOption[] = [
   'formats',
   'gzip',
@@ -942,6 +945,7 @@ const HARD_OPTIONS: HardOption[] = [
   'prefix',
   'sharedIds',
   'settleMs',
+  'ownFields',
   'flakyEdge',
 ];
 
@@ -1586,6 +1590,39 @@ describe('prefix (the hard variant "under a path prefix /api")', () => {
     } finally {
       await headers.close();
     }
+  });
+});
+
+describe('ownFields (the hard variant "own fields on records, pages and errors")', () => {
+  const { options } = hardVariant('own fields on records, pages and errors');
+  let server: Running;
+  beforeAll(async () => {
+    server = await startStaging(options);
+  });
+  afterAll(() => server.close());
+
+  it('adds object and its own URL to every record, object and total_count to every page, and doc_url to errors', async () => {
+    const token = freshToken();
+    const page = await send(server, token, 'GET', '/v1/contacts?limit=2');
+    const all = await send(server, token, 'GET', '/v1/contacts?limit=50');
+    expect(page.body).toMatchObject({ object: 'list', total_count: all.body.data.length, has_more: true });
+    const contact = page.body.data[0];
+    expect(contact).toMatchObject({ object: 'contact', url: `/v1/contacts/${contact.id}` });
+    expect((await send(server, token, 'GET', contact.url)).body).toEqual(contact);
+    const sent = await send(server, token, 'POST', '/v1/messages', [
+      ['conversation_id', contact.conversation_id],
+      ['message', 'Hello'],
+    ]);
+    expect(sent.body).toMatchObject({
+      object: 'message',
+      links: { self: `/v1/messages/${sent.body.id}` },
+      contact: { object: 'contact', id: contact.id },
+    });
+    expect(sent.body.contact).not.toHaveProperty('url');
+    const refused = await send(server, token, 'GET', '/v1/contacts?limit=abc');
+    expect(refused.body).toMatchObject({
+      error: { param: 'limit', doc_url: 'https://staging.example/docs/errors' },
+    });
   });
 });
 

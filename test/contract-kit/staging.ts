@@ -107,6 +107,11 @@ export interface StagingOptions {
    * changed and deleted records reach them only then, the cascade of a contact's delete too);
    * retrieve, update and delete see the current state. Off when absent or 0. */
   settleMs?: number;
+  /** Fields the document does not list: `object` and the record's own `url` (a contact) or
+   * `links.self` (a message) on every record, `object` on a message's contact, `object: "list"` and
+   * `total_count` (the items of the whole list) on every page, and a `doc_url` beside a nested
+   * error's message. Off when absent. */
+  ownFields?: boolean;
   /** Behind a flaky edge (flaky-edge.ts): some GETs answered 502/503/504 or dropped by it, and
    * idle kept-alive connections closed at once. Off when absent. */
   flakyEdge?: FlakyEdge;
@@ -364,6 +369,10 @@ export const STAGING_HARD_VARIANTS: { name: string; options: Partial<StagingOpti
   {
     name: 'lists settle after 300 ms',
     options: { ...variantOptions('uuids, alphabetical, Link header'), seed: 122, settleMs: 300 },
+  },
+  {
+    name: 'own fields on records, pages and errors',
+    options: { ...variantOptions('uuids, alphabetical, Link header'), seed: 144, ownFields: true },
   },
   {
     name: 'behind a flaky edge',
@@ -984,7 +993,14 @@ export async function startStaging(options: Partial<StagingOptions> = {}): Promi
   const errorBody = (status: number, code: string, message: string, param?: string): Json => {
     switch (o.errorShape) {
       case 'nested':
-        return { error: { status, message, ...(param ? { param } : {}) } };
+        return {
+          error: {
+            status,
+            message,
+            ...(param ? { param } : {}),
+            ...(o.ownFields ? { doc_url: 'https://staging.example/docs/errors' } : {}),
+          },
+        };
       case 'list':
         return { errors: [{ code, detail: message, ...(param ? { source: { parameter: param } } : {}) }] };
       case 'problem':
@@ -1127,7 +1143,9 @@ export async function startStaging(options: Partial<StagingOptions> = {}): Promi
     },
   };
 
+  const own = (object: string, link: Json): Json => (o.ownFields ? { object, ...link } : {});
   const renderContact = (c: ContactRecord): Json => ({
+    ...own('contact', { url: `${o.prefix ?? ''}/v1/contacts/${c.id}` }),
     id: c.id,
     username: c.username,
     phone_number: c.phone_number,
@@ -1139,6 +1157,7 @@ export async function startStaging(options: Partial<StagingOptions> = {}): Promi
   });
 
   const renderSender = (c: ContactRecord): Json => ({
+    ...own('contact', {}),
     id: c.id,
     username: c.username,
     phone_number: c.phone_number,
@@ -1157,6 +1176,7 @@ export async function startStaging(options: Partial<StagingOptions> = {}): Promi
   /** A message with its conversation's contact (the current one, or the one a list shows). */
   const renderMessage = (m: MessageRecord, contact: ContactRecord): Json => {
     return {
+      ...own('message', { links: { self: `${o.prefix ?? ''}/v1/messages/${m.id}` } }),
       id: m.id,
       conversation_id: m.conversation_id,
       contact: renderSender(contact),
@@ -1379,7 +1399,7 @@ export async function startStaging(options: Partial<StagingOptions> = {}): Promi
       q.set(param, token);
       return `${path}?${q.toString()}`;
     };
-    const body: Json = { has_more: hasMore, data };
+    const body: Json = { ...own('list', { total_count: all.length }), has_more: hasMore, data };
     switch (o.paging) {
       case 'page':
         Object.assign(body, { page, per_page: limit });
