@@ -220,11 +220,11 @@ export const errors = {
     ),
   bodyTooLarge: (limit: string) =>
     new ApiError('body_too_large', `The request body is larger than ${limit}. Send a smaller body.`),
-  unsupportedMediaType: (type: string) =>
-    new ApiError(
-      'unsupported_media_type',
-      `Content-Type '${type}' is not supported. Send application/x-www-form-urlencoded, application/json or multipart/form-data (UTF-8).`,
-    ),
+  unsupportedMediaType: (
+    type: string,
+    taken = 'application/x-www-form-urlencoded, application/json or multipart/form-data',
+  ) =>
+    new ApiError('unsupported_media_type', `Content-Type '${type}' is not supported. Send ${taken} (UTF-8).`),
   malformedBody: (why: string, param?: string) =>
     new ApiError(
       'malformed_body',

@@ -4,7 +4,7 @@ import { BODY_LIMITS } from '../input/limits';
 import { JournalBytes, type JournalDraft } from '../store/journal';
 import { twinAnswer } from './twin-answers';
 import { errorAnswer, refusal, type CoreAnswer } from './answer';
-import { header, readBody } from './body';
+import { encodingOf, header, readBody } from './body';
 import type { CoreContext } from './context';
 import { bodyOf, type CoreRequest } from './request';
 import { route } from './routes';
@@ -44,7 +44,7 @@ export async function answerApi(
   } catch (error) {
     answer = refusal(error, request, x.log);
   }
-  if (x.twin) answer = twinAnswer(x.twin, answer, resourceOf(segments));
+  if (x.twin) answer = twinAnswer(x.twin, answer, resourceOf(segments), request.origin);
   entry.time = new Date().toISOString();
   entry.status = answer.status;
   entry.duration_ms = Math.round((performance.now() - start) * 100) / 100;
@@ -114,7 +114,14 @@ async function routed(
   const found = route(api, request, segments);
   // Every method reads a body when one is sent, so that a GET or DELETE with parameters in
   // its body is refused like any unknown parameter (C13) rather than silently ignored.
-  const body = await readBody(request.headers, await bodyOf(request, BODY_LIMITS));
+  const bytes = await bodyOf(request, BODY_LIMITS);
+  // A twin whose server reads forms only refuses a JSON body as it does (src/twin/profile.ts).
+  if (bytes !== undefined && x.twin?.refusesJson && encodingOf(request.headers) === 'json')
+    throw errors.unsupportedMediaType(
+      header(request.headers, 'content-type') ?? '(none)',
+      'application/x-www-form-urlencoded or multipart/form-data',
+    );
+  const body = await readBody(request.headers, bytes);
   if (body !== undefined) entry.body = body;
   return found.handler({
     url: request.url,

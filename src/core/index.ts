@@ -125,7 +125,9 @@ export function createCore(options: CoreOptions = {}): Core {
     now: options.now,
     maxWrittenBytes: options.maxWorldBytes ?? CORE_DEFAULTS.maxWorldBytes,
     newId: twin && idMaker(twin.ids),
-    keepDeleted: twin !== undefined && tellsDeleted(twin),
+    // Ids of a server's length may be short (a counter's `1001`): a twin's worlds remember the ids
+    // their deletes took, so that no id is drawn twice.
+    keepDeleted: twin !== undefined && (tellsDeleted(twin) || Object.keys(twin.ids).length > 0),
     // Every id drawn while answering comes from the seed: the same seed and requests, the same answers.
     idSeed: `seed ${seed}`,
   };

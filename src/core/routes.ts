@@ -3,8 +3,9 @@ import type { Params } from '../input/params';
 import * as fields from '../input/operations';
 import type { World } from '../store/world';
 import type { Message } from '../types';
-import type { Conventions } from '../twin/profile';
-import { attachmentIn } from './twin-answers';
+import { tellsDeleted, tellsMalformed, type Conventions } from '../twin/profile';
+import { fitsFormat } from '../twin/ids';
+import { attachmentIn, refuseReactionNames } from './twin-answers';
 import { twinList } from './twin-lists';
 import { json, noContent, type CoreAnswer } from './answer';
 import type { CoreRequest } from './request';
@@ -96,8 +97,12 @@ function collectionRoutes<T>(
 ): Route[] {
   const found = <V>(value: V | undefined | false, x: Exchange): V => {
     if (value !== undefined && value !== false) return value;
+    // A twin whose server refuses an id not of its form (src/twin/profile.ts tellsMalformed).
+    const format = twin?.ids[collection.name];
+    if (twin && format && tellsMalformed(twin) && !fitsFormat(format, x.id))
+      throw errors.invalid('id', `${JSON.stringify(x.id)} is not of the form of ${collection.name} ids.`);
     // A twin whose server tells a deleted id from an unknown one (src/twin/profile.ts tellsDeleted).
-    if (x.world.wasDeleted(x.id)) throw errors.deleted(collection.name, x.id);
+    if (twin && tellsDeleted(twin) && x.world.wasDeleted(x.id)) throw errors.deleted(collection.name, x.id);
     throw errors.notFound(collection.name, x.id);
   };
   const kind = collection.name === 'contact' ? 'contacts' : 'messages';
@@ -114,7 +119,14 @@ function collectionRoutes<T>(
           twin
             ? twinList(twin, kind, x.world, x.params, x.url)
             : json(200, collection.list(x.world, x.params)),
-        POST: (x) => json(status('create', 201), collection.create(x.world, params(x))),
+        POST: (x) => {
+          const created = collection.create(x.world, params(x));
+          if (!twin?.touchOnSend || kind !== 'messages') return json(status('create', 201), created);
+          // The twin's server marks the sender active when a message is sent (src/twin/profile.ts).
+          const message = created as { id: string; contact: { id: string }; created_at: number };
+          x.world.touchContact(message.contact.id, message.created_at);
+          return json(status('create', 201), collection.retrieve(x.world, message.id));
+        },
       },
     },
     {
@@ -124,7 +136,11 @@ function collectionRoutes<T>(
           fields.none(x.params);
           return json(status('retrieve', 200), found(collection.retrieve(x.world, x.id), x));
         },
-        PUT: (x) => json(status('update', 200), found(collection.update(x.world, x.id, params(x)), x)),
+        PUT: (x) => {
+          if (twin?.reactionNames && kind === 'messages')
+            refuseReactionNames(x.params.get('reactions'), twin.reactionNames);
+          return json(status('update', 200), found(collection.update(x.world, x.id, params(x)), x));
+        },
         DELETE: (x) => {
           fields.none(x.params);
           const answer = twin?.deleteAnswer[kind];

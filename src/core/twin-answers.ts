@@ -2,6 +2,7 @@ import { DELETED_MARK, errors } from '../errors';
 import { defaultAvatarUrl, uriComponent } from '../resources/formats';
 import type { CoreAnswer } from './answer';
 import { errorKeyPaths, sourceOf, type Conventions, type ErrorCase, type ErrorKey } from '../twin/profile';
+import { fillOwn, setPath } from './twin-fields';
 
 /**
  * The mock's answers as the twin's server writes them: its error body and statuses, its timestamp
@@ -27,11 +28,15 @@ const REASONS: Record<number, string> = {
   429: 'Too Many Requests',
 };
 
-/** Rewrites an answer of the API (under /v1) in place. `kind` is the resource of its path. */
+/**
+ * Rewrites an answer of the API (under /v1) in place. `kind` is the resource of its path; `origin`
+ * the request's, for the records' own URLs.
+ */
 export function twinAnswer(
   c: Conventions,
   answer: CoreAnswer,
   kind: 'contacts' | 'messages' | undefined,
+  origin = '',
 ): CoreAnswer {
   if (answer.body === '') return answer;
   let body: unknown;
@@ -40,15 +45,43 @@ export function twinAnswer(
   } catch {
     return answer;
   }
-  if (answer.status >= 400) return errorAnswer(c, answer, body);
-  const record = kind === 'contacts' ? (r: Json) => contact(c, r) : (r: Json) => message(c, r);
+  if (answer.status >= 400) return errorAnswer(c, answer, body, origin);
+  const record =
+    kind === 'contacts'
+      ? (r: Json) => own(c, 'contact', contact(c, r), origin)
+      : (r: Json) => own(c, 'message', message(c, r), origin);
   if (kind !== undefined && isObject(body)) {
     if (Array.isArray(body.data)) body.data = body.data.map((item) => (isObject(item) ? record(item) : item));
-    else if ('id' in body) body = record(body);
+    else if ('id' in body && !isMarker(c, kind, body)) body = record(body);
   }
   answer.body = JSON.stringify(body);
   if (c.contentType) answer.headers['Content-Type'] = `${c.contentType}; charset=utf-8`;
   return answer;
+}
+
+/** A delete's marker (`{id, deleted: true}`), no record: its keys are the marker's. */
+function isMarker(c: Conventions, kind: 'contacts' | 'messages', body: Json): boolean {
+  const keys = c.deleteAnswer[kind]?.keys;
+  return keys !== undefined && Object.keys(body).every((key) => keys.includes(key));
+}
+
+/** The server's own fields of a record; a message's `contact.…` ones are its sender's. */
+function own(c: Conventions, where: 'contact' | 'message', record: Json, origin: string): Json {
+  const fields = c.ownFields?.[where];
+  if (!fields || fields.length === 0) return record;
+  const sender = (f: { path: string }) => where === 'message' && f.path.startsWith('contact.');
+  fillOwn(
+    fields.filter((f) => !sender(f)),
+    record,
+    { record, origin },
+  );
+  if (isObject(record.contact))
+    fillOwn(
+      fields.filter(sender).map((f) => ({ ...f, path: f.path.slice('contact.'.length) })),
+      record.contact,
+      { record: record.contact, origin },
+    );
+  return record;
 }
 
 function scale(c: Conventions, record: Json): void {
@@ -101,6 +134,21 @@ function attachment(c: Conventions, item: Json): Json {
   return shaped;
 }
 
+/**
+ * The reactions of an update, where the twin's server takes only some names: another name is
+ * refused as its server refuses it, naming the parameter (`reactions[heart]`).
+ */
+export function refuseReactionNames(raw: unknown, allowed: readonly string[]): void {
+  for (const group of Array.isArray(raw) ? raw : [raw])
+    if (isObject(group))
+      for (const name of Object.keys(group))
+        if (!allowed.includes(name))
+          throw errors.invalid(
+            `reactions[${name}]`,
+            `is not a reaction name of this server; it takes ${allowed.join(', ') || 'none'}.`,
+          );
+}
+
 /** An attachment sent in the twin's server's shape, as the mock takes it (filename, file_url, …). */
 export function attachmentIn(item: unknown, keys: readonly string[], name: string): unknown {
   if (!isObject(item)) return item;
@@ -139,11 +187,13 @@ function caseOf(code: unknown, param: unknown, status: number): ErrorCase | unde
   if (code === 'not_found') return 'unknownId';
   if (code === 'missing_token' || code === 'invalid_token') return 'missingToken';
   if (code === 'parameter_invalid' && param === 'limit') return 'invalidLimit';
+  if (code === 'parameter_invalid' && param === 'id') return 'malformedId';
+  if (code === 'unsupported_media_type') return 'refusedBody';
   if (status === 400) return 'missingParameter';
   return undefined;
 }
 
-function errorAnswer(c: Conventions, answer: CoreAnswer, body: unknown): CoreAnswer {
+function errorAnswer(c: Conventions, answer: CoreAnswer, body: unknown, origin: string): CoreAnswer {
   const deleted = answer.headers[DELETED_MARK] !== undefined;
   delete answer.headers[DELETED_MARK];
   if (!isObject(body)) return answer;
@@ -158,11 +208,15 @@ function errorAnswer(c: Conventions, answer: CoreAnswer, body: unknown): CoreAns
   const out: Json = {};
   setPath(out, shape.messageAt, body.message);
   if (shape.codeAt) setPath(out, shape.codeAt, body.code);
+  const own = c.ownFields?.error ?? [];
   for (const [path, key] of errorKeyPaths(shape)) {
     const at = path.join('.');
+    // What the server puts inside it is known field by field (invalid_params.0.name): those fill it.
+    if (own.some((field) => field.path === at || field.path.startsWith(`${at}.`))) continue;
     const value = errorValue(key, status, body);
     if (value !== undefined && getPath(out, at) === undefined) setPath(out, at, value);
   }
+  fillOwn(own, out, { origin, status, ...(typeof body.param === 'string' ? { refused: body.param } : {}) });
   answer.body = JSON.stringify(out);
   answer.headers['Content-Type'] = `${shape.contentType}; charset=utf-8`;
   return answer;
@@ -185,19 +239,4 @@ function getPath(target: unknown, path: string): unknown {
   for (const key of path.split('.'))
     at = at !== null && typeof at === 'object' ? (at as Json)[key] : undefined;
   return at;
-}
-
-/** Sets `a.b.0.c` in `target`, making objects and arrays (for numeric keys) on the way. */
-function setPath(target: Json, path: string, value: unknown): void {
-  const keys = path.split('.');
-  let at: Record<string, unknown> | unknown[] = target;
-  keys.forEach((key, i) => {
-    const last = i === keys.length - 1;
-    const slot = at as Record<string, unknown>;
-    if (last) slot[key] = value;
-    else {
-      if (slot[key] === undefined) slot[key] = /^[0-9]+$/.test(keys[i + 1]!) ? [] : {};
-      at = slot[key] as Record<string, unknown>;
-    }
-  });
 }

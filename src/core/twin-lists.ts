@@ -5,6 +5,7 @@ import type { World } from '../store/world';
 import { json, type CoreAnswer } from './answer';
 import { MOCK_PAGING, type Conventions, type Kind, type Paging } from '../twin/profile';
 import { LIMITS } from '../input/limits';
+import { fillOwn } from './twin-fields';
 
 /**
  * A list as the twin's server pages and orders it: the whole list read from the world in the
@@ -42,6 +43,16 @@ export function twinList(c: Conventions, kind: Kind, world: World, params: Param
     if (paging.kind === 'body-token') setKey(body, paging.bodyKey!, next);
     else if (paging.kind === 'body-url') setKey(body, paging.bodyKey!, nextUrl);
     else if (nextUrl !== null) headers.Link = `<${nextUrl}>; rel="next"`;
+  }
+  if (c.ownFields) {
+    // The previous page as the next one is given: a token, or a URL with it.
+    const before = start === 0 ? null : token(Math.max(0, start - limit));
+    const prev =
+      before === null || (paging.kind !== 'body-url' && paging.kind !== 'link-header')
+        ? before
+        : withParam(`${c.pathPrefix}${url}`, cursorParam, before);
+    const param = (name: string) => (name === 'limit' ? limit : params.get(name));
+    fillOwn(c.ownFields.page, body, { origin: '', param, count: ordered.length, prev });
   }
   const answer = json(c.successStatus[`${kind}.list`] ?? 200, body);
   Object.assign(answer.headers, headers);

@@ -7,6 +7,7 @@ import {
   type Conventions,
   type ErrorKey,
   type IdFormat,
+  type OwnField,
 } from '../twin/profile';
 import type { Schema } from './schemas';
 
@@ -70,6 +71,19 @@ export function twinRecords(c: Conventions, schemas: Record<string, Schema>): vo
     });
   }
 
+  if (c.ownFields) {
+    const own = c.ownFields;
+    for (const field of own.contact) placeOwn(schemas.Contact!, field, props('Contact'));
+    for (const field of own.message)
+      if (field.path.startsWith('contact.'))
+        placeOwn(
+          schemas.MessageContact!,
+          { ...field, path: field.path.slice('contact.'.length) },
+          props('MessageContact'),
+        );
+      else placeOwn(schemas.Message!, field, props('Message'));
+  }
+
   if (c.attachments) {
     const { sent, answered } = c.attachments;
     const mock = props('Attachment');
@@ -104,6 +118,65 @@ export function twinRecords(c: Conventions, schemas: Record<string, Schema>): vo
   }
 }
 
+/** A field the server adds (src/core/twin-fields.ts), as the twin fills it; not required where it may be left out. */
+function ownSchema(field: OwnField, record: Record<string, Schema>): Schema {
+  switch (field.as) {
+    case 'constant':
+      return { const: field.value, description: "The server's own field: always this." };
+    case 'example':
+      return {
+        description: "The server's own field, filled with the value the kit saw.",
+        examples: [field.value],
+      };
+    case 'self':
+      return { type: 'string', description: `The server's own field: the record's URL, ${field.template}.` };
+    case 'copy':
+      return {
+        ...structuredClone(record[field.of] ?? {}),
+        description: `The server's own field: the record's ${field.of}.`,
+      };
+    case 'param':
+      return {
+        description: `The server's own field: the request's \`${field.param}\` as in force; ${JSON.stringify(field.absent)} without it.`,
+        ...(typeof field.absent === 'number' ? { type: 'integer' } : {}),
+      };
+    case 'count':
+      return {
+        type: 'integer',
+        minimum: 0,
+        description: "The server's own field: the items of the whole list.",
+      };
+    case 'prev':
+      return {
+        type: ['string', 'null'],
+        description: "The server's own field: the previous page, null on a first one.",
+      };
+    case 'param-refused':
+      return {
+        type: 'string',
+        description: "The server's own field: the parameter at fault, when there is one.",
+      };
+    case 'status':
+      return { type: 'integer', description: "The server's own field: the HTTP status." };
+  }
+}
+
+/** Puts an own field into an object schema, at its path. */
+export function placeOwn(schema: Schema, field: OwnField, record: Record<string, Schema>): void {
+  const path = field.path.split('.');
+  place(schema, path, ownSchema(field, record));
+  if (field.as !== 'param-refused' && !(field.as === 'copy' && record[field.of] === undefined)) return;
+  // Left out where the answer cannot tell it, and so is each object that holds nothing else.
+  for (let depth = path.length - 1; depth >= 0; depth--) {
+    const holder = schemaAt(schema, path.slice(0, depth));
+    if (!holder) return;
+    // An array made for it (`invalid_params.0.name`) goes with it.
+    if (holder.type === 'array') continue;
+    holder.required = ((holder.required as string[] | undefined) ?? []).filter((k) => k !== path[depth]);
+    if ((holder.required as string[]).length > 0) return;
+  }
+}
+
 function idText(format: IdFormat): string {
   const body = idInWords(format);
   return format.prefix ? `"${format.prefix}" and ${body}` : body;
@@ -123,13 +196,19 @@ function idExample(format: IdFormat): string {
 }
 
 /** The server's error body (src/core/twin-answers.ts errorAnswer): its message, code and other keys. */
-export function errorSchema(shape: NonNullable<Conventions['errorBody']>): Schema {
+export function errorSchema(
+  shape: NonNullable<Conventions['errorBody']>,
+  own: readonly OwnField[] = [],
+): Schema {
   const root: Schema = { type: 'object', additionalProperties: false, required: [], properties: {} };
   place(root, shape.messageAt.split('.'), { type: 'string' });
   if (shape.codeAt) place(root, shape.codeAt.split('.'), { type: 'string', enum: Object.keys(ERROR_STATUS) });
   // The keys the twin fills (twin-answers.ts): at the top, and beside a nested message.
   for (const [path, kind] of errorKeyPaths(shape)) {
     const key = path.at(-1)!;
+    // What the server puts there is known field by field (twin-answers.ts): those describe it.
+    const at = path.join('.');
+    if (own.some((field) => field.path === at || field.path.startsWith(`${at}.`))) continue;
     if (propertiesOf(schemaAt(root, path.slice(0, -1)))?.[key]) continue;
     const { schema, always } = ERROR_KEY_SCHEMAS[kind];
     place(root, path, schema);
@@ -137,6 +216,7 @@ export function errorSchema(shape: NonNullable<Conventions['errorBody']>): Schem
     const holder = schemaAt(root, path.slice(0, -1))!;
     if (!always) holder.required = (holder.required as string[]).filter((k) => k !== key);
   }
+  for (const field of own) placeOwn(root, field, {});
   root.description = `The server's error body: the message at \`${shape.messageAt}\`${shape.codeAt ? `, the code at \`${shape.codeAt}\`` : ''}.`;
   return root;
 }

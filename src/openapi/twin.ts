@@ -7,7 +7,7 @@ import {
   type ReadProfile,
 } from '../twin/profile';
 import { ref, type Schema } from './schemas';
-import { errorSchema, twinRecords } from './twin-records';
+import { errorSchema, placeOwn, twinRecords } from './twin-records';
 import { LIMITS } from '../input/limits';
 
 /**
@@ -87,8 +87,9 @@ export function twinDocument(document: Schema, profile: ReadProfile): Schema {
         inner === undefined ? next : { type: 'object', required: [inner], properties: { [inner]: next } };
       (schema.required as string[]).push(outer);
     }
+    for (const field of c.ownFields?.page ?? []) placeOwn(schema, field, {});
   }
-  if (c.errorBody) schemas.Error = errorSchema(c.errorBody);
+  if (c.errorBody) schemas.Error = errorSchema(c.errorBody, c.ownFields?.error);
   return document;
 }
 
@@ -137,6 +138,10 @@ function twinOperation(c: Conventions, operation: Schema): void {
   if (!known) return;
   const { kind, op } = known;
   const type = c.contentType ?? 'application/json';
+  // A server that reads forms only: so does its twin (src/core/api.ts).
+  const requestBody = operation.requestBody as Schema | undefined;
+  if (c.refusesJson && requestBody && isObject(requestBody.content))
+    delete (requestBody.content as Record<string, unknown>)['application/json'];
   const responses = operation.responses as Responses;
   const successes: Responses = {};
   const refusals: Responses = {};

@@ -47,7 +47,8 @@ export interface WorldOptions {
   /** How many bytes (estimated) a world may add to what it started with; writes beyond are refused. */
   maxWrittenBytes?: number;
   /** A new id of a kind, in another format than the mock's own (a twin's server), drawn from `words`; checked unused. */
-  newId?: (kind: IdKind, words: Words) => string;
+  /** `attempt`: how many ids drawn for this one were taken already. */
+  newId?: (kind: IdKind, words: Words, attempt: number) => string;
   /**
    * What the world's new ids are drawn from: the same text and the same writes give the same ids
    * (with `--seed`, the same answers). Without it, they are drawn at random.
@@ -552,9 +553,15 @@ export class World {
 
   /** Contact, conversation and message ids never collide (C6). */
   #newId(kind: IdKind): string {
-    for (;;) {
-      const id = this.#makeId?.(kind, this.#words) ?? idFrom(this.#words);
-      if (!this.#contacts.has(id) && !this.#conversations.has(id) && !this.#messages.has(id)) return id;
+    for (let attempt = 0; ; attempt++) {
+      const id = this.#makeId?.(kind, this.#words, attempt) ?? idFrom(this.#words);
+      if (
+        !this.#contacts.has(id) &&
+        !this.#conversations.has(id) &&
+        !this.#messages.has(id) &&
+        !this.#deleted?.has(id)
+      )
+        return id;
     }
   }
 }

@@ -1,3 +1,5 @@
+import { REACTION_NAME } from '../resources/formats';
+
 /**
  * A server profile as the mock reads it (`--conventions FILE`, the `conventions` option): the
  * choices a real server made where the document says "not shown", observed by the contract kit
@@ -28,7 +30,40 @@ export interface Conventions {
   avatarDefault?: { kind: 'null' | 'empty' | 'url' | 'absent'; template?: string };
   reactionsLayout?: 'per-name' | 'merged';
   attachments?: { sent: string[]; answered: string[] };
+  /** The fields the server adds to records, pages and refusals, and how the twin fills each. */
+  ownFields?: Record<OwnWhere, OwnField[]>;
+  /** A sent message sets its contact's last_active_at to its created_at. */
+  touchOnSend?: boolean;
+  /** The server reads forms, and refuses a JSON body (with `errorStatus.refusedBody`). */
+  refusesJson?: boolean;
+  /** The only reaction names the server takes, when it refused some the kit tried. */
+  reactionNames?: string[];
 }
+
+/**
+ * A field beyond the document, as the kit explained it (the profile's `ownFields`): a constant,
+ * the record's own URL (`self`), a copy of one of its fields, the request's parameter, the items
+ * of the whole list, the previous page, the parameter a refusal is about, or an example value.
+ */
+export type OwnField = { path: string } & (
+  | { as: 'constant' | 'example'; value: unknown }
+  | { as: 'self'; template: string }
+  | { as: 'copy'; of: string }
+  | { as: 'param'; param: string; absent: unknown }
+  | { as: 'count' | 'prev' | 'param-refused' | 'status' }
+);
+type OwnWhere = 'contact' | 'message' | 'page' | 'error';
+const OWN_AS = [
+  'constant',
+  'example',
+  'self',
+  'copy',
+  'param',
+  'count',
+  'prev',
+  'param-refused',
+  'status',
+] as const;
 
 export type Kind = 'contacts' | 'messages';
 export interface IdFormat {
@@ -42,16 +77,17 @@ export interface IdFormat {
   version?: number;
 }
 
-/**
- * The fewest characters a twin's ids have after their prefix, by alphabet: a world of a million
- * records needs room to draw ids at random (src/twin/ids.ts). A server's shorter ids (a counter's
- * `1001`) are drawn this long instead, and the twin says so.
- */
-export const ID_LENGTH_FLOOR = { numeric: 10, hex: 8, alphanumeric: 6 } as const;
 const ID_LENGTH_MAX = 60;
 type Operation = `${Kind}.${'list' | 'create' | 'retrieve' | 'update' | 'delete'}`;
 /** The refusals a profile gives a status: `deletedId` is an id that named a record a delete took. */
-export type ErrorCase = 'unknownId' | 'deletedId' | 'missingParameter' | 'invalidLimit' | 'missingToken';
+export type ErrorCase =
+  | 'unknownId'
+  | 'deletedId'
+  | 'malformedId'
+  | 'refusedBody'
+  | 'missingParameter'
+  | 'invalidLimit'
+  | 'missingToken';
 interface DeleteAnswer {
   status: number;
   body: 'empty' | 'object' | 'marker';
@@ -284,6 +320,7 @@ export function readProfile(profile: unknown): ReadProfile {
   for (const error of [
     'unknownId',
     'deletedId',
+    'malformedId',
     'missingParameter',
     'invalidLimit',
     'missingToken',
@@ -337,6 +374,47 @@ export function readProfile(profile: unknown): ReadProfile {
       `attachments sent as {${c.attachments.sent.join(', ')}} and answered as {${c.attachments.answered.join(', ')}}`,
     );
   }
+  const bodies = observed(profile, 'jsonBodies');
+  if (bodies !== undefined) {
+    if (!isObject(bodies) || typeof bodies.taken !== 'boolean')
+      throw new ProfileError('jsonBodies', 'must be {"taken": true} or {"taken": false, "status": …}');
+    if (!bodies.taken) {
+      c.refusesJson = true;
+      c.errorStatus.refusedBody = status(bodies.status, 'jsonBodies.status', 400, 499) ?? 415;
+      taken.push(`JSON bodies refused (${c.errorStatus.refusedBody}): forms only`);
+    }
+  }
+  const names = observed(profile, 'reactionNames');
+  if (names !== undefined) {
+    if (!isObject(names)) throw new ProfileError('reactionNames', 'must be an object');
+    const took = strings(names.taken, 'reactionNames.taken');
+    const refused = strings(names.refused, 'reactionNames.refused');
+    if (closedNames(took, refused)) {
+      c.reactionNames = took;
+      taken.push(
+        `reaction names ${c.reactionNames.join(', ') || '(none)'} only (the server refused ${refused.join(', ')})`,
+      );
+    }
+  }
+  const touch = observed(profile, 'touchOnSend');
+  if (touch !== undefined) {
+    if (typeof touch !== 'boolean') throw new ProfileError('touchOnSend', 'must be true or false');
+    if (touch) {
+      c.touchOnSend = true;
+      taken.push("a sent message sets its contact's last_active_at");
+    }
+  }
+  const own = observed(profile, 'ownFields');
+  if (own !== undefined) {
+    c.ownFields = readOwnFields(own, c.errorBody);
+    const said = (['contact', 'message', 'page', 'error'] as const)
+      .filter((where) => c.ownFields![where].length > 0)
+      .map(
+        (where) =>
+          `${where === 'page' ? 'pages' : `${where}s`}: ${c.ownFields![where].map(ownInWords).join(', ')}`,
+      );
+    if (said.length > 0) taken.push(`the server's own fields, on ${said.join('; ')}`);
+  }
   for (const kind of ['contact', 'message', 'conversation'] as const) {
     const where = `ids.${kind}`;
     const value = observed(profile, where);
@@ -362,7 +440,6 @@ export function readProfile(profile: unknown): ReadProfile {
     if (format === 'uuid') {
       if (value.version !== undefined) id.version = whole(value.version, `${where}.version`, 0, 15);
     } else {
-      const floor = ID_LENGTH_FLOOR[format];
       const given = (key: 'length' | 'minLength' | 'maxLength') =>
         value[key] === undefined ? undefined : whole(value[key], `${where}.${key}`, 1, ID_LENGTH_MAX);
       const exact = given('length');
@@ -370,14 +447,11 @@ export function readProfile(profile: unknown): ReadProfile {
       const max = exact ?? given('maxLength');
       if ((min === undefined) !== (max === undefined) || (min !== undefined && max! < min))
         throw new ProfileError(`${where}.minLength`, 'must come with maxLength, and be no greater');
-      if (min === undefined) id.length = format === 'alphanumeric' ? 16 : floor + 5;
-      else if (max! < floor) {
-        id.length = floor;
-        notMirrored.push(
-          `the length of ${kind} ids (${min === max ? min : `${min} to ${max}`}): the twin's are ${floor} characters after any prefix, room for a world's ids drawn at random`,
-        );
-      } else if (min === max) id.length = min;
-      else Object.assign(id, { minLength: Math.max(min, floor), maxLength: max });
+      // A short length (a counter's `1001`) is kept: a world that outgrows it gets longer ids, as
+      // a counter does (src/twin/ids.ts).
+      if (min === undefined) id.length = format === 'alphanumeric' ? 16 : 12;
+      else if (min === max) id.length = min;
+      else Object.assign(id, { minLength: min, maxLength: max });
     }
     c.ids[kind] = id;
     taken.push(`${kind} ids ${prefix ? `"${prefix}" + ` : ''}${idInWords(id)}`);
@@ -389,11 +463,81 @@ export function readProfile(profile: unknown): ReadProfile {
   return { conventions: c, taken, notMirrored };
 }
 
+/** The profile's ownFields, checked; an error's fields that the twin fills by their name are its own. */
+function readOwnFields(value: unknown, errorBody: Conventions['errorBody']): Record<OwnWhere, OwnField[]> {
+  if (!isObject(value)) throw new ProfileError('ownFields', 'must be an object');
+  const read = {} as Record<OwnWhere, OwnField[]>;
+  const named = new Set(errorBody ? errorKeyPaths(errorBody).map(([at]) => at.join('.')) : []);
+  for (const where of ['contact', 'message', 'page', 'error'] as const) {
+    const list = value[where] ?? [];
+    if (!Array.isArray(list)) throw new ProfileError(`ownFields.${where}`, 'must be a list');
+    read[where] = list.map((item, i) => {
+      const at = `ownFields.${where}.${i}`;
+      if (!isObject(item)) throw new ProfileError(at, 'must be an object');
+      if (typeof item.path !== 'string' || !/^[^.]+(\.[^.]+)*$/.test(item.path))
+        throw new ProfileError(`${at}.path`, 'must be keys joined by dots');
+      const field = { ...item, as: oneOf(item.as, `${at}.as`, OWN_AS) };
+      if (field.as === 'self') text(item.template, `${at}.template`);
+      if (field.as === 'copy') text(item.of, `${at}.of`);
+      if (field.as === 'param') text(item.param, `${at}.param`);
+      return field as OwnField;
+    });
+  }
+  // What the twin fills by a key's name (status, title, type, param) it fills so, unless the server's is known better.
+  read.error = read.error.filter((field) => !named.has(field.path) || field.as !== 'example');
+  return read;
+}
+
+function ownInWords(field: OwnField): string {
+  switch (field.as) {
+    case 'constant':
+      return `${field.path} ${JSON.stringify(field.value)}`;
+    case 'example':
+      return `${field.path} (an example, ${JSON.stringify(field.value)})`;
+    case 'self':
+      return `${field.path} (its URL)`;
+    case 'copy':
+      return `${field.path} (its ${field.of})`;
+    case 'param':
+      return `${field.path} (the request's ${field.param})`;
+    case 'count':
+      return `${field.path} (the items of the list)`;
+    case 'prev':
+      return `${field.path} (the previous page)`;
+    case 'param-refused':
+      return `${field.path} (the parameter at fault)`;
+    case 'status':
+      return `${field.path} (the status)`;
+  }
+}
+
 function path(value: unknown, where: string): string {
   const given = text(value, where);
   if (!/^[A-Za-z_][A-Za-z0-9_]*(\.([A-Za-z_][A-Za-z0-9_]*|[0-9]))*$/.test(given))
     throw new ProfileError(where, 'must be keys joined by dots, e.g. error.message or errors.0.detail');
   return given;
+}
+
+/** The kinds of characters of a name: a lower-case letter, an upper-case one, a digit, or the character itself. */
+const charClasses = (name: string): string[] =>
+  [...name].map((c) => (/[a-z]/.test(c) ? 'a' : /[A-Z]/.test(c) ? 'A' : /[0-9]/.test(c) ? '0' : c));
+
+/**
+ * Whether a server's reaction names are a closed list: it refused a name made of the same kinds
+ * of characters as names it took (`heart` beside `thumbs_up`), and the mock would take it. Names
+ * refused for their form alone (`+1` beside letters only, `Bad Name`) tell a rule of form, not a list.
+ */
+export function closedNames(taken: readonly string[], refused: readonly string[]): boolean {
+  const kinds = new Set(taken.flatMap(charClasses));
+  return (
+    taken.length > 0 &&
+    refused.some(
+      (name) =>
+        charClasses(name).every((c) => kinds.has(c)) &&
+        REACTION_NAME.pattern!.test(name) &&
+        name.length <= REACTION_NAME.max!,
+    )
+  );
 }
 
 /** How a list's next page is asked for, in words. */
@@ -442,6 +586,13 @@ function whole(value: unknown, where: string, min: number, max: number, what = '
     throw new ProfileError(where, `must be ${what} from ${min} to ${max}`);
   return value;
 }
+
+/**
+ * Whether a twin refuses an id not of its server's form apart from an unknown one: its server
+ * answered the kit's made-up id with another status than an id of its form that was never made.
+ */
+export const tellsMalformed = (c: Conventions): boolean =>
+  c.errorStatus.malformedId !== undefined && c.errorStatus.malformedId !== (c.errorStatus.unknownId ?? 404);
 
 /**
  * Whether a twin tells a deleted id from an unknown one: its server answered them with different

@@ -75,11 +75,17 @@ export async function undocumented(
   ): Promise<Sent> {
     const headers: Record<string, string> = {};
     if (options.token !== null) headers.Authorization = `Bearer ${options.token ?? token}`;
-    if (options.body !== undefined) headers['Content-Type'] = 'application/json';
+    // JSON where the document takes it, else a form with bracket keys (a twin of a forms-only server).
+    const takes = resolve(document.paths[paths[path]]?.[method]?.requestBody)?.content ?? {};
+    const json = 'application/json' in takes;
+    if (options.body !== undefined)
+      headers['Content-Type'] = json ? 'application/json' : 'application/x-www-form-urlencoded';
     const res = await fetch(url.startsWith('http') ? url : `${origin}${url}`, {
       method: method.toUpperCase(),
       headers,
-      ...(options.body === undefined ? {} : { body: JSON.stringify(options.body) }),
+      ...(options.body === undefined
+        ? {}
+        : { body: json ? JSON.stringify(options.body) : formOf(options.body) }),
     });
     const text = await res.text();
     const type = (res.headers.get('content-type') ?? '').split(';')[0]!.trim();
@@ -168,7 +174,10 @@ export async function undocumented(
   const first = await send('get', 'contacts', `${paths.contacts}?limit=2`);
   if (ok(first) && first.body?.has_more === true && cursor) {
     const page = resolve(resolve(list.responses[String(first.status)].content[first.type].schema));
-    const bodyKey = Object.keys(page.properties).find((key) => key !== 'has_more' && key !== 'data');
+    // The key the document says holds the next page (a server's own fields may stand beside it).
+    const bodyKey = Object.keys(page.properties).find((key) =>
+      /next page/i.test(JSON.stringify(page.properties[key])),
+    );
     let next: string | undefined;
     const link = /<([^>]+)>;\s*rel="next"/.exec(first.headers.get('link') ?? '');
     if (link) next = new URL(link[1]!, origin).href;
@@ -198,4 +207,20 @@ export async function undocumented(
 
   await send('delete', 'contact', `${base}/v1/contacts/${contact.id}`);
   return { problems, answers, paged };
+}
+
+/** A body as a form with bracket keys: `attachments[0][url]=…`, `reactions[heart][]=ada`. */
+function formOf(body: unknown): string {
+  const pairs: [string, string][] = [];
+  const walk = (value: unknown, key: string) => {
+    if (Array.isArray(value))
+      value.forEach((item, i) =>
+        walk(item, item !== null && typeof item === 'object' ? `${key}[${i}]` : `${key}[]`),
+      );
+    else if (value !== null && typeof value === 'object')
+      for (const [inner, item] of Object.entries(value)) walk(item, key ? `${key}[${inner}]` : inner);
+    else pairs.push([key, String(value)]);
+  };
+  walk(body, '');
+  return new URLSearchParams(pairs).toString();
 }

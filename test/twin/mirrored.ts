@@ -1,4 +1,4 @@
-import { errorKeyOf, ID_LENGTH_FLOOR } from '../../src/twin/profile';
+import { closedNames, errorKeyOf } from '../../src/twin/profile';
 /**
  * The fields of a server profile that a twin mirrors (docs/twin.md), for comparing the profile a
  * server showed with the one its twin shows. `seen` (which exchange showed it) is left out: only the
@@ -15,6 +15,28 @@ function errorBody(body: Json | undefined): Json | undefined {
   const own = [body.messageAt, body.codeAt].map((at: string | undefined) => at?.split('.').at(-1));
   const placeKeys = body.placeKeys.filter((key: string) => own.includes(key) || errorKeyOf(key));
   return { ...body, placeKeys };
+}
+
+/** Reaction names as a twin mirrors them: the closed list of those taken, or open (the mock's rule). */
+const names = (value: Json | undefined) =>
+  value === undefined ? undefined : closedNames(value.taken, value.refused) ? value.taken : 'open';
+
+/**
+ * The server's own fields as a twin mirrors them, by where and path: how each is filled. An
+ * example (a value nothing explained) is the twin's to fill as it can, and left out on both sides.
+ */
+function ownBeside(server: Json | undefined, twin: Json | undefined): [Json | undefined, Json | undefined] {
+  if (!server || !twin) return [server, twin];
+  const [a, b]: Json[] = [{}, {}];
+  for (const where of Object.keys(server)) {
+    const kept = (server[where] as Json[]).filter((f) => f.as !== 'example');
+    const paths = new Set(kept.map((f) => f.path));
+    a[where] = kept;
+    b[where] = ((twin[where] ?? []) as Json[]).filter(
+      (f) => paths.has(f.path) || !(server[where] as Json[]).some((g) => g.path === f.path),
+    );
+  }
+  return [a, b];
 }
 
 function mirrored(profile: Json): Json {
@@ -41,6 +63,10 @@ function mirrored(profile: Json): Json {
     },
     reactions: value(profile.reactions),
     attachments: value(profile.attachments),
+    touchOnSend: value(profile.touchOnSend),
+    jsonBodies: value(profile.jsonBodies),
+    reactionNames: names(value(profile.reactionNames)),
+    ownFields: value(profile.ownFields),
   };
   for (const kind of ['contact', 'message', 'conversation']) {
     const id = value(profile.ids[kind]);
@@ -59,6 +85,7 @@ export function beside(server: Json, twin: Json): { server: Json; twin: Json } {
   const a = mirrored(server);
   const b = mirrored(twin);
   for (const kind of Object.keys(a.ids)) lengthsBeside(a.ids[kind], b.ids[kind]);
+  [a.ownFields, b.ownFields] = ownBeside(a.ownFields, b.ownFields);
   const prune = (x: Json, y: Json) => {
     for (const key of Object.keys(y)) {
       if (x[key] === undefined) delete y[key];
@@ -75,9 +102,8 @@ export function beside(server: Json, twin: Json): { server: Json; twin: Json } {
 }
 
 /**
- * An id format's lengths as a twin mirrors them (src/twin/profile.ts): not at all below the
- * alphabet's floor (the twin says so), and as a range drawn from at random, so that the lengths its
- * run saw need only lie within the server's.
+ * An id format's lengths as a twin mirrors them (src/twin/profile.ts): as a range drawn from at
+ * random, so that the lengths its run saw need only lie within the server's.
  */
 function lengthsBeside(server: Json, twin: Json | undefined): void {
   if (!twin || server.kind === 'uuid' || twin.kind !== server.kind) return;
@@ -88,11 +114,6 @@ function lengthsBeside(server: Json, twin: Json | undefined): void {
     delete id.minLength;
     delete id.maxLength;
   };
-  if (max < ID_LENGTH_FLOOR[server.kind as keyof typeof ID_LENGTH_FLOOR]) {
-    drop(server);
-    drop(twin);
-    return;
-  }
   const [low, high] = range(twin);
   if (low >= min && high <= max) {
     drop(twin);

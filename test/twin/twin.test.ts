@@ -333,7 +333,7 @@ describe("the twin's ids", () => {
     };
     const [a, b] = [await make(), await make()];
     const contacts = (await call(a, 'GET', '/api/v1/contacts?limit=50')).json!.data as Json[];
-    expect(contacts.every((c) => UUID.test(c.id) && /^[1-9][0-9]{14}$/.test(c.conversation_id))).toBe(true);
+    expect(contacts.every((c) => UUID.test(c.id) && /^[1-9][0-9]{11}$/.test(c.conversation_id))).toBe(true);
     expect((await call(b, 'GET', '/api/v1/contacts?limit=50')).json!.data).toEqual(contacts);
     const some = contacts.find((c) => c.last_active_at !== null) ?? contacts[0]!;
     const messages = (
@@ -375,18 +375,15 @@ describe("the twin's ids", () => {
     const contacts = (await call(core, 'GET', '/api/v1/contacts?limit=50')).json!.data as Json[];
     for (const c of contacts) {
       expect(c.id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
-      // Four digits hold too few ids for a world drawn at random: ten, and the twin says so.
-      expect(c.conversation_id).toMatch(/^[1-9][0-9]{9}$/);
+      // A counter's four digits, as its server's.
+      expect(c.conversation_id).toMatch(/^[1-9][0-9]{3}$/);
     }
     const read = readProfile(
       withChoice(['ids'], {
         conversation: { value: { kind: 'numeric', prefix: '', json: 'string', length: 4 }, seen: 'x' },
       }),
     );
-    expect(read.notMirrored.join('\n')).toContain(
-      "the length of conversation ids (4): the twin's are 10 characters after any prefix",
-    );
-    expect(read.taken.join('\n')).toContain('conversation ids 10 digits');
+    expect(read.taken.join('\n')).toContain('conversation ids 4 digits');
     expect(() =>
       readProfile(
         withChoice(['ids'], {
@@ -394,6 +391,34 @@ describe("the twin's ids", () => {
         }),
       ),
     ).toThrow(/ids\.message\.minLength must come with maxLength/);
+  });
+
+  it("gives a world that outgrows its server's length longer ids, as a counter does, each unique", async () => {
+    // One digit holds nine ids: the seeded world has more contacts than that.
+    const core = createCore({
+      conventions: withChoice(['ids'], {
+        contact: { value: { kind: 'numeric', prefix: '', json: 'string', length: 1 }, seen: 'x' },
+      }),
+      seed: 5,
+    });
+    await core.ready;
+    const ids: string[] = [];
+    // Its server pages by page=<n> (staging-like.profile.json).
+    for (let n = 1; ; n++) {
+      const page = (await call(core, 'GET', `/api/v1/contacts?limit=50&page=${n}`)).json!;
+      ids.push(...(page.data as Json[]).map((c) => String(c.id)));
+      if (!page.has_more) break;
+    }
+    expect(ids.length).toBeGreaterThan(9);
+    expect(new Set(ids).size).toBe(ids.length);
+    expect(ids.every((id) => /^[1-9][0-9]*$/.test(id))).toBe(true);
+    expect(ids.filter((id) => id.length === 1).length).toBeGreaterThan(0);
+    expect(Math.max(...ids.map((id) => id.length))).toBeGreaterThan(1);
+    const made = await call(core, 'POST', '/api/v1/contacts', {
+      username: 'one_more',
+      phone_number: '+1 555',
+    });
+    expect(made.json!.id).toMatch(/^[1-9][0-9]+$/);
   });
 
   it("keeps the mock's ids where the server's are JSON numbers, and says so", () => {
