@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { Command, CommanderError, Option } from 'commander';
 import { unsetEmptyEnv } from '../rules/rule-set-option';
-import { compareSessions, comparisonLines, differs, runSession } from './compare';
+import { compareSessions, comparisonLines, differs, runSession, unorderedLists } from './compare';
 import { driftLines, driftOf } from './drift';
 
 /**
@@ -265,7 +265,11 @@ async function compareMain(argv: string[]): Promise<number> {
     );
     return 2;
   }
-  const comparison = compareSessions(server, twin);
+  const comparison = compareSessions(
+    server,
+    twin,
+    await unorderedLists({ baseUrl: options.twin, token: options.twinToken ?? options.token }),
+  );
   if (options.json) {
     fs.mkdirSync(path.dirname(path.resolve(options.json)), { recursive: true });
     fs.writeFileSync(
