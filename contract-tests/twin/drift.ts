@@ -58,13 +58,26 @@ const withoutExamples = (fields: unknown): unknown =>
     : fields;
 
 /**
+ * Reaction names: which the kit tried depends on the run (its random sequences draw some); a
+ * change is a name taken in one run and refused in the other.
+ */
+function sameNames(before: unknown, now: unknown): boolean {
+  const names = (value: unknown, key: 'taken' | 'refused'): string[] =>
+    isObject(value) && Array.isArray(value[key]) ? (value[key] as string[]) : [];
+  const crossed = (a: unknown, b: unknown) =>
+    names(a, 'taken').some((name) => names(b, 'refused').includes(name));
+  return !crossed(before, now) && !crossed(now, before);
+}
+
+/**
  * Whether a value observed now is the one the profile holds. The lengths of ids are a sample of the
  * ids a run saw: a range seen now that lies within the profile's is the same; so are the values of
- * the examples of the server's own fields.
+ * the examples of the server's own fields, and reaction names that no run saw both taken and refused.
  */
 function sameChoice(choice: string, before: unknown, now: unknown): boolean {
   if (canonical(before) === canonical(now)) return true;
   if (choice === 'ownFields') return canonical(withoutExamples(before)) === canonical(withoutExamples(now));
+  if (choice === 'reactionNames') return sameNames(before, now);
   if (!choice.startsWith('ids.') || !isObject(before) || !isObject(now)) return false;
   const rest = (id: Json) =>
     canonical({ ...id, length: undefined, minLength: undefined, maxLength: undefined });

@@ -45,6 +45,38 @@ describe('the drift of a profile', () => {
     ]);
   });
 
+  it("holds reaction names and the server's own fields to what a run can tell again", () => {
+    const names = (taken: string[], refused: string[]) => ({ value: { taken, refused }, seen: 'x' });
+    const own = (value: unknown) => ({
+      value: {
+        contact: [{ path: 'object', as: 'constant', value: 'contact' }],
+        message: [],
+        page: [{ path: 'request_id', as: 'example', value }],
+        error: [],
+      },
+      seen: 'x',
+    });
+    const then = { reactionNames: names(['like', 'thumbs_up'], ['heart']), ownFields: own('req_1') };
+    // Other names tried (a run's sequences draw some), another example's value: no change.
+    const same = driftOf(
+      then as never,
+      {
+        reactionNames: names(['like', 'party', 'thumbs_up'], ['heart', 'smile']),
+        ownFields: own('req_2'),
+      } as never,
+    );
+    expect(same).toEqual({ changed: [], unobserved: [], same: 2, choices: 2 });
+    // A name refused before and taken now, a constant gone: both changed.
+    const moved = driftOf(
+      then as never,
+      {
+        reactionNames: names(['heart', 'like'], []),
+        ownFields: { ...own('req_1'), value: { ...own('req_1').value, contact: [] } },
+      } as never,
+    );
+    expect(moved.changed.map((c) => c.choice)).toEqual(['reactionNames', 'ownFields']);
+  });
+
   it('names each choice that changed, with the exchange that shows it, and each not observed again', () => {
     const now = profile({
       timestampUnit: { value: 'milliseconds', seen: 'POST /v1/contacts → 201 (created_at 1764500000000)' },
