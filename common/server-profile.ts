@@ -61,6 +61,11 @@ export interface ListOrder {
   /** The field the list is sorted by; null when no field explains the order seen. */
   field: 'created_at' | 'username' | 'display_name' | 'message' | 'id' | null;
   direction?: 'asc' | 'desc';
+  /**
+   * Of records with the same created_at (a list by created_at): the older first (insertion order)
+   * or the newer, as pages showed records the run created; absent when none showed.
+   */
+  ties?: 'older-first' | 'newer-first';
 }
 
 export interface Paging {

@@ -32,6 +32,8 @@ export interface Observations {
   'timestamp unit': Unit | null;
   /** One page of a whole list: the orders ("created_at desc number") it breaks, and those it shows. */
   'list order': { list: ListName; violated: string[]; supported: string[] };
+  /** Two neighbours of a page with the same created_at, both made by this process: which came first. */
+  'list ties': { list: ListName; first: 'older' | 'newer' };
   /** The next-page mechanism a walk of the path settled on; null: none found. */
   paging: { path: string; paging: Paging | null };
   /** Items on a first page asked for without limit, when has_more was true. */

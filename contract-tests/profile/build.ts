@@ -118,9 +118,24 @@ function orderOf(records: RecordLine[], list: ListName): Observed<ListOrder> {
       for (const compare of ['number', 'code', 'locale']) {
         const name = `${field} ${direction} ${compare}`;
         const shown = pages.find((p) => p.value.supported.includes(name));
-        if (shown && !violated.has(name)) return known({ field, direction }, shown.seen);
+        if (shown && !violated.has(name))
+          return known(
+            { field, direction, ...(field === 'created_at' ? tiesOf(records, list) : {}) },
+            shown.seen,
+          );
       }
   return known({ field: null }, pages[0]!.seen);
+}
+
+/** How a list by created_at orders records of the same created_at, when every page that showed it agrees. */
+function tiesOf(records: RecordLine[], list: ListName): Pick<ListOrder, 'ties'> {
+  const seen = new Set(
+    of(records, 'list ties')
+      .filter((t) => t.value.list === list)
+      .map((t) => t.value.first),
+  );
+  if (seen.size !== 1) return {};
+  return { ties: seen.has('older') ? 'older-first' : 'newer-first' };
 }
 
 function pagingOf(records: RecordLine[]): Observed<Paging> {

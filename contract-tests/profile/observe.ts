@@ -29,6 +29,7 @@ import {
  * (build.ts). Only when the run writes a profile: otherwise nothing is recorded. Each process
  * records a value once, with the first exchange that showed it.
  */
+type Json = Record<string, unknown>;
 const recorded = new Set<string>();
 
 export function record<K extends ProfileKey>(key: K, value: Observations[K], seen: string): void {
@@ -82,6 +83,20 @@ function reactionSent(exchange: Exchange): string | undefined {
   return name;
 }
 
+/** The records this process created, in the order their creates were answered. */
+const madeInOrder = new Map<string, number>();
+
+/** Which of two neighbours with the same created_at came first, when this process made both. */
+function tieOf(items: Json[]): 'older' | 'newer' | undefined {
+  for (let i = 0; i + 1 < items.length; i++) {
+    const [a, b] = [items[i]!, items[i + 1]!];
+    if (typeof a.created_at !== 'number' || a.created_at !== b.created_at) continue;
+    const [x, y] = [madeInOrder.get(String(a.id)), madeInOrder.get(String(b.id))];
+    if (x !== undefined && y !== undefined) return x < y ? 'older' : 'newer';
+  }
+  return undefined;
+}
+
 function observeSuccess(exchange: Exchange): void {
   const operation = operationOf(exchange);
   const seen = seenOf(exchange);
@@ -108,10 +123,14 @@ function observeSuccess(exchange: Exchange): void {
       if (avatar) record('avatar default', avatar, seen);
     }
   }
+  if (name === 'create' && isObject(body) && (typeof body.id === 'string' || typeof body.id === 'number'))
+    madeInOrder.set(String(body.id), madeInOrder.size);
   if (name === 'list' && isObject(body) && Array.isArray(body.data)) {
     const { query } = splitPath(exchange.path);
     const keys = [...query.keys()];
     const items = body.data.filter(isObject);
+    const tie = tieOf(items);
+    if (tie) record('list ties', { list, first: tie }, seen);
     if (!keys.some((key) => FILTERS.includes(key)) && items.length >= 3)
       record('list order', { list, ...pageOrder(list, items) }, seen);
     if (body.has_more === true && keys.every((key) => FILTERS.includes(key)))

@@ -84,13 +84,27 @@ const namesOf = (value: { taken: string[]; refused: string[] }): string => {
   return value.refused.some(plain) ? `closed: ${value.taken.join(', ')}` : 'open';
 };
 
-/** A choice as the expectations below state it: some in a summary of their own. */
+/**
+ * A choice as the expectations below state it: some in a summary of their own. An order's ties
+ * show only where a page held two of the run's records of one created_at: `tiesAs` checks them.
+ */
 const summary = (name: string, value: unknown): unknown =>
   name === 'ownFields'
     ? explanations(value as OwnFields)
     : name === 'reactionNames'
       ? namesOf(value as { taken: string[]; refused: string[] })
-      : value;
+      : name.startsWith('order.')
+        ? { ...(value as object), ties: undefined }
+        : value;
+
+/** Ties, where a run saw them, as a list by created_at in that direction keeps them in insertion order. */
+function tiesAs(profile: ServerProfile, expected: Partial<Record<'contacts' | 'messages', string>>): void {
+  for (const list of ['contacts', 'messages'] as const) {
+    const order = profile.order[list];
+    if ('value' in order && order.value.ties !== undefined)
+      expect({ list, ties: order.value.ties }).toEqual({ list, ties: expected[list] });
+  }
+}
 
 const OPERATIONS_OF = (statuses: { create: number; delete: number }) => ({
   'successStatus.contacts.list': 200,
@@ -315,6 +329,8 @@ describe('messaging-contract --profile-out', () => {
     expect({ code: run.code, problems: run.json?.problems }).toEqual({ code: 0, problems: [] });
     const profile = readProfile(mockFile);
     expectProfile(profile, MOCK);
+    // The mock's lists: created_at descending, the later created first among equals.
+    tiesAs(profile, { contacts: 'newer-first', messages: 'newer-first' });
     expect(profile.server).toEqual({
       baseUrl: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+$/),
       pathPrefix: '',
@@ -424,6 +440,8 @@ describe('messaging-contract --profile-out', () => {
       expect({ code: run.code, problems: run.json?.problems }).toEqual({ code: 0, problems: [] });
       const profile = readProfile(file);
       expectProfile(profile, expectedFrom(options));
+      // Oldest first ([created_at, insertion]): the older first among equals.
+      if (options.order === 'oldest') tiesAs(profile, { contacts: 'older-first', messages: 'older-first' });
       expect(profile.server).toMatchObject({ baseUrl: url, pathPrefix: options.prefix ?? '' });
       expect(lastLine(run)).toBe(`Server profile written to ${file} (35 of 35 choices observed).`);
     });

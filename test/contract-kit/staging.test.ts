@@ -891,7 +891,7 @@ describe('the staging variants', () => {
   });
 
   it('leave the hard options off, and the hard variants take each of them, one each', () => {
-    // formats, gzip, rateLimit, prefix, sharedIds, settleMs, ownFields and flakyEdge are off in every STAGING_VARIANTS
+    // formats, gzip, rateLimit, prefix, sharedIds, settleMs, ties, ownFields and flakyEdge are off in every STAGING_VARIANTS
     // entry (they are unchanged); STAGING_HARD_VARIANTS cover them, each turning on one.
     const hard: Record<HardOption, unknown[]> = {
       formats: ['loose', 'strict'],
@@ -900,6 +900,7 @@ describe('the staging variants', () => {
       prefix: [undefined, '/api'],
       sharedIds: [false, true],
       settleMs: [undefined, 300],
+      ties: [undefined, 'older-first'],
       ownFields: [undefined, true],
       flakyEdge: [undefined, FLAKY_EDGE],
     };
@@ -926,6 +927,7 @@ describe('the staging variants', () => {
       'under a path prefix /api',
       'ids repeat across kinds',
       'lists settle after 300 ms',
+      'newest first, ties in insertion order',
       'own fields on records, pages and errors',
       'behind a flaky edge',
     ]);
@@ -937,7 +939,7 @@ describe('the staging variants', () => {
  * a contrast proves more, on the same variant with the option changed).
  */
 type HardOption =
-  'formats' | 'gzip' | 'rateLimit' | 'prefix' | 'sharedIds' | 'settleMs' | 'ownFields' | 'flakyEdge';
+  'formats' | 'gzip' | 'rateLimit' | 'prefix' | 'sharedIds' | 'settleMs' | 'ties' | 'ownFields' | 'flakyEdge';
 const HARD_OPTIONS: HardOption[] = [
   'formats',
   'gzip',
@@ -945,6 +947,7 @@ const HARD_OPTIONS: HardOption[] = [
   'prefix',
   'sharedIds',
   'settleMs',
+  'ties',
   'ownFields',
   'flakyEdge',
 ];
@@ -1590,6 +1593,44 @@ describe('prefix (the hard variant "under a path prefix /api")', () => {
     } finally {
       await headers.close();
     }
+  });
+});
+
+describe('ties (the hard variant "newest first, ties in insertion order")', () => {
+  const { options } = hardVariant('newest first, ties in insertion order');
+  let server: Running;
+  beforeAll(async () => {
+    server = await startStaging(options);
+  });
+  afterAll(() => server.close());
+
+  it('lists messages newest first, and those of the same second in the order they were sent', async () => {
+    const token = freshToken();
+    const contact = (await send(server, token, 'GET', '/v1/contacts?limit=1')).body.data[0];
+    const sent: string[] = [];
+    for (let i = 0; i < 4; i++)
+      sent.push(
+        (
+          await send(server, token, 'POST', '/v1/messages', [
+            ['conversation_id', contact.conversation_id],
+            ['message', `tie ${i}`],
+          ])
+        ).body.id,
+      );
+    const listed = (
+      await send(server, token, 'GET', `/v1/messages?conversation_id=${contact.conversation_id}&limit=50`)
+    ).body.data as { id: string; created_at: number }[];
+    let ties = 0;
+    for (let i = 0; i + 1 < listed.length; i++) {
+      const [a, b] = [listed[i]!, listed[i + 1]!];
+      expect(a.created_at).toBeGreaterThanOrEqual(b.created_at);
+      if (a.created_at === b.created_at && sent.includes(a.id) && sent.includes(b.id)) {
+        ties++;
+        expect(sent.indexOf(a.id)).toBeLessThan(sent.indexOf(b.id));
+      }
+    }
+    // Four sends in a row: at least two in one second (the clock's second may turn once).
+    expect(ties).toBeGreaterThan(0);
   });
 });
 

@@ -107,6 +107,9 @@ export interface StagingOptions {
    * changed and deleted records reach them only then, the cascade of a contact's delete too);
    * retrieve, update and delete see the current state. Off when absent or 0. */
   settleMs?: number;
+  /** With order 'recent': messages of the same created_at (as answered, in the server's unit) in
+   * insertion order, the older first, instead of the newer first. Off when absent. */
+  ties?: 'older-first';
   /** Fields the document does not list: `object` and the record's own `url` (a contact) or
    * `links.self` (a message) on every record, `object` on a message's contact, `object: "list"` and
    * `total_count` (the items of the whole list) on every page, and a `doc_url` beside a nested
@@ -369,6 +372,15 @@ export const STAGING_HARD_VARIANTS: { name: string; options: Partial<StagingOpti
   {
     name: 'lists settle after 300 ms',
     options: { ...variantOptions('uuids, alphabetical, Link header'), seed: 122, settleMs: 300 },
+  },
+  {
+    name: 'newest first, ties in insertion order',
+    options: {
+      ...variantOptions('hex ids of varying length, hash order, page=N'),
+      seed: 155,
+      order: 'recent',
+      ties: 'older-first',
+    },
   },
   {
     name: 'own fields on records, pages and errors',
@@ -1435,7 +1447,9 @@ export async function startStaging(options: Partial<StagingOptions> = {}): Promi
           : [c.username, c.seq];
   const messageKey = (m: MessageRecord): Key =>
     o.order === 'recent'
-      ? [-m.created_at, -m.seq]
+      ? o.ties === 'older-first'
+        ? [-(time(m.created_at) as number), m.seq]
+        : [-m.created_at, -m.seq]
       : o.order === 'hash'
         ? [fnv1a(m.id), m.id]
         : o.order === 'oldest'

@@ -77,6 +77,26 @@ describe('the drift of a profile', () => {
     expect(moved.changed.map((c) => c.choice)).toEqual(['reactionNames', 'ownFields']);
   });
 
+  it("holds an order's ties to a run that saw some", () => {
+    const order = (ties?: string) => ({
+      order: {
+        messages: { value: { field: 'created_at', direction: 'desc', ...(ties ? { ties } : {}) }, seen: 'x' },
+      },
+    });
+    expect(driftOf(order('older-first') as never, order() as never).changed).toEqual([]);
+    expect(driftOf(order() as never, order('newer-first') as never).changed).toEqual([]);
+    expect(
+      driftOf(order('older-first') as never, order('newer-first') as never).changed.map((c) => c.choice),
+    ).toEqual(['order.messages']);
+    const turned = driftOf(
+      order('older-first') as never,
+      {
+        order: { messages: { value: { field: 'created_at', direction: 'asc' }, seen: 'x' } },
+      } as never,
+    );
+    expect(turned.changed.map((c) => c.choice)).toEqual(['order.messages']);
+  });
+
   it('names each choice that changed, with the exchange that shows it, and each not observed again', () => {
     const now = profile({
       timestampUnit: { value: 'milliseconds', seen: 'POST /v1/contacts → 201 (created_at 1764500000000)' },
