@@ -89,7 +89,9 @@ function orderOf(c: Conventions, kind: Kind, items: Item[]): Item[] {
   const { field, direction } = order;
   if (field === 'created_at') {
     // The mock's own order is created_at descending, ties latest first: ascending is its reverse.
-    return direction === 'desc' ? items : [...items].reverse();
+    const ordered = direction === 'desc' ? items : [...items].reverse();
+    const natural = direction === 'desc' ? 'newer-first' : 'older-first';
+    return order.ties === undefined || order.ties === natural ? ordered : tiesTurned(ordered);
   }
   const compare =
     COMPARE[field] ??
@@ -101,6 +103,18 @@ function orderOf(c: Conventions, kind: Kind, items: Item[]): Item[] {
   const sign = direction === 'desc' ? -1 : 1;
   // Array.prototype.sort is stable: ties keep the mock's order.
   return [...items].sort((a, b) => sign * compare(a, b));
+}
+
+/** The same list with each run of records of one created_at the other way round. */
+function tiesTurned(items: Item[]): Item[] {
+  const out: Item[] = [];
+  for (let i = 0; i < items.length;) {
+    let j = i + 1;
+    while (j < items.length && items[j]!.created_at === items[i]!.created_at) j++;
+    out.push(...items.slice(i, j).reverse());
+    i = j;
+  }
+  return out;
 }
 
 function startOf(paging: Paging, param: string, cursor: unknown, items: Item[], limit: number): number {

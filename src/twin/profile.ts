@@ -96,6 +96,8 @@ interface DeleteAnswer {
 interface ListOrder {
   field: 'created_at' | 'username' | 'display_name' | 'message' | 'id' | null;
   direction?: 'asc' | 'desc';
+  /** Of records with the same created_at: the older first, or the newer. */
+  ties?: 'older-first' | 'newer-first';
 }
 export interface Paging {
   kind: 'after-id' | 'page' | 'offset' | 'body-token' | 'body-url' | 'link-header';
@@ -248,8 +250,14 @@ export function readProfile(profile: unknown): ReadProfile {
     if ((field === 'username' || field === 'display_name') && kind === 'messages')
       throw new ProfileError(path, `cannot order messages by ${field}`);
     const direction = oneOf(value.direction ?? 'asc', `${path}.direction`, ['asc', 'desc'] as const)!;
-    c.order[kind] = { field, direction };
-    taken.push(`${kind} listed by ${field} ${direction === 'asc' ? 'ascending' : 'descending'}`);
+    const ties =
+      field === 'created_at'
+        ? oneOf(value.ties, `${path}.ties`, ['older-first', 'newer-first'] as const)
+        : undefined;
+    c.order[kind] = { field, direction, ...(ties ? { ties } : {}) };
+    taken.push(
+      `${kind} listed by ${field} ${direction === 'asc' ? 'ascending' : 'descending'}${ties ? `, ties ${ties === 'older-first' ? 'the older first' : 'the newer first'}` : ''}`,
+    );
   }
   const paging = observed(profile, 'paging');
   if (paging !== undefined) {

@@ -85,6 +85,12 @@ export function beside(server: Json, twin: Json): { server: Json; twin: Json } {
   const a = mirrored(server);
   const b = mirrored(twin);
   for (const kind of Object.keys(a.ids)) lengthsBeside(a.ids[kind], b.ids[kind]);
+  // Ties show only where a page happened to hold two records of one created_at: compared where both runs saw them.
+  for (const list of ['contacts', 'messages'])
+    if (a.order[list]?.ties === undefined || b.order[list]?.ties === undefined) {
+      if (a.order[list]) a.order[list] = { ...a.order[list], ties: undefined };
+      if (b.order[list]) b.order[list] = { ...b.order[list], ties: undefined };
+    }
   [a.ownFields, b.ownFields] = ownBeside(a.ownFields, b.ownFields);
   const prune = (x: Json, y: Json) => {
     for (const key of Object.keys(y)) {

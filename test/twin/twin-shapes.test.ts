@@ -158,6 +158,37 @@ describe("a twin's own fields (ownFields)", () => {
 });
 
 describe('what else a twin mirrors of its server', () => {
+  it("keeps records of one created_at in its server's tie order (ties), the older first or the newer", async () => {
+    const listed = async (ties: string | undefined) => {
+      const order = { field: 'created_at', direction: 'desc', ...(ties ? { ties } : {}) };
+      const profile = profileWith({ order: { contacts: known(order), messages: known(order) } });
+      // One second for every write: every message sent here has the same created_at.
+      const core = createCore({ conventions: profile, seed: 3, now: () => 1_900_000_000 });
+      await core.ready;
+      const contact = (await call(core, 'GET', '/api/v1/contacts?limit=1')).json!.data[0];
+      const sent: string[] = [];
+      for (const text of ['one', 'two', 'three'])
+        sent.push(
+          (
+            await call(core, 'POST', '/api/v1/messages', {
+              conversation_id: contact.conversation_id,
+              message: text,
+            })
+          ).json!.id,
+        );
+      const page = (
+        await call(core, 'GET', `/api/v1/messages?conversation_id=${contact.conversation_id}&limit=50`)
+      ).json!.data as Json[];
+      return page
+        .map((m) => m.id)
+        .filter((id) => sent.includes(id))
+        .map((id) => sent.indexOf(id));
+    };
+    expect(await listed('older-first')).toEqual([0, 1, 2]);
+    expect(await listed('newer-first')).toEqual([2, 1, 0]);
+    expect(await listed(undefined)).toEqual([2, 1, 0]);
+  });
+
   it("marks a message's contact active when it is sent (touchOnSend)", async () => {
     const core = await twin({ touchOnSend: known(true) });
     const made = await call(core, 'POST', '/api/v1/contacts', {
