@@ -79,8 +79,7 @@ const sentOf = (exchange: Exchange): string[] => [
 function reactionSent(exchange: Exchange): string | undefined {
   if (operationOf(exchange) !== 'messages.update') return undefined;
   const keys = sentKeys(exchange.sent).filter((key) => key !== 'message');
-  const name = keys.length === 1 ? /^reactions\[([^\]]+)\]\[\]$/.exec(keys[0]!)?.[1] : undefined;
-  return name;
+  return keys.length === 1 ? /^reactions\[([^\]]+)\]\[\]$/.exec(keys[0]!)?.[1] : undefined;
 }
 
 /** The records this process created, in the order their creates were answered. */

@@ -154,8 +154,7 @@ function explained(seen: Seen[], exclude: readonly string[]): OwnField | undefin
   if (where === 'page') {
     // The request's parameter where it was sent, one value where it was not.
     const params = new Set(seen.flatMap((s) => s.explains.filter((w) => w.startsWith('param:'))));
-    for (const param of [...params].map((w) => w.slice(6))) {
-      const name = param;
+    for (const name of [...params].map((w) => w.slice('param:'.length))) {
       const sent = seen.filter((s) => s.sent?.includes(name));
       const unsent = seen.filter((s) => !s.sent?.includes(name));
       const exact = (s: Seen) => has(s, `param:${name}`);
@@ -179,7 +178,8 @@ function explained(seen: Seen[], exclude: readonly string[]): OwnField | undefin
   if (where === 'error' && all((s) => has(s, 'param'))) return { path, as: 'param-refused' };
   if (where === 'error' && distinct > 1 && all((s) => has(s, 'status'))) return { path, as: 'status' };
   const one = shared.find((what) => what.startsWith('const:'));
-  if (one !== undefined) return { path, as: 'constant', value: JSON.parse(one.slice(6)) as unknown };
+  if (one !== undefined)
+    return { path, as: 'constant', value: JSON.parse(one.slice('const:'.length)) as unknown };
   return { path, as: 'example', value: seen[0]!.sample };
 }
 

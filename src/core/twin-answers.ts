@@ -65,22 +65,12 @@ function isMarker(c: Conventions, kind: 'contacts' | 'messages', body: Json): bo
   return keys !== undefined && Object.keys(body).every((key) => keys.includes(key));
 }
 
-/** The server's own fields of a record; a message's `contact.…` ones are its sender's. */
+/** The server's own fields of a record, and of a message's sender. */
 function own(c: Conventions, where: 'contact' | 'message', record: Json, origin: string): Json {
-  const fields = c.ownFields?.[where];
-  if (!fields || fields.length === 0) return record;
-  const sender = (f: { path: string }) => where === 'message' && f.path.startsWith('contact.');
-  fillOwn(
-    fields.filter((f) => !sender(f)),
-    record,
-    { record, origin },
-  );
-  if (isObject(record.contact))
-    fillOwn(
-      fields.filter(sender).map((f) => ({ ...f, path: f.path.slice('contact.'.length) })),
-      record.contact,
-      { record: record.contact, origin },
-    );
+  if (!c.ownFields) return record;
+  fillOwn(c.ownFields[where], record, { record, origin });
+  if (where === 'message' && isObject(record.contact))
+    fillOwn(c.ownFields.sender, record.contact, { record: record.contact, origin });
   return record;
 }
 

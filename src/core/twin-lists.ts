@@ -5,7 +5,7 @@ import type { World } from '../store/world';
 import { json, type CoreAnswer } from './answer';
 import { MOCK_PAGING, type Conventions, type Kind, type Paging } from '../twin/profile';
 import { LIMITS } from '../input/limits';
-import { fillOwn } from './twin-fields';
+import { fillOwn, setPath } from './twin-fields';
 
 /**
  * A list as the twin's server pages and orders it: the whole list read from the world in the
@@ -40,8 +40,8 @@ export function twinList(c: Conventions, kind: Kind, world: World, params: Param
   if (paging.kind === 'body-token' || paging.kind === 'body-url' || paging.kind === 'link-header') {
     const next = hasMore ? token(start + limit) : null;
     const nextUrl = next === null ? null : withParam(`${c.pathPrefix}${url}`, cursorParam, next);
-    if (paging.kind === 'body-token') setKey(body, paging.bodyKey!, next);
-    else if (paging.kind === 'body-url') setKey(body, paging.bodyKey!, nextUrl);
+    if (paging.kind === 'body-token') setPath(body, paging.bodyKey!, next);
+    else if (paging.kind === 'body-url') setPath(body, paging.bodyKey!, nextUrl);
     else if (nextUrl !== null) headers.Link = `<${nextUrl}>; rel="next"`;
   }
   if (c.ownFields) {
@@ -169,13 +169,6 @@ function withParam(url: string, name: string, value: string): string {
   const query = new URLSearchParams(at === -1 ? '' : url.slice(at + 1));
   query.set(name, value);
   return `${at === -1 ? url : url.slice(0, at)}?${query.toString()}`;
-}
-
-/** Sets `key` (or `outer.inner`) of a body. */
-function setKey(body: Record<string, unknown>, key: string, value: unknown): void {
-  const [outer, inner] = key.split('.');
-  if (inner === undefined) body[outer!] = value;
-  else body[outer!] = { ...((body[outer!] as object) ?? {}), [inner]: value };
 }
 
 /** Every item of a list of the world, read a page after another (`after` the last id read). */

@@ -74,14 +74,8 @@ export function twinRecords(c: Conventions, schemas: Record<string, Schema>): vo
   if (c.ownFields) {
     const own = c.ownFields;
     for (const field of own.contact) placeOwn(schemas.Contact!, field, props('Contact'));
-    for (const field of own.message)
-      if (field.path.startsWith('contact.'))
-        placeOwn(
-          schemas.MessageContact!,
-          { ...field, path: field.path.slice('contact.'.length) },
-          props('MessageContact'),
-        );
-      else placeOwn(schemas.Message!, field, props('Message'));
+    for (const field of own.message) placeOwn(schemas.Message!, field, props('Message'));
+    for (const field of own.sender) placeOwn(schemas.MessageContact!, field, props('MessageContact'));
   }
 
   if (c.attachments) {

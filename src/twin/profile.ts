@@ -30,8 +30,11 @@ export interface Conventions {
   avatarDefault?: { kind: 'null' | 'empty' | 'url' | 'absent'; template?: string };
   reactionsLayout?: 'per-name' | 'merged';
   attachments?: { sent: string[]; answered: string[] };
-  /** The fields the server adds to records, pages and refusals, and how the twin fills each. */
-  ownFields?: Record<OwnWhere, OwnField[]>;
+  /**
+   * The fields the server adds to records, pages and refusals, and how the twin fills each; a
+   * message's `contact.…` ones are its sender's (`sender`, their paths inside the contact).
+   */
+  ownFields?: Record<OwnWhere | 'sender', OwnField[]>;
   /** A sent message sets its contact's last_active_at to its created_at. */
   touchOnSend?: boolean;
   /** The server reads forms, and refuses a JSON body (with `errorStatus.refusedBody`). */
@@ -414,14 +417,21 @@ export function readProfile(profile: unknown): ReadProfile {
   }
   const own = observed(profile, 'ownFields');
   if (own !== undefined) {
-    c.ownFields = readOwnFields(own, c.errorBody);
+    const read = readOwnFields(own, c.errorBody);
     const said = (['contact', 'message', 'page', 'error'] as const)
-      .filter((where) => c.ownFields![where].length > 0)
+      .filter((where) => read[where].length > 0)
       .map(
-        (where) =>
-          `${where === 'page' ? 'pages' : `${where}s`}: ${c.ownFields![where].map(ownInWords).join(', ')}`,
+        (where) => `${where === 'page' ? 'pages' : `${where}s`}: ${read[where].map(ownInWords).join(', ')}`,
       );
     if (said.length > 0) taken.push(`the server's own fields, on ${said.join('; ')}`);
+    const sender = (field: OwnField) => field.path.startsWith('contact.');
+    c.ownFields = {
+      ...read,
+      message: read.message.filter((field) => !sender(field)),
+      sender: read.message
+        .filter(sender)
+        .map((field) => ({ ...field, path: field.path.slice('contact.'.length) })),
+    };
   }
   for (const kind of ['contact', 'message', 'conversation'] as const) {
     const where = `ids.${kind}`;
