@@ -8,6 +8,8 @@
  * Every choice is an `Observed`: the value with the exchange that showed it, or `unknown` with the
  * reason the run could not tell (a rule not run, an answer that said nothing about it).
  */
+import type { ValueForm } from './value-forms';
+
 export const PROFILE_VERSION = 1;
 
 export type Observed<T> = { value: T; seen: string } | { unknown: string };
@@ -199,6 +201,21 @@ export interface ServerProfile {
    * the send's answer shows it (absent from profiles written before it).
    */
   touchOnSend?: Observed<boolean>;
+  /** Absent from profiles written before it. */
+  inputRules?: Observed<InputRules>;
+}
+
+/**
+ * The values the server refused that the kit can state as rules, by field (`contacts.username`,
+ * `messages.message`), each sent field: the longest value taken, the longest it takes where the kit
+ * found the limit to the character, and the forms (common/value-forms.ts) it refused and never took.
+ */
+export interface InputRules {
+  fields: Record<string, { longestTaken?: number; maxLength?: number; refused: ValueForm[] }>;
+  /** The status of a refused value (the first refusal seen), when any was refused. */
+  status?: number;
+  /** What the server refused that the kit cannot state as a rule, in words. */
+  notStated: string[];
 }
 
 export const isKnown = <T>(observed: Observed<T> | undefined): observed is { value: T; seen: string } =>

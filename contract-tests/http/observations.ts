@@ -67,6 +67,16 @@ export interface Observations {
     sample: unknown;
     sent?: string[];
   };
+  /**
+   * A create or update that sent free-form values only (common/value-forms.ts RULED_FIELDS, with a
+   * message's conversation_id): each value's length and forms, and whether the server took it.
+   */
+  'input value': {
+    operation: Operation;
+    values: Record<string, { length: number; forms: string[] }>;
+    taken: boolean;
+    status: number;
+  };
   /** Whether a send's answer showed its contact's last_active_at at the message's created_at, or later. */
   'touch on send': boolean;
   /** Probes of the bin: a retrieve of an id of the server's format that was never made. */

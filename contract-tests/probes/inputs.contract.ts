@@ -219,7 +219,7 @@ function everyClass(
       probed.refused === undefined
         ? `${LONGEST} characters or more`
         : probed.taken.length > 0
-          ? `${probed.taken.at(-1)!} characters (${probed.refused} refused)`
+          ? `${Math.max(...probed.taken)} characters (${probed.refused} refused)`
           : `under ${probed.refused} characters`,
     );
     taken += probed.taken.length;
@@ -337,6 +337,7 @@ rule(
         `${avatar}#top`,
         avatar.replace(/\.png$/i, '.PNG'),
         `${avatar}?name=Zo%C3%AB%20%F0%9F%8E%89`,
+        avatar.replace(/^https:/i, 'http:'),
         '',
       ];
       avatars.push(async () => {
@@ -354,11 +355,15 @@ rule(
         });
     }
     // Phone numbers in several forms: a lossless normalization (digits and the + kept) is taken.
-    const phones = ['+1 555 010 2783', '+1 (555) 010-2783', '+1.555.010.2783', '+44 20 7946 0958'].map(
-      (phone, i) => async () => {
-        refusedOrFailed(await create(`phone${i}`, { phone_number: phoneFor(40 + i, phone) }, false), refused);
-      },
-    );
+    const phones = [
+      '+1 555 010 2783',
+      '+1 (555) 010-2783',
+      '+1.555.010.2783',
+      '+44 20 7946 0958',
+      '15550102783',
+    ].map((phone, i) => async () => {
+      refusedOrFailed(await create(`phone${i}`, { phone_number: phoneFor(40 + i, phone) }, false), refused);
+    });
     // Every value stands alone: the three chains first, then each single value.
     const chains = [usernames.tasks[0]!, names.tasks[0]!, ...avatars.slice(0, 1)];
     await atOnce([

@@ -1,6 +1,7 @@
 import { is4xx } from '../http/http';
 import type { Done } from '../model/operations';
 import { RuleFailure } from '../model/harness';
+import { config } from '../http/config';
 
 /**
  * The classes of value a free-form string of the document can hold (2.5: its formats and limits
@@ -46,7 +47,8 @@ export const LONGEST = 10_000;
  * Long values, probed upward: `start` characters, doubled up to LONGEST or to the first value
  * the server refuses. Each value taken is judged by the caller's model; a refusal ends the probe
  * (it is an answer: the server's limit lies below), anything but a 2xx or 4xx fails the rule.
- * Returns the lengths taken and the first one refused, for the server profile.
+ * Returns the lengths taken and the first one refused, for the server profile; when the run writes
+ * one, the shortest refused is one more than the longest taken (found by halving).
  */
 export async function probeUpward(
   start: number,
@@ -61,9 +63,35 @@ export async function probeUpward(
           `a value of ${length} characters was answered ${done.exchange.status}`,
           done.exchange,
         );
-      return { taken, refused: length };
+      // For a profile, the limit exactly: halves between the longest taken and the first refused.
+      return config.profileOut && taken.length > 0
+        ? narrowed(taken, length, apply)
+        : { taken, refused: length };
     }
     taken.push(length);
     if (length === LONGEST) return { taken };
   }
+}
+
+/** Halves the lengths between the longest taken and `refused` until they are neighbours. */
+async function narrowed(
+  taken: number[],
+  refused: number,
+  apply: (length: number) => Promise<Done>,
+): Promise<{ taken: number[]; refused: number }> {
+  let [low, high] = [Math.max(...taken), refused];
+  while (high - low > 1) {
+    const length = Math.floor((low + high) / 2);
+    const done = await apply(length);
+    if (done.ok) {
+      taken.push(length);
+      low = length;
+    } else if (is4xx(done.exchange)) high = length;
+    else
+      throw new RuleFailure(
+        `a value of ${length} characters was answered ${done.exchange.status}`,
+        done.exchange,
+      );
+  }
+  return { taken, refused: high };
 }

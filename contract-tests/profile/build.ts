@@ -7,6 +7,7 @@ import {
   type ErrorBody,
   type IdFormat,
   type IdKind,
+  type InputRules,
   type LimitBounds,
   type ListOrder,
   type Observed,
@@ -14,6 +15,7 @@ import {
   type Paging,
   type ServerProfile,
 } from '../../common/server-profile';
+import { VALUE_FORMS, type ValueForm } from '../../common/value-forms';
 import type { RecordLine } from '../http/records';
 import { ownFieldsOf } from './own-fields';
 import type { ListName, Observations, ProfileKey, ProfileRecord } from '../http/observations';
@@ -333,7 +335,78 @@ export function buildProfile(records: RecordLine[], meta: ProfileMeta): ServerPr
       'the run saw no answer of a send with its contact',
       "whether a send moved its contact's last_active_at",
     ),
+    inputRules: inputRulesOf(records),
   };
+}
+
+/**
+ * The input rules the kit can state (common/server-profile.ts InputRules). A refusal is about the
+ * one field of its request whose value was unlike every value of that field taken (a refusal with
+ * no such field, or more than one, states nothing): of forms never taken, or else longer than the
+ * longest taken. A form is refused where it was the only one never taken of a refused value; a
+ * value with several such forms and none of them stated is listed as not stated. A limit is stated
+ * where the longest taken and the shortest refused are neighbours (the kit's long values narrow it
+ * so with --profile-out).
+ */
+function inputRulesOf(records: RecordLine[]): Observed<InputRules> {
+  const seen = of(records, 'input value');
+  if (seen.length === 0) return unknown('the run sent no create or update of free-form values alone');
+  const fieldOf = (operation: string, name: string) => `${operation.split('.')[0]}.${name}`;
+  const taken = new Map<string, { forms: Set<string>; longest: number }>();
+  for (const { value } of seen.filter((s) => s.value.taken))
+    for (const [name, sent] of Object.entries(value.values)) {
+      const field = fieldOf(value.operation, name);
+      const known = taken.get(field) ?? { forms: new Set<string>(), longest: 0 };
+      for (const form of sent.forms) known.forms.add(form);
+      known.longest = Math.max(known.longest, sent.length);
+      taken.set(field, known);
+    }
+  // Per field: the shortest value refused for its length, and each refused value's forms never taken.
+  const refused = new Map<string, { shortest?: number; forms: ValueForm[][] }>();
+  let first: (typeof seen)[number] | undefined;
+  for (const line of seen.filter((s) => !s.value.taken)) {
+    const unlike = Object.entries(line.value.values).filter(([name, sent]) => {
+      const known = taken.get(fieldOf(line.value.operation, name));
+      return !known || sent.length > known.longest || sent.forms.some((form) => !known.forms.has(form));
+    });
+    if (unlike.length !== 1) continue;
+    const [name, sent] = unlike[0]!;
+    const field = fieldOf(line.value.operation, name);
+    const known = taken.get(field);
+    const rule = refused.get(field) ?? { forms: [] };
+    const forms = sent.forms.filter((form) => !known?.forms.has(form)) as ValueForm[];
+    if (forms.length > 0) rule.forms.push(forms);
+    else rule.shortest = Math.min(rule.shortest ?? Infinity, sent.length);
+    refused.set(field, rule);
+    first ??= line;
+  }
+  const rules: InputRules = { fields: {}, notStated: [] };
+  for (const [field, { longest }] of [...taken].sort(([a], [b]) => a.localeCompare(b)))
+    rules.fields[field] = { longestTaken: longest, refused: [] };
+  for (const [field, rule] of [...refused].sort(([a], [b]) => a.localeCompare(b))) {
+    const longest = taken.get(field)?.longest;
+    const exact = rule.shortest !== undefined && longest !== undefined && rule.shortest === longest + 1;
+    if (rule.shortest !== undefined && !exact)
+      rules.notStated.push(
+        longest === undefined
+          ? `${field}: a value of ${rule.shortest} characters was refused, and none taken`
+          : `${field}: values of ${longest} characters were taken and of ${rule.shortest} refused; the limit lies between`,
+      );
+    const stated = new Set(rule.forms.filter((forms) => forms.length === 1).map((forms) => forms[0]!));
+    const unexplained = new Set(
+      rule.forms.filter((forms) => !forms.some((form) => stated.has(form))).map((forms) => forms.join(', ')),
+    );
+    for (const forms of unexplained)
+      rules.notStated.push(`${field}: a value with ${forms} was refused, for one of them or all`);
+    const forms = (Object.keys(VALUE_FORMS) as ValueForm[]).filter((form) => stated.has(form));
+    rules.fields[field] = {
+      ...rules.fields[field],
+      ...(exact ? { maxLength: longest } : {}),
+      refused: forms,
+    };
+  }
+  if (first) rules.status = first.value.status;
+  return known(rules, (first ?? seen[0]!).seen);
 }
 
 function jsonBodiesOf(records: RecordLine[]): ServerProfile['jsonBodies'] & object {
@@ -389,6 +462,7 @@ export function countObserved(profile: ServerProfile): { observed: number; choic
     ...(profile.jsonBodies ? [profile.jsonBodies] : []),
     ...(profile.ownFields ? [profile.ownFields] : []),
     ...(profile.touchOnSend ? [profile.touchOnSend] : []),
+    ...(profile.inputRules ? [profile.inputRules] : []),
   ];
   return { observed: choices.filter((c) => isKnown(c)).length, choices: choices.length };
 }

@@ -5,6 +5,8 @@ import { is2xx, is4xx, onExchange, type Exchange } from '../http/http';
 import { writeRecord } from '../http/records';
 import { CONTACT_FIELDS, MADE_UP_IDS, MESSAGE_FIELDS, recordPath, requiredOf } from '../rules/resources';
 import type { Observations, ProfileKey, ProfileRecord } from '../http/observations';
+import type { Operation } from '../../common/server-profile';
+import { formsOf, lengthOf, RULED_FIELDS } from '../../common/value-forms';
 import { ofRefusal, ofSuccess } from './own-fields';
 import {
   avatarDefaultOf,
@@ -19,6 +21,7 @@ import {
   reactionsLayoutOf,
   seenOf,
   sentKeys,
+  sentPairs,
   splitPath,
   unitOf,
 } from './shapes';
@@ -82,6 +85,34 @@ function reactionSent(exchange: Exchange): string | undefined {
   return keys.length === 1 ? /^reactions\[([^\]]+)\]\[\]$/.exec(keys[0]!)?.[1] : undefined;
 }
 
+/** What a write may send beside its free-form values: a message's conversation. */
+const BESIDE_VALUES: Record<string, readonly string[]> = { 'messages.create': ['conversation_id'] };
+
+/**
+ * The free-form values of a create or update that sent nothing else (and every required
+ * parameter): what a refusal of it is about, for the profile's input rules.
+ */
+function valuesSent(
+  exchange: Exchange,
+  operation: Operation | undefined,
+): Observations['input value']['values'] | undefined {
+  const [list, name] = (operation ?? '').split('.') as [keyof typeof RULED_FIELDS, string];
+  if (!RULED_FIELDS[list] || (name !== 'create' && name !== 'update')) return undefined;
+  const pairs = sentPairs(exchange.sent);
+  const ruled: readonly string[] = RULED_FIELDS[list];
+  const keys = pairs.map(([key]) => key);
+  if (
+    pairs.length === 0 ||
+    keys.some((key) => !ruled.includes(key) && !BESIDE_VALUES[operation!]?.includes(key))
+  )
+    return undefined;
+  if ((REQUIRED[operation!] ?? []).some((field) => !keys.includes(field))) return undefined;
+  const values: Observations['input value']['values'] = {};
+  for (const [key, value] of pairs)
+    if (ruled.includes(key)) values[key] = { length: lengthOf(value), forms: formsOf(value) };
+  return Object.keys(values).length > 0 ? values : undefined;
+}
+
 /** The records this process created, in the order their creates were answered. */
 const madeInOrder = new Map<string, number>();
 
@@ -105,6 +136,8 @@ function observeSuccess(exchange: Exchange): void {
   record('success status', { operation, status: exchange.status }, seen);
   const reaction = reactionSent(exchange);
   if (reaction !== undefined) record('reaction name', { name: reaction, taken: true }, seen);
+  const values = valuesSent(exchange, operation);
+  if (values) record('input value', { operation, values, taken: true, status: exchange.status }, seen);
   const [list, name] = operation.split('.') as ['contacts' | 'messages', string];
   const body = exchange.body;
   if (name !== 'delete') recordOwnFields(ofSuccess(exchange, list, new URL(config.baseUrl).origin), seen);
@@ -197,6 +230,9 @@ function observeRefusal(exchange: Exchange): void {
   )
     record('malformed id', exchange.status, seen);
   const operation = operationOf(exchange);
+  const values = valuesSent(exchange, operation);
+  if (values && ![404, 409, 410, ...NOT_A_PARAMETER, ...ANY_REQUEST].includes(exchange.status))
+    record('input value', { operation: operation!, values, taken: false, status: exchange.status }, seen);
   const required = operation && REQUIRED[operation];
   if (!required || NOT_A_PARAMETER.includes(exchange.status)) return;
   const sent = sentOf(exchange);

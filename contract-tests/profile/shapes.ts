@@ -49,6 +49,23 @@ export function operationOf(exchange: Pick<Exchange, 'method' | 'path'>): Operat
 }
 
 /** The parameters a request sent, in order: a form body, or a JSON object's keys. */
+/** The string parameters a request sent, as key and value (a JSON body's strings, or a form's pairs). */
+export function sentPairs(sent: string | undefined): [string, string][] {
+  if (sent === undefined || sent === '') return [];
+  if (!sent.startsWith('{')) return [...new URLSearchParams(sent).entries()];
+  try {
+    const parsed = JSON.parse(sent) as unknown;
+    return isObject(parsed)
+      ? Object.entries(parsed).map(([key, value]) => [
+          key,
+          typeof value === 'string' ? value : JSON.stringify(value),
+        ])
+      : [];
+  } catch {
+    return [];
+  }
+}
+
 export function sentKeys(sent: string | undefined): string[] {
   if (sent === undefined || sent === '') return [];
   if (sent.startsWith('{')) {

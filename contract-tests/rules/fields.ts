@@ -105,7 +105,8 @@ export function nonIntegerTimestamps(
  * What is sent comes back. A server may refuse a value (a limit, a format it does not take) but
  * may not change one it took, except in ways that lose nothing: Unicode NFC normalization and
  * whitespace trimmed at both ends of any text, and, in a phone number, spaces, dashes, dots and
- * parentheses removed (every digit and the `+` kept). Those are reported as the server's choice;
+ * parentheses removed (every digit and the `+` kept), and a `+` put before a number sent without
+ * one (its international form). Those are reported as the server's choice;
  * anything else (a changed case, a cut, escaped or dropped characters, a replaced value) is lost.
  * A boolean is sent as the form's `true` or `false` (or as JSON's): the answer shows that boolean.
  */
@@ -113,6 +114,9 @@ export type Kept = 'same' | 'lossless' | 'lost';
 
 const text = (value: string) => value.normalize('NFC').trim();
 const phone = (value: string) => text(value).replace(/[\s().-]/g, '');
+/** A phone number shown as sent but for its punctuation, or with a `+` put before one sent without. */
+const samePhone = (shown: string, sent: string) =>
+  phone(shown) === phone(sent) || (!phone(sent).startsWith('+') && phone(shown) === `+${phone(sent)}`);
 
 export function kept(sent: string, shown: unknown, kind: SentKind): Kept {
   if (kind === 'boolean')
@@ -125,14 +129,15 @@ export function kept(sent: string, shown: unknown, kind: SentKind): Kept {
         : 'lost';
   if (shown === sent) return 'same';
   if (typeof shown !== 'string') return 'lost';
-  const canonical = kind === 'phone' ? phone : text;
-  return canonical(shown) === canonical(sent) ? 'lossless' : 'lost';
+  if (kind === 'phone') return samePhone(shown, sent) ? 'lossless' : 'lost';
+  return text(shown) === text(sent) ? 'lossless' : 'lost';
 }
 
 /** How a lossless change looks, for the server profile. */
 export function describeChange(sent: string, shown: unknown, kind: SentKind): string {
   if (typeof shown !== 'string') return `${JSON.stringify(sent)} read as ${String(shown)}`;
-  if (kind === 'phone' && shown === phone(sent)) return 'phone numbers kept as + and digits only';
+  if (kind === 'phone' && samePhone(shown, sent) && shown === phone(shown))
+    return 'phone numbers kept as + and digits only';
   if (shown === text(sent))
     return sent.normalize('NFC') === sent ? 'whitespace trimmed at both ends' : 'Unicode NFC and trimmed';
   if (shown === sent.normalize('NFC')) return 'Unicode NFC normalization';

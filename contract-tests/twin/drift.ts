@@ -70,15 +70,33 @@ function sameNames(before: unknown, now: unknown): boolean {
 }
 
 /**
+ * Input rules as the twin takes them: each field's limit and refused forms, and their status. How
+ * long the longest value taken was, and what could not be stated, follow the run's values.
+ */
+const statedRules = (rules: unknown): unknown => {
+  if (!isObject(rules) || !isObject(rules.fields)) return rules;
+  const fields = Object.entries(rules.fields)
+    .map(([field, rule]) => [
+      field,
+      isObject(rule) ? { maxLength: rule.maxLength, refused: rule.refused } : rule,
+    ])
+    .filter(
+      ([, rule]) => !isObject(rule) || rule.maxLength !== undefined || (rule.refused as unknown[])?.length,
+    );
+  return { fields: Object.fromEntries(fields), status: fields.length > 0 ? rules.status : undefined };
+};
+
+/**
  * Whether a value observed now is the one the profile holds. The lengths of ids are a sample of the
  * ids a run saw: a range seen now that lies within the profile's is the same; so are the values of
- * the examples of the server's own fields, reaction names that no run saw both taken and refused, and
- * an order's ties where one run saw none.
+ * the examples of the server's own fields, reaction names that no run saw both taken and refused, an
+ * order's ties where one run saw none, and input rules that state the same.
  */
 function sameChoice(choice: string, before: unknown, now: unknown): boolean {
   if (canonical(before) === canonical(now)) return true;
   if (choice === 'ownFields') return canonical(withoutExamples(before)) === canonical(withoutExamples(now));
   if (choice === 'reactionNames') return sameNames(before, now);
+  if (choice === 'inputRules') return canonical(statedRules(before)) === canonical(statedRules(now));
   // Ties show where a page held two of the run's records of one created_at: a run without them says nothing of them.
   if (choice.startsWith('order.') && isObject(before) && isObject(now) && (!before.ties || !now.ties))
     return canonical({ ...before, ties: undefined }) === canonical({ ...now, ties: undefined });

@@ -18,6 +18,7 @@ import {
 } from '../../contract-tests/rules/resources';
 import {
   CONTACT,
+  describeChange,
   kept,
   MESSAGE,
   nonIntegerTimestamps,
@@ -135,6 +136,17 @@ describe("the kit's table of fields", () => {
     expect(kept('false', false, 'boolean')).toBe('same');
     expect(kept('false', 'false', 'boolean')).toBe('lost');
     expect(kept('yes', true, 'boolean')).toBe('lossless');
+  });
+
+  it('takes a phone number without its punctuation, and with a + put before one sent without; no digit or + lost', () => {
+    expect(kept('+1 (555) 010-2783', '+15550102783', 'phone')).toBe('lossless');
+    expect(kept('15550102783', '+15550102783', 'phone')).toBe('lossless');
+    expect(describeChange('15550102783', '+15550102783', 'phone')).toBe(
+      'phone numbers kept as + and digits only',
+    );
+    expect(kept('+15550102783', '15550102783', 'phone')).toBe('lost');
+    expect(kept('15550102783', '+1555010278', 'phone')).toBe('lost');
+    expect(kept('15550102783', '+4415550102783', 'phone')).toBe('lost');
   });
 });
 

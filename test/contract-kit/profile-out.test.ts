@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import Ajv2020 from 'ajv/dist/2020';
-import type { Observed, OwnField, OwnFields, ServerProfile } from '../../common/server-profile';
+import type { InputRules, Observed, OwnField, OwnFields, ServerProfile } from '../../common/server-profile';
 import { inBatches, runBin, startWrapped, type KitRun, type Running } from './harness';
 import {
   STAGING_DEFAULTS,
@@ -85,6 +85,23 @@ const namesOf = (value: { taken: string[]; refused: string[] }): string => {
 };
 
 /**
+ * The input rules as each field's limit and refused forms (`at most 40, spaces inside`), beside the
+ * status and what was not stated: how long the longest value taken was depends on the run's id.
+ */
+const rulesOf = (value: InputRules): Record<string, unknown> => ({
+  ...Object.fromEntries(
+    Object.entries(value.fields)
+      .filter(([, rule]) => rule.maxLength !== undefined || rule.refused.length > 0)
+      .map(([field, rule]) => [
+        field,
+        [...(rule.maxLength === undefined ? [] : [`at most ${rule.maxLength}`]), ...rule.refused].join(', '),
+      ]),
+  ),
+  ...(value.status === undefined ? {} : { status: value.status }),
+  ...(value.notStated.length === 0 ? {} : { notStated: value.notStated }),
+});
+
+/**
  * A choice as the expectations below state it: some in a summary of their own. An order's ties
  * show only where a page held two of the run's records of one created_at: `tiesAs` checks them.
  */
@@ -93,9 +110,11 @@ const summary = (name: string, value: unknown): unknown =>
     ? explanations(value as OwnFields)
     : name === 'reactionNames'
       ? namesOf(value as { taken: string[]; refused: string[] })
-      : name.startsWith('order.')
-        ? { ...(value as object), ties: undefined }
-        : value;
+      : name === 'inputRules'
+        ? rulesOf(value as InputRules)
+        : name.startsWith('order.')
+          ? { ...(value as object), ties: undefined }
+          : value;
 
 /** Ties, where a run saw them, as a list by created_at in that direction keeps them in insertion order. */
 function tiesAs(profile: ServerProfile, expected: Partial<Record<'contacts' | 'messages', string>>): void {
@@ -157,6 +176,14 @@ const MOCK: Record<string, unknown> = {
   touchOnSend: false,
   reactionNames: 'open',
   jsonBodies: { taken: true },
+  // Its own limits (C14), found to the character; it takes every form of value the kit sends.
+  inputRules: {
+    'contacts.avatar_url': 'at most 2048',
+    'contacts.display_name': 'at most 64',
+    'contacts.username': 'at most 64',
+    'messages.message': 'at most 4000',
+    status: 400,
+  },
 };
 
 /** A staging server's largest limit (staging.ts: "A `limit` above 50: refused, or clamped to 50"). */
@@ -230,9 +257,9 @@ function expectedFrom(options: Partial<StagingOptions>): Record<string, unknown>
     'errors.status.missingToken': 401,
     avatarDefault: { kind: 'url', template: 'https://cdn.staging.example/avatars/default.png' },
     reactions: { layout: o.reactionsLayout },
-    // The kit's first shape, which every loose variant takes.
+    // The kit's first shape, which every loose variant takes; a strict one takes only its own.
     attachments: {
-      sent: ['filename', 'file_url', 'file_type'],
+      sent: o.formats === 'strict' ? ['url', 'name'] : ['filename', 'file_url', 'file_type'],
       answered:
         o.attachments === 'own-shape'
           ? ['content_type', 'id', 'name', 'size', 'url']
@@ -243,6 +270,20 @@ function expectedFrom(options: Partial<StagingOptions>): Record<string, unknown>
     reactionNames: o.reactionNames === 'restricted' ? 'closed: like, thumbs_up' : 'open',
     // Every staging server reads forms only, and refuses other bodies with 415.
     jsonBodies: { taken: false, status: 415 },
+    // Strict formats (staging.ts), as far as the values the kit sends show them: usernames with
+    // spaces (the other classes it sends have spaces too), display names with control characters,
+    // phone numbers other than + and digits; an avatar_url or display_name sent empty.
+    inputRules:
+      o.formats === 'strict'
+        ? {
+            'contacts.avatar_url': 'empty',
+            'contacts.display_name': 'at most 100, empty, control characters',
+            'contacts.phone_number': 'spaces inside, no leading +, brackets, dots or dashes',
+            'contacts.username': 'at most 40, spaces inside',
+            'messages.message': 'at most 4000',
+            status: o.invalidStatus,
+          }
+        : {},
   };
 }
 
@@ -352,9 +393,9 @@ describe('messaging-contract --profile-out', () => {
     expect(profile.limit).toMatchObject({
       seen: expect.stringContaining('GET /v1/contacts?limit=101 → 400'),
     });
-    expect(lastLine(run)).toBe(`Server profile written to ${mockFile} (35 of 35 choices observed).`);
+    expect(lastLine(run)).toBe(`Server profile written to ${mockFile} (36 of 36 choices observed).`);
     expect(fs.readFileSync(reportFile, 'utf8')).toContain(
-      `Written as a server profile to \`${mockFile}\` (--profile-out): 35 of 35 choices observed.`,
+      `Written as a server profile to \`${mockFile}\` (--profile-out): 36 of 36 choices observed.`,
     );
     expect(run.json!.requests).toBeLessThanOrEqual(run.json!.budget!);
     expect(run.json?.leftovers).toEqual([]);
@@ -392,11 +433,12 @@ describe('messaging-contract --profile-out', () => {
         avatarDefault: { unknown: 'the run created no contact without avatar_url' },
         'errors.status.malformedId': { unknown: "the run retrieved none of the kit's made-up ids" },
       });
-      // What it did observe is the mock's.
+      // What it did observe is the mock's; its values were all taken, so it states no input rule.
+      expect(profile.inputRules).toMatchObject({ value: { notStated: [] } });
       for (const [name, observed] of choices(profile))
-        if ('value' in observed)
+        if ('value' in observed && name !== 'inputRules')
           expect({ [name]: summary(name, observed.value) }).toEqual({ [name]: MOCK[name] });
-      expect(lastLine(run)).toBe(`Server profile written to ${file} (32 of 35 choices observed).`);
+      expect(lastLine(run)).toBe(`Server profile written to ${file} (33 of 36 choices observed).`);
     } finally {
       await server.close();
     }
@@ -407,6 +449,7 @@ describe('messaging-contract --profile-out', () => {
       ...STAGING_VARIANTS.filter((v) => v.options.paging !== 'link-body'),
       // The links in the body carry the path prefix of a base URL such as http://host/api.
       STAGING_HARD_VARIANTS.find((v) => v.options.prefix)!,
+      STAGING_HARD_VARIANTS.find((v) => v.options.formats === 'strict')!,
     ];
     const staged = new Map<string, { run: KitRun; file: string; url: string }>();
     beforeAll(async () => {
@@ -443,7 +486,7 @@ describe('messaging-contract --profile-out', () => {
       // Oldest first ([created_at, insertion]): the older first among equals.
       if (options.order === 'oldest') tiesAs(profile, { contacts: 'older-first', messages: 'older-first' });
       expect(profile.server).toMatchObject({ baseUrl: url, pathPrefix: options.prefix ?? '' });
-      expect(lastLine(run)).toBe(`Server profile written to ${file} (35 of 35 choices observed).`);
+      expect(lastLine(run)).toBe(`Server profile written to ${file} (36 of 36 choices observed).`);
     });
   });
 });

@@ -97,6 +97,37 @@ describe('the drift of a profile', () => {
     expect(turned.changed.map((c) => c.choice)).toEqual(['order.messages']);
   });
 
+  it('holds input rules to the limits and forms they state, not to the longest value a run sent', () => {
+    const rules = (fields: Json, status?: number, notStated: string[] = []) => ({
+      inputRules: { value: { fields, notStated, ...(status ? { status } : {}) }, seen: 'x' },
+    });
+    const strict = rules(
+      {
+        'contacts.username': { longestTaken: 40, maxLength: 40, refused: ['spaces inside'] },
+        'messages.message': { longestTaken: 9000, refused: [] },
+      },
+      422,
+    );
+    const again = rules(
+      {
+        'contacts.username': { longestTaken: 40, maxLength: 40, refused: ['spaces inside'] },
+        'messages.message': { longestTaken: 10000, refused: [] },
+      },
+      422,
+      ['contacts.display_name: a value with emoji, spaces inside was refused, for one of them or all'],
+    );
+    expect(driftOf(strict as never, again as never).changed).toEqual([]);
+    const loose = rules({ 'contacts.username': { longestTaken: 10000, refused: [] } });
+    expect(driftOf(strict as never, loose as never).changed.map((c) => c.choice)).toEqual(['inputRules']);
+    const otherStatus = rules(
+      { 'contacts.username': { longestTaken: 40, maxLength: 40, refused: ['spaces inside'] } },
+      400,
+    );
+    expect(driftOf(strict as never, otherStatus as never).changed.map((c) => c.choice)).toEqual([
+      'inputRules',
+    ]);
+  });
+
   it('names each choice that changed, with the exchange that shows it, and each not observed again', () => {
     const now = profile({
       timestampUnit: { value: 'milliseconds', seen: 'POST /v1/contacts → 201 (created_at 1764500000000)' },
