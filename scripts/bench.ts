@@ -685,7 +685,13 @@ async function bundleSection(): Promise<void> {
                   ? 'the OpenAPI document'
                   : holding([c], 'graphql').length
                     ? 'graphql (MSW)'
-                    : c.file;
+                    : holding([c], 'chunks/layer-').length
+                      ? "a twin's conventions"
+                      : holding([c], 'chunks/document-').length
+                        ? "a twin's OpenAPI document"
+                        : holding([c], 'chunks/chunk-').length
+                          ? 'a part those share'
+                          : c.file;
         return `${what} ${kB(c.gzipBytes)}`;
       })
       .join(', ') || 'none';

@@ -1,11 +1,11 @@
 /**
  * `npm run generate`: writes src/store/copies.generated.ts, the store's copies of its records,
- * from the field tables (src/resources/). The store keeps records of one shape and renders them
+ * from the field tables (src/resources/), and src/twin/value-forms.generated.ts (below). The store keeps records of one shape and renders them
  * with object literals (docs/performance.md), so the copies are code written out field by field;
  * writing them from the tables keeps them in step with every field, an added one too. Each copy
  * says `satisfies Complete<…>`, so a copy that has fallen behind its table does not compile.
  *
- * The file is not kept in git: `npm start`, `npm run build`, `npm pack` and `npm test` write it (they build first).
+ * The files are not kept in git: `npm start`, `npm run build`, `npm pack` and `npm test` write it (they build first).
  * `--check` only says whether it is up to date (exit code 1 when it is not).
  */
 import fs from 'node:fs';
@@ -93,21 +93,38 @@ export function copiesSource(): string {
   ].join('\n');
 }
 
+/**
+ * The mock's copy of the forms of a value (common/value-forms.ts): part of the server profile's
+ * format, which the kit names values by and a twin refuses them by. src/ is built on its own (it
+ * never reaches into common/), so it gets the same definitions, copied as they are.
+ */
+export const FORMS_FILE = path.join(__dirname, '..', 'src', 'twin', 'value-forms.generated.ts');
+
+function formsSource(): string {
+  const common = fs.readFileSync(path.join(__dirname, '..', 'common', 'value-forms.ts'), 'utf8');
+  return `// Written by scripts/generate-copies.ts from common/value-forms.ts (npm run generate): do not edit.\n${common}`;
+}
+
 function main(): void {
-  const source = copiesSource();
-  const current = fs.existsSync(COPIES_FILE) ? fs.readFileSync(COPIES_FILE, 'utf8') : undefined;
-  if (process.argv.includes('--check')) {
-    if (current !== source) {
-      console.error(`${path.relative(process.cwd(), COPIES_FILE)} is out of date: npm run generate`);
-      process.exitCode = 1;
+  const files: [string, string][] = [
+    [COPIES_FILE, copiesSource()],
+    [FORMS_FILE, formsSource()],
+  ];
+  for (const [file, source] of files) {
+    const current = fs.existsSync(file) ? fs.readFileSync(file, 'utf8') : undefined;
+    if (process.argv.includes('--check')) {
+      if (current !== source) {
+        console.error(`${path.relative(process.cwd(), file)} is out of date: npm run generate`);
+        process.exitCode = 1;
+      }
+      continue;
     }
-    return;
+    if (current === source) continue;
+    // Written aside, then renamed over: a build or a test run reading it meanwhile sees a whole file.
+    const aside = `${file}.${process.pid}.tmp`;
+    fs.writeFileSync(aside, source);
+    fs.renameSync(aside, file);
   }
-  if (current === source) return;
-  // Written aside, then renamed over: a build or a test run reading it meanwhile sees a whole file.
-  const aside = `${COPIES_FILE}.${process.pid}.tmp`;
-  fs.writeFileSync(aside, source);
-  fs.renameSync(aside, COPIES_FILE);
 }
 
 if (require.main === module) main();

@@ -17,6 +17,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { openApiDocument } from '../src/openapi';
+import { twinDocument } from '../src/twin/document';
 import { readProfile } from '../src/twin/profile';
 
 const root = path.resolve(__dirname, '..');
@@ -152,10 +153,11 @@ function report(verdict: Verdict): void {
 }
 
 /** The server profile of a twin, read as the mock reads it; none without a file. */
-function profileOf(file: string | undefined) {
+/** The mock's document, or the document of the twin of a profile. */
+function documentOf(file: string | undefined): Record<string, unknown> {
   return file === undefined
-    ? undefined
-    : readProfile(JSON.parse(fs.readFileSync(path.resolve(file), 'utf8')));
+    ? openApiDocument()
+    : twinDocument(openApiDocument(), readProfile(JSON.parse(fs.readFileSync(path.resolve(file), 'utf8'))));
 }
 
 async function main(): Promise<number> {
@@ -166,7 +168,7 @@ async function main(): Promise<number> {
   try {
     const document = values.document
       ? fs.readFileSync(path.resolve(values.document), 'utf8')
-      : `${JSON.stringify(openApiDocument(profileOf(values.conventions)), null, 2)}\n`;
+      : `${JSON.stringify(documentOf(values.conventions), null, 2)}\n`;
     fs.writeFileSync(path.join(folder, DOCUMENT), document);
     for (const file of CONFIG_FILES) fs.copyFileSync(path.join(root, file), path.join(folder, file));
     const verdicts = await Promise.all([redocly(folder), spectral(folder)]);

@@ -37,7 +37,7 @@ export type ErrorCode = keyof typeof ERROR_STATUS;
 
 /**
  * The header by which a refusal says its id was deleted (`errors.deleted`): the twin's answer
- * (src/core/twin-answers.ts) turns it into its server's status and takes it off.
+ * (src/twin/answers.ts) turns it into its server's status and takes it off.
  */
 export const DELETED_MARK = 'X-Mock-Deleted';
 

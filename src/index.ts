@@ -8,7 +8,7 @@ export {
   type BodyReader,
   type BodyLimit,
   type WorldStorage,
-} from './core';
+} from './create-core';
 export { listen, type RunningServer } from './express/server';
 export { createMockServer, type MockServer } from './mock-server';
 export { generateWorld, type SeedOptions } from './seed';

@@ -32,6 +32,14 @@ it('loads the OpenAPI document only when it is asked for', () => {
   expect(holding(later, 'chunks/openapi-').length).toBe(1);
 });
 
+it("loads a twin's conventions (src/twin/) only with a server profile, and its OpenAPI document only when asked", () => {
+  const { first, later } = cost.withMock;
+  for (const part of ['chunks/layer-', 'chunks/document-']) {
+    expect([part, holding(first, part).map((c) => c.file)]).toEqual([part, []]);
+    expect([part, holding(later, part).length]).toEqual([part, 1]);
+  }
+});
+
 it('the measure catches a bundle that takes faker in whole: the adapter through require, as before the ES modules', () => {
   const { first } = cost.withMockCommonJs;
   expect(holding(first, '@faker-js/faker').length).toBeGreaterThan(0);

@@ -1,7 +1,7 @@
 import request from 'supertest';
 import { createApp } from '../src/express/app';
 import { PHONE_NUMBER } from '../src/resources/formats';
-import { createCore } from '../src/core';
+import { createCore } from '../src/create-core';
 import { validateFixture } from '../src/fixtures';
 import { SEED_NOW, generateWorld } from '../src/seed';
 import { SEED_DEFAULTS } from '../src/seed-options';

@@ -127,6 +127,11 @@ export async function runSession(side: Side, stamp: string): Promise<Step[]> {
   await step('a create without phone_number, refused', 'POST', '/v1/contacts', [
     ['username', `cmp_c_${stamp}`],
   ]);
+  // A phone number as people write it: a server that takes only `+` and digits refuses it.
+  await step('a phone number written with spaces', 'POST', '/v1/contacts', [
+    ['username', `cmp_p_${stamp}`],
+    ['phone_number', '+1 415 555 0104'],
+  ]);
   // A server that reads forms only refuses it (415); one that reads JSON too makes the contact.
   const j = await step('a create sent as JSON', 'POST', '/v1/contacts', {
     json: { username: `cmp_j_${stamp}`, phone_number: '+14155550103' },

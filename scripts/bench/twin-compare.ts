@@ -7,7 +7,8 @@
  * one whose lists settle late (a session does not wait for them).
  *
  * `npm run bench -- --only twin`, or alone: `npx tsx scripts/bench/twin-compare.ts [--name <text>]
- * [--show]` (`--show`: each difference, not only the counts).
+ * [--show] [--without <choice>]…` (`--show`: each difference, not only the counts; `--without`: a
+ * choice taken out of every twin's profile, as `inputRules` or `order.messages`).
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -26,10 +27,15 @@ export interface TwinDistance {
   output: string;
 }
 
+/**
+ * `without`: choices taken out of each twin's profile before it is served (`inputRules`,
+ * `order.messages`), to show what mirroring each one brings.
+ */
 export async function twinDistances(
   name: string | undefined,
   say: (line: string) => void,
   show = false,
+  without: string[] = [],
 ): Promise<TwinDistance[]> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'twin-compare-'));
   const results: TwinDistance[] = [];
@@ -65,9 +71,15 @@ export async function twinDistances(
           say(`- ${variant.name}: ${result.summary}`);
           continue;
         }
+        const conventions = JSON.parse(fs.readFileSync(profile, 'utf8')) as Record<string, unknown>;
+        for (const choice of without) {
+          const [head, ...rest] = choice.split('.');
+          if (rest.length === 0) delete conventions[head!];
+          else delete (conventions[head!] as Record<string, unknown> | undefined)?.[rest.join('.')];
+        }
         const twin = await listen({
           port: 0,
-          conventions: JSON.parse(fs.readFileSync(profile, 'utf8')),
+          conventions,
           data: loadFixtureFile(path.join(out, 'fixture.json')),
         });
         try {
@@ -100,9 +112,13 @@ export async function twinDistances(
 
 if (require.main === module) {
   const { values } = parseArgs({
-    options: { name: { type: 'string' }, show: { type: 'boolean', default: false } },
+    options: {
+      name: { type: 'string' },
+      show: { type: 'boolean', default: false },
+      without: { type: 'string', multiple: true, default: [] },
+    },
   });
-  void twinDistances(values.name, (line) => console.log(line), values.show).then(
+  void twinDistances(values.name, (line) => console.log(line), values.show, values.without).then(
     (results) => (process.exitCode = results.some((r) => r.code === 2) ? 2 : 0),
   );
 }

@@ -1,6 +1,6 @@
 import os from 'node:os';
 import path from 'node:path';
-import { CORE_DEFAULTS } from '../../src/core';
+import { CORE_DEFAULTS } from '../../src/create-core';
 import { rssMb, startListening } from './process';
 import { percentile, traffic, type TrafficOptions } from './traffic';
 

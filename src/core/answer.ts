@@ -47,7 +47,7 @@ const EVERY_ANSWER = {
 export function withCommonHeaders(answer: CoreAnswer): CoreAnswer {
   const link = answer.headers.Link !== undefined;
   Object.assign(answer.headers, EVERY_ANSWER);
-  // A twin's next page in a Link header (twin-lists.ts): a page of another origin reads it too.
+  // A next page in a Link header (a twin's, src/twin/lists.ts): a page of another origin reads it too.
   if (link) answer.headers['Access-Control-Expose-Headers'] += ',Link';
   return answer;
 }

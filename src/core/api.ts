@@ -2,9 +2,8 @@ import { errors } from '../errors';
 import { requestParams } from '../input/form';
 import { BODY_LIMITS } from '../input/limits';
 import { JournalBytes, type JournalDraft } from '../store/journal';
-import { twinAnswer } from './twin-answers';
 import { errorAnswer, refusal, type CoreAnswer } from './answer';
-import { encodingOf, header, readBody } from './body';
+import { header, readBody } from './body';
 import type { CoreContext } from './context';
 import { bodyOf, type CoreRequest } from './request';
 import { route } from './routes';
@@ -12,7 +11,7 @@ import { switchesOf } from './switches';
 
 /**
  * An API request (under /v1): authenticated, journaled, switched (latency, a forced error),
- * routed to its operation, and, for a twin, spelled as its server spells answers.
+ * routed to its operation, and spelled as the conventions in force write answers (core/conventions.ts).
  */
 export async function answerApi(
   x: CoreContext,
@@ -44,7 +43,7 @@ export async function answerApi(
   } catch (error) {
     answer = refusal(error, request, x.log);
   }
-  if (x.twin) answer = twinAnswer(x.twin, answer, resourceOf(segments), request.origin);
+  answer = x.current().conventions.spell(answer, resourceOf(segments), request.origin);
   entry.time = new Date().toISOString();
   entry.status = answer.status;
   entry.duration_ms = Math.round((performance.now() - start) * 100) / 100;
@@ -110,17 +109,12 @@ async function routed(
   segments: string[],
   entry: JournalDraft,
 ): Promise<CoreAnswer> {
-  const { api, worlds } = x.current();
+  const { api, worlds, conventions } = x.current();
   const found = route(api, request, segments);
   // Every method reads a body when one is sent, so that a GET or DELETE with parameters in
   // its body is refused like any unknown parameter (C13) rather than silently ignored.
   const bytes = await bodyOf(request, BODY_LIMITS);
-  // A twin whose server reads forms only refuses a JSON body as it does (src/twin/profile.ts).
-  if (bytes !== undefined && x.twin?.refusesJson && encodingOf(request.headers) === 'json')
-    throw errors.unsupportedMediaType(
-      header(request.headers, 'content-type') ?? '(none)',
-      'application/x-www-form-urlencoded or multipart/form-data',
-    );
+  if (bytes !== undefined) conventions.refuseBody(request.headers);
   const body = await readBody(request.headers, bytes);
   if (body !== undefined) entry.body = body;
   return found.handler({
@@ -132,7 +126,7 @@ async function routed(
   });
 }
 
-/** The resource of an API path (`/v1/contacts/…`), for a twin's answers. */
+/** The resource of an API path (`/v1/contacts/…`), for the conventions' spelling of its answers. */
 function resourceOf(segments: string[]): 'contacts' | 'messages' | undefined {
   const resource = segments[1]?.toLowerCase();
   return resource === 'contacts' || resource === 'messages' ? resource : undefined;

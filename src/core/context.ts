@@ -1,5 +1,5 @@
-import type { Conventions } from '../twin/profile';
 import type { Worlds } from '../store/worlds';
+import type { ConventionsLayer } from './conventions';
 import type { ControlExchange } from './control';
 import type { Route } from './routes';
 import type { KeptWorlds } from './storage';
@@ -12,8 +12,6 @@ import type { Latency } from './switches';
 export interface CoreContext {
   /** Milliseconds added to every API answer (`--latency`). */
   readonly latency: Latency | undefined;
-  /** The conventions a twin answers with (`--conventions`), as read. */
-  readonly twin: Conventions | undefined;
   /** The token of an `Authorization` header, or the 401 refusal. */
   authenticate(header: string | undefined): string;
   readonly log: (line: string) => void;
@@ -25,12 +23,13 @@ export interface CoreContext {
   readonly ready: Promise<void>;
   /** Whether `ready` has settled: then requests need not wait for it. */
   settled(): boolean;
-  /** The worlds and the routes that stand on them; throws until `ready` has settled. */
+  /** The conventions, the worlds and the routes; throws until `ready` has settled. */
   current(): Loaded;
 }
 
-/** The worlds and the routes that stand on them. */
+/** The conventions in force, the worlds, and the routes that stand on them. */
 export interface Loaded {
+  conventions: ConventionsLayer;
   worlds: Worlds;
   api: Route[];
   control: Route<ControlExchange>[];

@@ -1,4 +1,3 @@
-import type { ReadProfile } from '../twin/profile';
 import { errors } from '../errors';
 import { FixtureError, validateFixture } from '../fixtures';
 import { checkInteger, describe, isPlainRecord, refuseUnknown, type Params } from '../input/params';
@@ -6,6 +5,7 @@ import { World, type WorldOptions } from '../store/world';
 import { readable } from '../store/journal';
 import type { TokenSwitches, Worlds } from '../store/worlds';
 import { json, noContent } from './answer';
+import type { ConventionsLayer } from './conventions';
 import type { Route } from './routes';
 import { SWITCH_LIMITS } from '../input/limits';
 
@@ -33,8 +33,8 @@ export interface ControlOptions {
   adminToken: string | undefined;
   /** Told when a token's world (or every world, for `all`) was reset or replaced. */
   changed?: (token: string, all?: boolean) => void;
-  /** The server profile a twin answers with (`--conventions`), as read. */
-  conventions?: ReadProfile;
+  /** What fills the gaps of the document: the mock's own conventions, or a server's (a twin's). */
+  conventions: ConventionsLayer;
 }
 
 const SWITCH_PARAMS = ['latency_ms', 'errors'] as const;
@@ -116,13 +116,7 @@ export function controlRoutes(options: ControlOptions): Route<ControlExchange>[]
         // What fills the gaps of the document here: the mock's own conventions, or a server's.
         GET: async ({ params }) => {
           refuseUnknown(await params(), []);
-          const read = options.conventions;
-          return json(
-            200,
-            read
-              ? { twin: true, taken: read.taken, not_mirrored: read.notMirrored, in_force: read.conventions }
-              : { twin: false, taken: [], not_mirrored: [], in_force: null },
-          );
+          return json(200, options.conventions.described);
         },
       },
     },

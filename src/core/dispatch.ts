@@ -1,7 +1,6 @@
 import { errors } from '../errors';
 import { queryParams, requestParams } from '../input/form';
 import { BODY_LIMITS, STATE_BODY_LIMIT } from '../input/limits';
-import { twinAnswer } from './twin-answers';
 import { errorAnswer, preflight, refusal, withCommonHeaders, type CoreAnswer } from './answer';
 import { answerApi } from './api';
 import { header, readBody } from './body';
@@ -11,7 +10,7 @@ import { bodyOf, pathOf, type CoreRequest } from './request';
 import { route } from './routes';
 
 /**
- * One request to its answer: a CORS preflight, the API (under /v1, or under a twin's path
+ * One request to its answer: a CORS preflight, the API (under /v1, below the conventions' path
  * prefix), the control routes (under /__mock) or the OpenAPI document; every answer with the
  * headers of all answers. Never throws: a refusal is an answer, and a bug a 500.
  */
@@ -19,17 +18,18 @@ export async function dispatch(x: CoreContext, given: CoreRequest): Promise<Core
   const request = { ...given, method: given.method.toUpperCase() };
   if (request.method === 'OPTIONS') return preflight();
   let answer: CoreAnswer;
-  const { twin } = x;
-  // A twin serves the API under its server's path prefix, and only there.
-  const prefixed = twin?.pathPrefix ? underPrefix(request.url, twin.pathPrefix) : undefined;
-  if (prefixed !== undefined) request.url = prefixed;
-  const segments = pathOf(request.url).split('/').slice(1);
-  const area = segments[0]?.toLowerCase();
+  let area: string | undefined;
   try {
     if (!x.settled()) await x.ready;
-    if (area === 'v1' && twin?.pathPrefix && prefixed === undefined)
-      answer = twinAnswer(
-        twin,
+    const { conventions } = x.current();
+    // The API is served under the conventions' path prefix ('' for the mock's own), and only there.
+    const prefix = conventions.pathPrefix;
+    const prefixed = prefix === '' ? request.url : underPrefix(request.url, prefix);
+    if (prefixed !== undefined) request.url = prefixed;
+    const segments = pathOf(request.url).split('/').slice(1);
+    area = segments[0]?.toLowerCase();
+    if (area === 'v1' && prefixed === undefined)
+      answer = conventions.spell(
         errorAnswer(errors.routeNotFound(request.method, pathOf(request.url))),
         undefined,
       );
@@ -38,8 +38,8 @@ export async function dispatch(x: CoreContext, given: CoreRequest): Promise<Core
     else answer = await route(x.openApi, request, segments).handler(undefined);
   } catch (error) {
     answer = refusal(error, request, x.log);
-    // Refused before its world was known (a missing token): in the twin's words too.
-    if (twin && area === 'v1') answer = twinAnswer(twin, answer, undefined);
+    // Refused before its world was known (a missing token): in the words of the conventions too.
+    if (area === 'v1') answer = x.current().conventions.spell(answer, undefined);
   }
   return withCommonHeaders(answer);
 }

@@ -3,10 +3,7 @@ import type { Params } from '../input/params';
 import * as fields from '../input/operations';
 import type { World } from '../store/world';
 import type { Message } from '../types';
-import { tellsDeleted, tellsMalformed, type Conventions } from '../twin/profile';
-import { fitsFormat } from '../twin/ids';
-import { attachmentIn, refuseReactionNames } from './twin-answers';
-import { twinList } from './twin-lists';
+import type { ConventionsLayer } from './conventions';
 import { json, noContent, type CoreAnswer } from './answer';
 import type { CoreRequest } from './request';
 import { pathOf } from './request';
@@ -81,51 +78,37 @@ interface Collection<T> {
   list(world: World, params: Params): unknown;
   create(world: World, params: Params): T;
   retrieve(world: World, id: string): T | undefined;
+  has(world: World, id: string): boolean;
   update(world: World, id: string, params: Params): T | undefined;
   remove(world: World, id: string): boolean;
 }
 
 /**
  * The routes of one resource under `base`: list, create, retrieve, update, delete, with the
- * status codes of convention C1 and a 404 for an unknown id, decided here and nowhere else.
- * Retrieve and delete take no parameters, and say so rather than ignore them (C13).
+ * statuses and refusals of the conventions in force (C1 and a 404 for an unknown id, the mock's
+ * own), decided here and nowhere else. Retrieve and delete take no parameters, and say so rather
+ * than ignore them (C13).
  */
-function collectionRoutes<T>(
+function collectionRoutes<T extends { id: string }>(
   base: readonly string[],
   collection: Collection<T>,
-  twin: Conventions | undefined,
+  conventions: ConventionsLayer,
 ): Route[] {
+  const kind = collection.name === 'contact' ? 'contacts' : 'messages';
   const found = <V>(value: V | undefined | false, x: Exchange): V => {
     if (value !== undefined && value !== false) return value;
-    // A twin whose server refuses an id not of its form (src/twin/profile.ts tellsMalformed).
-    const format = twin?.ids[collection.name];
-    if (twin && format && tellsMalformed(twin) && !fitsFormat(format, x.id))
-      throw errors.invalid('id', `${JSON.stringify(x.id)} is not of the form of ${collection.name} ids.`);
-    // A twin whose server tells a deleted id from an unknown one (src/twin/profile.ts tellsDeleted).
-    if (twin && tellsDeleted(twin) && x.world.wasDeleted(x.id)) throw errors.deleted(collection.name, x.id);
-    throw errors.notFound(collection.name, x.id);
+    throw conventions.missing(collection.name, x.id, x.world);
   };
-  const kind = collection.name === 'contact' ? 'contacts' : 'messages';
-  // A twin answers with its server's statuses (src/twin/): the records and rules stay the mock's.
-  const status = (op: 'list' | 'create' | 'retrieve' | 'update', mock: number) =>
-    twin?.successStatus[`${kind}.${op}`] ?? mock;
-  const params = (x: Exchange): Params =>
-    twin?.attachments ? withAttachmentsIn(x.params, twin.attachments.sent) : x.params;
+  const status = (op: 'create' | 'retrieve' | 'update') => conventions.successStatus[`${kind}.${op}`];
   return [
     {
       path: base,
       methods: {
         GET: (x) =>
-          twin
-            ? twinList(twin, kind, x.world, x.params, x.url)
-            : json(200, collection.list(x.world, x.params)),
+          conventions.list(kind, x.world, x.params, x.url, () => collection.list(x.world, x.params)),
         POST: (x) => {
-          const created = collection.create(x.world, params(x));
-          if (!twin?.touchOnSend || kind !== 'messages') return json(status('create', 201), created);
-          // The twin's server marks the sender active when a message is sent (src/twin/profile.ts).
-          const message = created as { id: string; contact: { id: string }; created_at: number };
-          x.world.touchContact(message.contact.id, message.created_at);
-          return json(status('create', 201), collection.retrieve(x.world, message.id));
+          const created = collection.create(x.world, conventions.writeParams(kind, 'create', x.params));
+          return json(status('create'), conventions.created(kind, x.world, created));
         },
       },
     },
@@ -134,20 +117,20 @@ function collectionRoutes<T>(
       methods: {
         GET: (x) => {
           fields.none(x.params);
-          return json(status('retrieve', 200), found(collection.retrieve(x.world, x.id), x));
+          return json(status('retrieve'), found(collection.retrieve(x.world, x.id), x));
         },
         PUT: (x) => {
-          if (twin?.reactionNames && kind === 'messages')
-            refuseReactionNames(x.params.get('reactions'), twin.reactionNames);
-          return json(status('update', 200), found(collection.update(x.world, x.id, params(x)), x));
+          // A missing record is refused before its parameters are judged.
+          found(collection.has(x.world, x.id), x);
+          const params = conventions.writeParams(kind, 'update', x.params);
+          return json(status('update'), found(collection.update(x.world, x.id, params), x));
         },
         DELETE: (x) => {
           fields.none(x.params);
-          const answer = twin?.deleteAnswer[kind];
-          const record = answer?.body === 'object' ? collection.retrieve(x.world, x.id) : undefined;
+          const answer = conventions.deleteAnswer[kind];
+          const record = answer.body === 'object' ? collection.retrieve(x.world, x.id) : undefined;
           found(collection.remove(x.world, x.id), x);
-          if (answer === undefined || answer.body === 'empty')
-            return answer ? { ...noContent(), status: answer.status } : noContent();
+          if (answer.body === 'empty') return { ...noContent(), status: answer.status };
           if (answer.body === 'object') return json(answer.status, record);
           const marker: Record<string, unknown> = {};
           for (const key of answer.keys ?? []) {
@@ -162,34 +145,28 @@ function collectionRoutes<T>(
   ];
 }
 
-/** Attachments sent in the twin's server's shape, as the mock's rules read them. */
-function withAttachmentsIn(params: Params, keys: readonly string[]): Params {
-  const sent = params.get('attachments');
-  if (!Array.isArray(sent)) return params;
-  const mapped = new Map(params);
-  mapped.set(
-    'attachments',
-    sent.map((item, i) => attachmentIn(item, keys, `attachments[${i}]`)),
-  );
-  return mapped;
-}
-
-/** The ten operations of the document (4.1 contacts, 4.2 messages); `onSent` hears of every message sent. */
-export function apiRoutes(onSent?: (world: World, message: Message) => void, twin?: Conventions): Route[] {
+/**
+ * The ten operations of the document (4.1 contacts, 4.2 messages), under the conventions in force;
+ * `onSent` hears of every message sent.
+ */
+export function apiRoutes(
+  conventions: ConventionsLayer,
+  onSent?: (world: World, message: Message) => void,
+): Route[] {
+  const read = conventions.readers;
   return [
     ...collectionRoutes(
       ['v1', 'contacts'],
       {
         name: 'contact',
         list: (world, params) => world.listContacts(fields.contactList(params)),
-        create: (world, params) => world.createContact(fields.contactCreate(params)),
+        create: (world, params) => world.createContact(read.contactCreate(params)),
         retrieve: (world, id) => world.getContact(id),
-        // A missing record is a 404 before its parameters are judged.
-        update: (world, id, params) =>
-          world.getContact(id) && world.updateContact(id, fields.contactUpdate(params)),
+        has: (world, id) => world.getContact(id) !== undefined,
+        update: (world, id, params) => world.updateContact(id, read.contactUpdate(params)),
         remove: (world, id) => world.deleteContact(id),
       },
-      twin,
+      conventions,
     ),
     ...collectionRoutes(
       ['v1', 'messages'],
@@ -197,16 +174,16 @@ export function apiRoutes(onSent?: (world: World, message: Message) => void, twi
         name: 'message',
         list: (world, params) => world.listMessages(fields.messageList(params)),
         create: (world, params) => {
-          const message = world.sendMessage(fields.messageSend(params));
+          const message = world.sendMessage(read.messageSend(params));
           onSent?.(world, message);
           return message;
         },
         retrieve: (world, id) => world.getMessage(id),
-        update: (world, id, params) =>
-          world.getMessage(id) && world.updateMessage(id, fields.messageUpdate(params)),
+        has: (world, id) => world.getMessage(id) !== undefined,
+        update: (world, id, params) => world.updateMessage(id, read.messageUpdate(params)),
         remove: (world, id) => world.deleteMessage(id),
       },
-      twin,
+      conventions,
     ),
   ];
 }

@@ -1,8 +1,9 @@
 import bodyParser from 'body-parser';
 import express, { type Express, type Request, type RequestHandler, type Response } from 'express';
-import type { BodyLimit, Core, CoreAnswer } from '../core';
+import type { BodyLimit, Core, CoreAnswer } from '../create-core';
 import type { RequestHeaders } from '../core/body';
-import { CORE_DEFAULTS, createCore, type CoreOptions } from '../core';
+import { CORE_DEFAULTS, createCore, type CoreOptions } from '../create-core';
+import { twinConventions } from '../twin/layer';
 import { errors, type ApiError } from '../errors';
 import { generateWorld } from '../seed';
 import { seedOf } from '../seed-options';
@@ -34,14 +35,19 @@ export interface MockLocals {
 
 /**
  * The mock server as an Express app, with no port of its own: embed it, or `listen` on it.
- * Everything that decides an answer is the core's (src/core); this is the transport: it reads
+ * Everything that decides an answer is the core's (src/create-core.ts, src/core/); this is the transport: it reads
  * the body when the core asks for it (bounded while reading, and inflated when compressed), and
  * writes the answer.
  */
 export function createApp(options: AppOptions = {}): Express {
   // A server makes its world before it listens: here with the generator at hand (a browser
   // loads it only when it needs it), so that the world is there as the app is.
-  const core = createCore({ ...options, data: options.data ?? generateWorld(seedOf(options)) });
+  // A twin's conventions too (src/twin/layer.ts): made at once, a profile that cannot be read refused here.
+  const core = createCore({
+    ...options,
+    data: options.data ?? generateWorld(seedOf(options)),
+    conventionsOf: twinConventions,
+  });
   const app = express();
   app.disable('x-powered-by');
   app.disable('etag');

@@ -164,19 +164,49 @@ export function updateReader<T extends Table>(table: T): (params: Params) => Upd
 export const contactCreate = createReader(CONTACT);
 export const contactUpdate = updateReader(CONTACT);
 
-export function messageSend(params: Params): MessageSendInput {
+export function messageSend(params: Params, text = MESSAGE_TEXT): MessageSendInput {
   refuseUnknown(params, MESSAGE_SEND);
   const conversation_id = requiredString(params, 'conversation_id', ID, '<conversation_id of a contact>');
-  const message = requiredString(params, 'message', MESSAGE_TEXT, 'Hello');
+  const message = requiredString(params, 'message', text, 'Hello');
   return { conversation_id, message, attachments: attachmentList(params.get('attachments')) };
 }
 
-export function messageUpdate(params: Params): MessageUpdateInput {
+export function messageUpdate(params: Params, text = MESSAGE_TEXT): MessageUpdateInput {
   refuseUnknown(params, MESSAGE_UPDATE);
   return {
-    message: optionalString(params, 'message', MESSAGE_TEXT),
+    message: optionalString(params, 'message', text),
     reactions: reactionList(params.get('reactions')),
     attachments: attachmentList(params.get('attachments')),
+  };
+}
+
+/** Longer values than the mock's own limits (C14), by resource and text parameter: a twin's server's. */
+export type Longest = Partial<Record<'contacts' | 'messages', Record<string, number>>>;
+
+/**
+ * The readers of the four writes, where a twin's server takes longer texts than the mock: each
+ * text parameter named in `longest` takes up to that many characters (never fewer than the mock's).
+ */
+export function writeReaders(longest: Longest) {
+  const raised = (rule: StringRule, to: number | undefined): StringRule =>
+    to === undefined || to <= rule.max ? rule : { ...rule, max: to };
+  const contact = Object.fromEntries(
+    Object.entries(CONTACT).map(([name, field]) => {
+      const to = longest.contacts?.[name];
+      return [
+        name,
+        field.type === 'text' && to !== undefined
+          ? { ...field, rule: raised(field.rule as StringRule, to) }
+          : field,
+      ];
+    }),
+  ) as typeof CONTACT;
+  const text = raised(MESSAGE_TEXT, longest.messages?.message);
+  return {
+    contactCreate: createReader(contact),
+    contactUpdate: updateReader(contact),
+    messageSend: (params: Params) => messageSend(params, text),
+    messageUpdate: (params: Params) => messageUpdate(params, text),
   };
 }
 

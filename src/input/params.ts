@@ -56,7 +56,7 @@ export function optionalString(params: Params, name: string, rule: StringRule): 
   return value === undefined ? undefined : checkString(value, name, rule);
 }
 
-const MAX_URL_LENGTH = 2048;
+export const MAX_URL_LENGTH = 2048;
 /** The length of a URL field; `checkHttpUrl` checks the scheme besides. */
 export const HTTP_URL: StringRule = { min: 1, max: MAX_URL_LENGTH };
 

@@ -1,5 +1,5 @@
 import { HttpResponse, http, type HttpHandler } from 'msw';
-import { createCore, type Core, type CoreAnswer, type CoreOptions } from '../core';
+import { createCore, type Core, type CoreAnswer, type CoreOptions } from '../create-core';
 
 export interface HandlersOptions extends CoreOptions {
   /**

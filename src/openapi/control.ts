@@ -248,7 +248,7 @@ function fixture(): Schema {
   );
 }
 
-/** The entries core/index.ts records, typed by hand: their type is no value to read. */
+/** The entries src/core/api.ts records, typed by hand: their type is no value to read. */
 function journalEntry(): Schema {
   return {
     type: 'object',

@@ -1,18 +1,16 @@
 import { contacts } from './contacts';
 import { control } from './control';
 import { messages } from './messages';
-import type { ReadProfile } from '../twin/profile';
 import { pagingParameters, recordSchemas, type Schema } from './schemas';
-import { twinDocument } from './twin';
 import { MAX_DELAY_MS } from '../input/limits';
 
 /**
  * The OpenAPI 3.1 description of the API as this mock implements it: the document's endpoints
  * and fields, plus conventions C1-C20 (status codes, error object, cursors, field rules). Built
  * from the same constants as the code (error catalogue, field rules, limits), so the two cannot
- * drift apart. With a server profile, the document of the twin of that server (./twin.ts).
+ * drift apart. A twin's conventions make theirs from it (src/twin/layer.ts, src/twin/document.ts).
  */
-export function openApiDocument(profile?: ReadProfile): Record<string, unknown> {
+export function openApiDocument(): Record<string, unknown> {
   const parts = [contacts(), messages(), control()];
   const document = {
     openapi: '3.1.0',
@@ -37,7 +35,7 @@ export function openApiDocument(profile?: ReadProfile): Record<string, unknown> 
       schemas: merge([recordSchemas(), ...parts.map((part) => part.schemas)]),
     },
   };
-  return profile ? twinDocument(document, profile) : document;
+  return document;
 }
 
 function info(): Schema {

@@ -1,4 +1,6 @@
-import { REACTION_NAME } from '../resources/formats';
+import { MAX_URL_LENGTH } from '../input/params';
+import { DISPLAY_NAME, MESSAGE_TEXT, PHONE_NUMBER, REACTION_NAME, USERNAME } from '../resources/formats';
+import { RULED_FIELDS, VALUE_FORMS, type ValueForm } from './value-forms.generated';
 
 /**
  * A server profile as the mock reads it (`--conventions FILE`, the `conventions` option): the
@@ -41,6 +43,13 @@ export interface Conventions {
   refusesJson?: boolean;
   /** The only reaction names the server takes, when it refused some the kit tried. */
   reactionNames?: string[];
+  /**
+   * The values the server refuses (with `errorStatus.refusedValue`), by resource and parameter:
+   * longer than `maxLength` characters, or of a form it refused and never took.
+   */
+  inputRules?: Partial<Record<Kind, Record<string, { maxLength?: number; refused: ValueForm[] }>>>;
+  /** Texts the server takes longer than the mock's own limits (C14), by resource and parameter. */
+  longest?: Partial<Record<Kind, Record<string, number>>>;
 }
 
 /**
@@ -90,6 +99,7 @@ export type ErrorCase =
   | 'refusedBody'
   | 'missingParameter'
   | 'invalidLimit'
+  | 'refusedValue'
   | 'missingToken';
 interface DeleteAnswer {
   status: number;
@@ -474,11 +484,82 @@ export function readProfile(profile: unknown): ReadProfile {
     c.ids[kind] = id;
     taken.push(`${kind} ids ${prefix ? `"${prefix}" + ` : ''}${idInWords(id)}`);
   }
+  const rules = observed(profile, 'inputRules');
+  if (rules !== undefined) readInputRules(rules, c, taken, notMirrored);
   notMirrored.push(
-    "the server's input formats (which phone numbers, usernames, URLs it refuses): the mock takes what the document allows",
+    rules === undefined
+      ? "the server's input formats (which phone numbers, usernames, URLs it refuses): the mock takes what the document allows"
+      : 'a value of a form the kit did not try: the mock takes it where the document allows it',
     'a delay before lists show a write, a rate limit, TLS, and ids shared across kinds',
   );
   return { conventions: c, taken, notMirrored };
+}
+
+/** A form as a refusal says it: "left empty", "with spaces inside". */
+export const formInWords = (form: ValueForm): string => (form === 'empty' ? 'left empty' : `with ${form}`);
+
+/** The mock's own longest values (C14), which a twin keeps. */
+const OWN_LIMITS: Record<string, number> = {
+  'contacts.username': USERNAME.max,
+  'contacts.display_name': DISPLAY_NAME.max,
+  'contacts.phone_number': PHONE_NUMBER.max,
+  'contacts.avatar_url': MAX_URL_LENGTH,
+  'messages.message': MESSAGE_TEXT.max,
+};
+
+/** The profile's inputRules, checked: what the twin refuses, and what the kit could not state. */
+function readInputRules(value: unknown, c: Conventions, taken: string[], notMirrored: string[]): void {
+  if (!isObject(value) || !isObject(value.fields))
+    throw new ProfileError('inputRules', 'must be an object with "fields"');
+  const [said, longer]: string[][] = [[], []];
+  for (const [field, rule] of Object.entries(value.fields)) {
+    const at = `inputRules.fields.${field}`;
+    const [kind, name] = field.split('.') as [Kind, string];
+    if (!(RULED_FIELDS[kind] as readonly string[] | undefined)?.includes(name))
+      throw new ProfileError(
+        at,
+        `must name a parameter of ${Object.keys(RULED_FIELDS).join(' or ')} the rules are about`,
+      );
+    if (!isObject(rule)) throw new ProfileError(at, 'must be an object');
+    const refused = strings(rule.refused ?? [], `${at}.refused`);
+    const unknown = refused.filter((form) => !(form in VALUE_FORMS));
+    if (unknown.length > 0)
+      notMirrored.push(`${field} of the forms ${unknown.join(', ')}: unknown to this mock`);
+    const forms = refused.filter((form): form is ValueForm => form in VALUE_FORMS);
+    const maxLength =
+      rule.maxLength === undefined ? undefined : whole(rule.maxLength, `${at}.maxLength`, 0, 1e7);
+    const longestTaken =
+      rule.longestTaken === undefined ? undefined : whole(rule.longestTaken, `${at}.longestTaken`, 0, 1e7);
+    // What the server takes: up to its limit, or at least the longest it took. Beyond the mock's
+    // own, a twin takes it too (src/input/operations.ts writeReaders), but for a URL.
+    const longest = maxLength ?? longestTaken;
+    const own = OWN_LIMITS[field];
+    if (longest !== undefined && own !== undefined && longest > own) {
+      if (name === 'avatar_url')
+        notMirrored.push(
+          `${field} of ${own + 1} to ${longest} characters, which the server took: the mock takes at most ${own}`,
+        );
+      else {
+        ((c.longest ??= {})[kind] ??= {})[name] = longest;
+        longer.push(`${field} up to ${longest} characters (the mock's own limit: ${own})`);
+      }
+    }
+    if (maxLength === undefined && forms.length === 0) continue;
+    ((c.inputRules ??= {})[kind] ??= {})[name] = {
+      ...(maxLength === undefined ? {} : { maxLength }),
+      refused: forms,
+    };
+    said.push(
+      `${field} ${[...(maxLength === undefined ? [] : [`longer than ${maxLength} characters`]), ...forms.map(formInWords)].join(' or ')}`,
+    );
+  }
+  if (said.length > 0) {
+    c.errorStatus.refusedValue = status(value.status, 'inputRules.status', 400, 499) ?? 400;
+    taken.push(`values refused (${c.errorStatus.refusedValue}): ${said.join('; ')}`);
+  }
+  if (longer.length > 0) taken.push(`longer texts taken: ${longer.join('; ')}`);
+  for (const line of Array.isArray(value.notStated) ? value.notStated : [])
+    if (typeof line === 'string') notMirrored.push(`${line} (the kit could not state it as a rule)`);
 }
 
 /** The profile's ownFields, checked; an error's fields that the twin fills by their name are its own. */
@@ -641,7 +722,7 @@ export type ErrorKey = 'status' | 'title' | 'type' | 'param' | 'invalidParams';
 
 /**
  * The keys of an error body that a twin fills, at the top or beside a nested message
- * (src/core/twin-answers.ts, and its document src/openapi/twin-records.ts): the status, its reason,
+ * (src/twin/answers.ts, and its document src/twin/document-records.ts): the status, its reason,
  * a type, the parameter at fault, and RFC 9457's list of the parameters at fault.
  */
 export function errorKeyOf(key: string): ErrorKey | undefined {

@@ -4,7 +4,7 @@ import { read, type ProxyExchange } from '../../contract-tests/http/exchange';
 import { judge, type Violation } from '../../contract-tests/judge/documented';
 import type { Limits } from '../../contract-tests/judge/memory';
 import { learn, newSession, type SessionState } from '../../contract-tests/judge/session';
-import { createCore, type Core } from '../../src/core';
+import { createCore, type Core } from '../../src/create-core';
 
 /**
  * Honest traffic for the proxy's judge without sockets: the mock's own core answers, and each

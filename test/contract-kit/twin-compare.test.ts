@@ -28,7 +28,7 @@ describe('messaging-contract twin compare', () => {
       ]);
       expect({ code: same.code, tail: same.output.trim().split('\n').at(-1) }).toEqual({
         code: 0,
-        tail: '18 of 18 steps answered alike (server ≠ twin above).',
+        tail: '19 of 19 steps answered alike (server ≠ twin above).',
       });
 
       const apart = await runBin([
@@ -118,7 +118,16 @@ describe('twin compare, a list no field orders', () => {
 });
 
 describe('twin compare against the twin of every staging server', () => {
-  it('finds nothing: each answers the 18 steps alike (a hash order said not compared)', async () => {
+  it("finds the twin apart from a strict server once its input rules are taken out of the twin's profile", async () => {
+    const [result] = await twinDistances('strict input formats', () => {}, false, ['inputRules']);
+    expect({ code: result!.code, summary: result!.summary }).toEqual({
+      code: 1,
+      summary: '18 of 19 steps answered alike (server ≠ twin above).',
+    });
+    expect(result!.output).toMatch(/\n4\. a phone number written with spaces \(POST \/v1\/contacts\):\n/);
+  }, 300_000);
+
+  it('finds nothing: each answers the 19 steps alike (a hash order said not compared)', async () => {
     const results = await twinDistances(undefined, () => {});
     const compared = results.map((r) => ({ server: r.server, code: r.code, summary: r.summary }));
     expect(compared.length).toBe(STAGING_VARIANTS.length + STAGING_HARD_VARIANTS.length - 2);
@@ -126,7 +135,7 @@ describe('twin compare against the twin of every staging server', () => {
       expect(result).toEqual({
         server: result.server,
         code: 0,
-        summary: '18 of 18 steps answered alike (server ≠ twin above).',
+        summary: '19 of 19 steps answered alike (server ≠ twin above).',
       });
   }, 1_200_000);
 });

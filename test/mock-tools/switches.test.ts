@@ -1,5 +1,5 @@
 import request from 'supertest';
-import { createCore } from '../../src/core';
+import { createCore } from '../../src/create-core';
 import { parseLatency } from '../../src/core/switches';
 import { generateWorld } from '../../src/seed';
 import { api, expectError, makeApp, snapshot } from '../helpers';

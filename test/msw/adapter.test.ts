@@ -2,7 +2,7 @@ import { http, HttpResponse } from 'msw';
 import { setupServer } from 'msw/node';
 import { createHandlers } from '../../src/msw';
 import { openApiDocument } from '../../src/openapi';
-import type { WorldStorage } from '../../src/core';
+import type { WorldStorage } from '../../src/create-core';
 import twinProfile from '../twin/staging-like.profile.json';
 
 const auth = { Authorization: 'Bearer adapter' };
@@ -51,6 +51,17 @@ describe('createHandlers', () => {
     expect(refused.status).toBe(422);
     expect(refused.headers.get('content-type')).toBe('application/problem+json; charset=utf-8');
     expect(((await refused.json()) as { detail: string }).detail).toMatch(/phone_number/);
+  });
+
+  it('loads the conventions of a profile with the world: one it cannot read rejects ready, naming the field', async () => {
+    const handlers = createHandlers({
+      baseUrl: 'https://bad.example.test',
+      conventions: {
+        ...(twinProfile as Record<string, unknown>),
+        limit: { value: { default: 0 }, seen: 'x' },
+      },
+    });
+    await expect(handlers.ready).rejects.toThrow(/limit\.default/);
   });
 
   it('serves the API under a base URL with a path, and lets everything else through to other handlers', async () => {

@@ -8,7 +8,7 @@
  * the heap after a full collection, runs the scenario, collects again, and prints one JSON line:
  * `{"scenario", "counted", "held"}`, held being the growth of the heap and of memory outside it.
  */
-import { createCore, type Core } from '../../src/core';
+import { createCore, type Core } from '../../src/create-core';
 import { generateWorld } from '../../src/seed';
 
 declare const gc: () => void;

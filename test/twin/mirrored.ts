@@ -39,6 +39,19 @@ function ownBeside(server: Json | undefined, twin: Json | undefined): [Json | un
   return [a, b];
 }
 
+/**
+ * Input rules as a twin mirrors them: each field's limit and the forms refused, and their status.
+ * The longest value a run took and what it could not state are the run's: left out. A limit the
+ * kit found is compared as it found it; a field without one, by its forms.
+ */
+function statedRules(rules: Json | undefined): Json | undefined {
+  if (!rules) return undefined;
+  const fields = Object.entries(rules.fields as Record<string, Json>)
+    .filter(([, rule]) => rule.maxLength !== undefined || rule.refused.length > 0)
+    .map(([field, rule]) => [field, { maxLength: rule.maxLength, refused: rule.refused }]);
+  return { ...Object.fromEntries(fields), refusedWith: fields.length > 0 ? rules.status : undefined };
+}
+
 function mirrored(profile: Json): Json {
   const out: Json = {
     pathPrefix: profile.server.pathPrefix,
@@ -67,6 +80,7 @@ function mirrored(profile: Json): Json {
     jsonBodies: value(profile.jsonBodies),
     reactionNames: names(value(profile.reactionNames)),
     ownFields: value(profile.ownFields),
+    inputRules: statedRules(value(profile.inputRules)),
   };
   for (const kind of ['contact', 'message', 'conversation']) {
     const id = value(profile.ids[kind]);

@@ -1,4 +1,4 @@
-import { createCore, type Core } from '../../src/core';
+import { createCore, type Core } from '../../src/create-core';
 import { readProfile } from '../../src/twin/profile';
 import staging from './staging-like.profile.json';
 
@@ -154,6 +154,144 @@ describe("a twin's own fields (ownFields)", () => {
     );
     expect(() => readProfile(bad({ path: '', as: 'count' }))).toThrow(/ownFields\.contact\.0\.path/);
     expect(() => readProfile(bad({ path: 'x', as: 'self' }))).toThrow(/ownFields\.contact\.0\.template/);
+  });
+});
+
+describe('a twin refuses the values its server refused (inputRules)', () => {
+  const RULES = known({
+    fields: {
+      'contacts.display_name': { longestTaken: 40, maxLength: 40, refused: ['empty', 'control characters'] },
+      'contacts.phone_number': { longestTaken: 12, refused: ['spaces inside', 'no leading +'] },
+      'contacts.username': { longestTaken: 30, refused: [] },
+      'messages.message': { longestTaken: 4000, maxLength: 100, refused: [] },
+    },
+    status: 409,
+    notStated: ['contacts.username: a value with emoji, spaces inside was refused, for one of them or all'],
+  });
+  const contact = (extra: Record<string, string>) => ({
+    username: 'ruled',
+    phone_number: '+15550100',
+    ...extra,
+  });
+
+  it('refuses a value too long or of a refused form, with the status and error body of its server, naming the parameter; changes nothing', async () => {
+    const core = await twin({ inputRules: RULES });
+    const before = (await call(core, 'GET', '/api/v1/contacts?limit=100')).json!.data.length;
+    for (const [sent, param] of [
+      [{ display_name: 'x'.repeat(41) }, 'display_name'],
+      [{ display_name: 'line\nbreak' }, 'display_name'],
+      [{ phone_number: '+1 555 0100' }, 'phone_number'],
+      [{ phone_number: '15550100' }, 'phone_number'],
+    ] as const) {
+      const refused = await call(core, 'POST', '/api/v1/contacts', contact(sent));
+      expect({ sent, status: refused.status, type: refused.headers['Content-Type'] }).toEqual({
+        sent,
+        status: 409,
+        type: 'application/problem+json; charset=utf-8',
+      });
+      expect(refused.json).toEqual({
+        detail: expect.stringContaining(param),
+        status: 409,
+        title: 'Conflict',
+        type: 'about:blank',
+      });
+    }
+    // An optional display_name sent empty is a value this server refuses, not "not given".
+    expect((await call(core, 'POST', '/api/v1/contacts', contact({ display_name: '' }))).status).toBe(409);
+    expect((await call(core, 'GET', '/api/v1/contacts?limit=100')).json!.data.length).toBe(before);
+    // At the limit, and of the forms it took: taken. An emoji the kit could not pin down: the mock's.
+    // The staging-like server answers a create 200.
+    const taken = await call(core, 'POST', '/api/v1/contacts', contact({ display_name: 'y'.repeat(40) }));
+    expect(taken.status).toBe(200);
+    expect((await call(core, 'POST', '/api/v1/contacts', contact({ username: 'party 🎉' }))).status).toBe(
+      200,
+    );
+    // An update too, after its record is found; a message's text by its limit.
+    const id = taken.json!.id as string;
+    expect((await call(core, 'PUT', `/api/v1/contacts/${id}`, { display_name: 'z'.repeat(41) })).status).toBe(
+      409,
+    );
+    expect(
+      (await call(core, 'PUT', '/api/v1/contacts/nobody', { display_name: 'z'.repeat(41) })).status,
+    ).toBe(404);
+    const conversation = taken.json!.conversation_id as string;
+    const long = await call(core, 'POST', '/api/v1/messages', {
+      conversation_id: conversation,
+      message: 'm'.repeat(101),
+    });
+    expect(long.status).toBe(409);
+    const short = await call(core, 'POST', '/api/v1/messages', {
+      conversation_id: conversation,
+      message: 'm'.repeat(100),
+    });
+    expect(short.status).toBe(200);
+  });
+
+  it('takes them without the rules, and says what it took and what it could not state', async () => {
+    const plain = await twin({});
+    expect(
+      (await call(plain, 'POST', '/api/v1/contacts', contact({ phone_number: '+1 555 0100' }))).status,
+    ).toBe(200);
+    const read = readProfile(profileWith({ inputRules: RULES }));
+    expect(read.conventions.errorStatus.refusedValue).toBe(409);
+    expect(read.taken).toContain(
+      'values refused (409): contacts.display_name longer than 40 characters or left empty or with control characters; contacts.phone_number with spaces inside or with no leading +; messages.message longer than 100 characters',
+    );
+    expect(read.notMirrored).toEqual(
+      expect.arrayContaining([
+        'contacts.username: a value with emoji, spaces inside was refused, for one of them or all (the kit could not state it as a rule)',
+      ]),
+    );
+    // Longer texts than the mock's own limits, where the server took them: taken, but URLs.
+    const longer = profileWith({
+      inputRules: known({
+        fields: {
+          'contacts.username': { longestTaken: 500, refused: [] },
+          'contacts.display_name': { longestTaken: 10, maxLength: 80, refused: [] },
+          'contacts.avatar_url': { longestTaken: 5000, refused: [] },
+          'messages.message': { longestTaken: 9000, refused: [] },
+        },
+        status: 422,
+        notStated: [],
+      }),
+    });
+    const loose = readProfile(longer);
+    expect(loose.taken).toContain(
+      "longer texts taken: contacts.username up to 500 characters (the mock's own limit: 64); contacts.display_name up to 80 characters (the mock's own limit: 64); messages.message up to 9000 characters (the mock's own limit: 4000)",
+    );
+    expect(loose.notMirrored).toContain(
+      'contacts.avatar_url of 2049 to 5000 characters, which the server took: the mock takes at most 2048',
+    );
+    const core = createCore({ conventions: longer, seed: 3 });
+    await core.ready;
+    const made = await call(
+      core,
+      'POST',
+      '/api/v1/contacts',
+      contact({ username: 'u'.repeat(500), display_name: 'd'.repeat(80) }),
+    );
+    expect(made.status).toBe(200);
+    expect(made.json!.username).toBe('u'.repeat(500));
+    const over = await call(core, 'POST', '/api/v1/contacts', contact({ username: 'u'.repeat(501) }));
+    expect(over.status).toBe(422);
+    expect(
+      (await call(core, 'PUT', `/api/v1/contacts/${made.json!.id}`, { display_name: 'e'.repeat(81) })).status,
+    ).toBe(422);
+    const text = await call(core, 'POST', '/api/v1/messages', {
+      conversation_id: made.json!.conversation_id,
+      message: 'm'.repeat(9000),
+    });
+    expect(text.status).toBe(200);
+    const bad = (fields: Json) => profileWith({ inputRules: known({ fields, notStated: [] }) });
+    expect(() => readProfile(bad({ 'contacts.bio': { refused: [] } }))).toThrow(
+      /inputRules\.fields\.contacts\.bio/,
+    );
+    expect(() => readProfile(bad({ 'contacts.username': { maxLength: -1, refused: [] } }))).toThrow(
+      /maxLength/,
+    );
+    expect(readProfile(bad({ 'contacts.username': { refused: ['upper case'] } })).notMirrored).toContain(
+      'contacts.username of the forms upper case: unknown to this mock',
+    );
   });
 });
 

@@ -1,4 +1,5 @@
-import { createCore, type Core } from '../../src/core';
+import { createCore, type Core } from '../../src/create-core';
+import { createApp } from '../../src/express/app';
 import { readProfile } from '../../src/twin/profile';
 import { runBin, startWrapped } from '../contract-kit/harness';
 import staging from './staging-like.profile.json';
@@ -64,6 +65,14 @@ describe('readProfile', () => {
     [['timestampUnit'], { seen: 'x' }, /timestampUnit has neither/],
   ])('refuses %j = %j, naming the field', (path, value, message) => {
     expect(() => readProfile(withChoice(path as string[], value))).toThrow(message);
+  });
+
+  it('is refused as a server is created, and rejects ready where its conventions are loaded later (a browser)', async () => {
+    const bad = withChoice(['timestampUnit'], { seen: 'x' });
+    expect(() => createApp({ conventions: bad, contacts: 2, messages: 2 })).toThrow(
+      /timestampUnit has neither/,
+    );
+    await expect(createCore({ conventions: bad }).ready).rejects.toThrow(/timestampUnit has neither/);
   });
 
   it("keeps the mock's own choice where the profile says unknown", async () => {

@@ -1,8 +1,17 @@
 import { DELETED_MARK, errors } from '../errors';
 import { defaultAvatarUrl, uriComponent } from '../resources/formats';
-import type { CoreAnswer } from './answer';
-import { errorKeyPaths, sourceOf, type Conventions, type ErrorCase, type ErrorKey } from '../twin/profile';
-import { fillOwn, setPath } from './twin-fields';
+import type { CoreAnswer } from '../core/answer';
+import type { Params } from '../input/params';
+import {
+  errorKeyPaths,
+  formInWords,
+  sourceOf,
+  type Conventions,
+  type ErrorCase,
+  type ErrorKey,
+} from './profile';
+import { lengthOf, VALUE_FORMS } from './value-forms.generated';
+import { fillOwn, setPath } from './fields';
 
 /**
  * The mock's answers as the twin's server writes them: its error body and statuses, its timestamp
@@ -10,6 +19,7 @@ import { fillOwn, setPath } from './twin-fields';
  * rules behind them are the mock's; only their spelling changes.
  */
 type Json = Record<string, unknown>;
+type InputRule = NonNullable<NonNullable<Conventions['inputRules']>['contacts']>[string];
 const isObject = (value: unknown): value is Json =>
   value !== null && typeof value === 'object' && !Array.isArray(value);
 
@@ -139,6 +149,21 @@ export function refuseReactionNames(raw: unknown, allowed: readonly string[]): v
           );
 }
 
+/**
+ * The free-form values of a create or update, where the twin's server refuses some: a value longer
+ * than its limit, or of a form it refused and never took, is refused naming its parameter.
+ */
+export function refuseValues(rules: Record<string, InputRule>, params: Params): void {
+  for (const [name, rule] of Object.entries(rules)) {
+    const value = params.get(name);
+    if (typeof value !== 'string') continue;
+    if (rule.maxLength !== undefined && lengthOf(value) > rule.maxLength)
+      throw errors.invalid(name, `is longer than ${rule.maxLength} characters.`);
+    const form = rule.refused.find((refused) => VALUE_FORMS[refused](value));
+    if (form !== undefined) throw errors.invalid(name, `this server takes no value ${formInWords(form)}.`);
+  }
+}
+
 /** An attachment sent in the twin's server's shape, as the mock takes it (filename, file_url, …). */
 export function attachmentIn(item: unknown, keys: readonly string[], name: string): unknown {
   if (!isObject(item)) return item;
@@ -173,8 +198,11 @@ function decodeURIComponentSafe(text: string): string {
 }
 
 /** The case of the document's answers a refusal of the mock is, by its code. */
-function caseOf(code: unknown, param: unknown, status: number): ErrorCase | undefined {
+function caseOf(c: Conventions, code: unknown, param: unknown, status: number): ErrorCase | undefined {
   if (code === 'not_found') return 'unknownId';
+  // A value of a parameter the server's input rules are about, refused by them or by the mock's own.
+  if (code === 'parameter_invalid' && c.errorStatus.refusedValue !== undefined && isRuled(c, param))
+    return 'refusedValue';
   if (code === 'missing_token' || code === 'invalid_token') return 'missingToken';
   if (code === 'parameter_invalid' && param === 'limit') return 'invalidLimit';
   if (code === 'parameter_invalid' && param === 'id') return 'malformedId';
@@ -183,11 +211,15 @@ function caseOf(code: unknown, param: unknown, status: number): ErrorCase | unde
   return undefined;
 }
 
+const isRuled = (c: Conventions, param: unknown): boolean =>
+  typeof param === 'string' &&
+  [c.inputRules, c.longest].some((by) => Object.values(by ?? {}).some((rules) => param in rules));
+
 function errorAnswer(c: Conventions, answer: CoreAnswer, body: unknown, origin: string): CoreAnswer {
   const deleted = answer.headers[DELETED_MARK] !== undefined;
   delete answer.headers[DELETED_MARK];
   if (!isObject(body)) return answer;
-  const wanted = deleted ? 'deletedId' : caseOf(body.code, body.param, answer.status);
+  const wanted = deleted ? 'deletedId' : caseOf(c, body.code, body.param, answer.status);
   const status = (wanted && c.errorStatus[wanted]) ?? answer.status;
   answer.status = status;
   const shape = c.errorBody;

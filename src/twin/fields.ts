@@ -1,4 +1,4 @@
-import type { OwnField } from '../twin/profile';
+import type { OwnField } from './profile';
 
 /**
  * The fields a twin's server adds to what the document lists, filled as the profile explains each

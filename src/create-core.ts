@@ -1,25 +1,24 @@
-import { size } from '../errors';
-import { SEED_DEFAULTS, seedOf } from '../seed-options';
-import { seededWorld } from '../seeded-world';
-import type { Simulator } from '../simulate';
-import { World, type WorldData } from '../store/world';
-import { Worlds } from '../store/worlds';
-import type { Timestamp } from '../types';
-import { idMaker, withIds } from '../twin/ids';
-import { readProfile, tellsDeleted } from '../twin/profile';
-import { json, type CoreAnswer } from './answer';
-import type { CoreRequest } from './request';
-import { authenticator } from './auth';
-import type { CoreContext, Loaded } from './context';
-import { controlRoutes } from './control';
-import { dispatch } from './dispatch';
-import { apiRoutes, type Route } from './routes';
-import { KeptWorlds, type WorldStorage } from './storage';
-import type { Latency } from './switches';
+import { size } from './errors';
+import { SEED_DEFAULTS, seedOf } from './seed-options';
+import { seededWorld } from './seeded-world';
+import type { Simulator } from './simulate';
+import { World, type WorldData, type WorldOptions } from './store/world';
+import { Worlds } from './store/worlds';
+import type { Timestamp } from './types';
+import { json, type CoreAnswer } from './core/answer';
+import type { CoreRequest } from './core/request';
+import { authenticator } from './core/auth';
+import type { CoreContext, Loaded } from './core/context';
+import { controlRoutes } from './core/control';
+import { MOCK_CONVENTIONS, type ConventionsLayer } from './core/conventions';
+import { dispatch } from './core/dispatch';
+import { apiRoutes, type Route } from './core/routes';
+import { KeptWorlds, type WorldStorage } from './core/storage';
+import type { Latency } from './core/switches';
 
-export type { CoreAnswer } from './answer';
-export type { BodyLimit, BodyReader, CoreRequest } from './request';
-export type { WorldStorage } from './storage';
+export type { CoreAnswer } from './core/answer';
+export type { BodyLimit, BodyReader, CoreRequest } from './core/request';
+export type { WorldStorage } from './core/storage';
 
 /** What a world, its tokens and its answers are made of, whatever the transport. */
 export interface CoreOptions {
@@ -71,9 +70,15 @@ export interface CoreOptions {
    * Answer as a real server does where the document says "not shown": the choices of a server
    * profile the contract kit observed (`readProfile` of src/twin/profile.ts). Off by default: the
    * mock's own conventions C1–C20. The file's JSON as parsed; a profile that cannot be read
-   * throws a ProfileError naming the field at fault.
+   * rejects `ready` with a ProfileError naming the field at fault (throws, with `conventionsOf`).
    */
   conventions?: Record<string, unknown>;
+  /**
+   * Makes the conventions of a profile (src/twin/layer.ts twinConventions). By default they are
+   * loaded with import() when a profile is given, so that a browser bundle loads them only then; a
+   * server passes it, to have the twin's world at once and a bad profile refused on creation.
+   */
+  conventionsOf?: (profile: Record<string, unknown>) => ConventionsLayer;
 }
 
 export const CORE_DEFAULTS = {
@@ -115,22 +120,28 @@ export interface Core {
  */
 export function createCore(options: CoreOptions = {}): Core {
   const log = options.log ?? (() => {});
-  const profile = options.conventions === undefined ? undefined : readProfile(options.conventions);
-  const twin = profile?.conventions;
+  // The mock's own conventions, or a server's (a twin): made now, or loaded as `ready` settles.
+  let conventions: ConventionsLayer | undefined =
+    options.conventions === undefined ? MOCK_CONVENTIONS : options.conventionsOf?.(options.conventions);
   const seed = options.seed ?? CORE_DEFAULTS.seed;
   const maxWorlds = options.maxWorlds ?? CORE_DEFAULTS.maxWorlds;
   const journalSize = options.journalSize ?? CORE_DEFAULTS.journalSize;
   const maxTotalBytes = options.maxTotalBytes ?? CORE_DEFAULTS.maxTotalBytes;
-  const worldOptions = {
+  // Completed with the conventions' ids (newId, keepDeleted) once they are there, before any world is made.
+  const worldOptions: WorldOptions = {
     now: options.now,
     maxWrittenBytes: options.maxWorldBytes ?? CORE_DEFAULTS.maxWorldBytes,
-    newId: twin && idMaker(twin.ids),
-    // Ids of a server's length may be short (a counter's `1001`): a twin's worlds remember the ids
-    // their deletes took, so that no id is drawn twice.
-    keepDeleted: twin !== undefined && (tellsDeleted(twin) || Object.keys(twin.ids).length > 0),
     // Every id drawn while answering comes from the seed: the same seed and requests, the same answers.
     idSeed: `seed ${seed}`,
   };
+  const inForce = (made: ConventionsLayer) => {
+    conventions = made;
+    Object.assign(worldOptions, { newId: made.worlds.newId, keepDeleted: made.worlds.keepDeleted });
+  };
+  if (conventions) inForce(conventions);
+  const conventionsLoaded = conventions
+    ? undefined
+    : import('./twin/layer').then(({ twinConventions }) => inForce(twinConventions(options.conventions!)));
   const kept = options.storage && new KeptWorlds(options.storage, worldOptions, log);
   const authenticate = authenticator(
     options.tokens?.length && options.adminToken !== undefined
@@ -147,8 +158,8 @@ export function createCore(options: CoreOptions = {}): Core {
         GET: async () =>
           json(
             200,
-            await (document ??= import('../openapi').then(
-              ({ openApiDocument }) => openApiDocument(profile),
+            await (document ??= import('./openapi').then(
+              ({ openApiDocument }) => current().conventions.document(openApiDocument()),
               (error: unknown) => {
                 // A chunk that failed to load (the network, in a browser) is tried again next time.
                 document = undefined;
@@ -163,8 +174,8 @@ export function createCore(options: CoreOptions = {}): Core {
   let simulator: Simulator | undefined;
 
   /** What needs the seeded world, built once it is there. */
-  function loaded(data: WorldData): Loaded {
-    const worlds = new Worlds(World.fromData(twin ? withIds(data, twin.ids) : data, worldOptions), {
+  function loaded(data: WorldData, c: ConventionsLayer): Loaded {
+    const worlds = new Worlds(World.fromData(c.worlds.seeded(data), worldOptions), {
       restore: kept && ((token) => kept.restore(token)),
       maxWorlds,
       journalSize,
@@ -179,18 +190,19 @@ export function createCore(options: CoreOptions = {}): Core {
         ),
     });
     return {
+      conventions: c,
       worlds,
       // Requests wait for `ready`, by which the simulator is loaded.
       api: apiRoutes(
+        c,
         options.simulate ? (world, message) => simulator!.messageSent(world, message) : undefined,
-        twin,
       ),
       control: controlRoutes({
         worlds,
         journalSize,
         worldOptions,
         adminToken: options.adminToken,
-        ...(profile ? { conventions: profile } : {}),
+        conventions: c,
         changed:
           kept &&
           ((token, all) => {
@@ -203,14 +215,19 @@ export function createCore(options: CoreOptions = {}): Core {
 
   // Given as data, the world is there at once; otherwise it is loaded now, and so is the
   // simulator, with `simulate`: the generator (faker) only for a seed that needs it.
-  let state: Loaded | undefined = options.data === undefined ? undefined : loaded(options.data);
+  let state: Loaded | undefined =
+    options.data !== undefined && conventions ? loaded(options.data, conventions) : undefined;
   let settled = state !== undefined && !options.simulate;
   const ready: Promise<void> = settled
     ? Promise.resolve()
     : Promise.all([
-        state === undefined ? seededWorld(seedOf(options)).then((data) => (state = loaded(data))) : undefined,
+        state === undefined
+          ? Promise.all([conventionsLoaded, options.data ?? seededWorld(seedOf(options))]).then(
+              ([, data]) => (state = loaded(data, conventions!)),
+            )
+          : undefined,
         options.simulate
-          ? import('../simulate').then(({ Simulator }) => {
+          ? import('./simulate').then(({ Simulator }) => {
               simulator = new Simulator({
                 seed,
                 ...(typeof options.simulate === 'object' ? options.simulate : {}),
@@ -229,7 +246,6 @@ export function createCore(options: CoreOptions = {}): Core {
 
   const context: CoreContext = {
     latency: options.latency,
-    twin,
     authenticate,
     log,
     kept,

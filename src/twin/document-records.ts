@@ -8,11 +8,11 @@ import {
   type ErrorKey,
   type IdFormat,
   type OwnField,
-} from '../twin/profile';
-import type { Schema } from './schemas';
+} from './profile';
+import type { Schema } from '../openapi/schemas';
 
 /**
- * The records and the error body of a twin's OpenAPI document (./twin.ts), as src/core/twin-answers.ts
+ * The records and the error body of a twin's OpenAPI document (./twin.ts), as src/twin/answers.ts
  * writes them: timestamps in the server's unit, its id formats, its default avatar, its reactions
  * and attachments, and its error body.
  */
@@ -112,7 +112,7 @@ export function twinRecords(c: Conventions, schemas: Record<string, Schema>): vo
   }
 }
 
-/** A field the server adds (src/core/twin-fields.ts), as the twin fills it; not required where it may be left out. */
+/** A field the server adds (src/twin/fields.ts), as the twin fills it; not required where it may be left out. */
 function ownSchema(field: OwnField, record: Record<string, Schema>): Schema {
   switch (field.as) {
     case 'constant':
@@ -189,7 +189,7 @@ function idExample(format: IdFormat): string {
   return format.prefix + body;
 }
 
-/** The server's error body (src/core/twin-answers.ts errorAnswer): its message, code and other keys. */
+/** The server's error body (src/twin/answers.ts errorAnswer): its message, code and other keys. */
 export function errorSchema(
   shape: NonNullable<Conventions['errorBody']>,
   own: readonly OwnField[] = [],
@@ -197,10 +197,10 @@ export function errorSchema(
   const root: Schema = { type: 'object', additionalProperties: false, required: [], properties: {} };
   place(root, shape.messageAt.split('.'), { type: 'string' });
   if (shape.codeAt) place(root, shape.codeAt.split('.'), { type: 'string', enum: Object.keys(ERROR_STATUS) });
-  // The keys the twin fills (twin-answers.ts): at the top, and beside a nested message.
+  // The keys the twin fills (src/twin/answers.ts): at the top, and beside a nested message.
   for (const [path, kind] of errorKeyPaths(shape)) {
     const key = path.at(-1)!;
-    // What the server puts there is known field by field (twin-answers.ts): those describe it.
+    // What the server puts there is known field by field (src/twin/answers.ts): those describe it.
     const at = path.join('.');
     if (own.some((field) => field.path === at || field.path.startsWith(`${at}.`))) continue;
     if (propertiesOf(schemaAt(root, path.slice(0, -1)))?.[key]) continue;

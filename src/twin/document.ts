@@ -1,13 +1,14 @@
 import {
   describePaging,
+  formInWords,
   MOCK_PAGING,
   tellsDeleted,
   type Conventions,
   type Kind,
   type ReadProfile,
-} from '../twin/profile';
-import { ref, type Schema } from './schemas';
-import { errorSchema, placeOwn, twinRecords } from './twin-records';
+} from './profile';
+import { ref, type Schema } from '../openapi/schemas';
+import { errorSchema, placeOwn, twinRecords } from './document-records';
 import { LIMITS } from '../input/limits';
 
 /**
@@ -69,6 +70,7 @@ export function twinDocument(document: Schema, profile: ReadProfile): Schema {
 
   twinParameters(c, components.parameters as Record<string, Schema>);
   twinRecords(c, schemas);
+  twinInputs(c, schemas);
   const cursor = pagingOf(c);
   for (const page of ['ContactPage', 'MessagePage']) {
     const schema = schemas[page]!;
@@ -91,6 +93,25 @@ export function twinDocument(document: Schema, profile: ReadProfile): Schema {
   }
   if (c.errorBody) schemas.Error = errorSchema(c.errorBody, c.ownFields?.error);
   return document;
+}
+
+/** The values the server refuses (src/twin/profile.ts inputRules), in the schemas of the inputs. */
+function twinInputs(c: Conventions, schemas: Record<string, Schema>): void {
+  const inputs = { contacts: ['ContactCreate', 'ContactUpdate'], messages: ['MessageSend', 'MessageUpdate'] };
+  for (const [kind, names] of Object.entries(inputs) as [Kind, string[]][])
+    for (const [param, rule] of Object.entries(c.inputRules?.[kind] ?? {}))
+      for (const name of names) {
+        const property = (schemas[name]?.properties as Record<string, Schema> | undefined)?.[param];
+        if (!property) continue;
+        if (rule.maxLength !== undefined)
+          property.maxLength = Math.min(
+            rule.maxLength,
+            (property.maxLength as number | undefined) ?? Infinity,
+          );
+        if (rule.refused.length > 0)
+          property.description =
+            `${(property.description as string | undefined) ?? ''} This server refuses a value ${rule.refused.map(formInWords).join(' or ')}.`.trim();
+      }
 }
 
 /**
@@ -206,7 +227,7 @@ function deleteAnswer(
   };
 }
 
-/** The statuses a refusal of the mock's takes on the twin (src/core/twin-answers.ts caseOf). */
+/** The statuses a refusal of the mock's takes on the twin (src/twin/answers.ts caseOf). */
 function refusalsOf(c: Conventions, status: number, response: Schema, op: string): [string, Schema][] {
   const list = op === 'list';
   const s = c.errorStatus;
@@ -296,7 +317,7 @@ function twinList(c: Conventions, kind: Kind, operation: Schema, successes: Resp
       };
 }
 
-/** `limit`'s bounds and the paging parameter, as src/core/twin-lists.ts reads them. */
+/** `limit`'s bounds and the paging parameter, as src/twin/lists.ts reads them. */
 function twinParameters(c: Conventions, parameters: Record<string, Schema>): void {
   const max = c.limit?.max ?? LIMITS.pageSizeMax;
   const clamp = c.limit?.overMax === 'clamp';

@@ -2,10 +2,10 @@ import { errors } from '../errors';
 import type { Params } from '../input/params';
 import * as fields from '../input/operations';
 import type { World } from '../store/world';
-import { json, type CoreAnswer } from './answer';
-import { MOCK_PAGING, type Conventions, type Kind, type Paging } from '../twin/profile';
+import { json, type CoreAnswer } from '../core/answer';
+import { MOCK_PAGING, type Conventions, type Kind, type Paging } from './profile';
 import { LIMITS } from '../input/limits';
-import { fillOwn, setPath } from './twin-fields';
+import { fillOwn, setPath } from './fields';
 
 /**
  * A list as the twin's server pages and orders it: the whole list read from the world in the
