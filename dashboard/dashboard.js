@@ -102,9 +102,28 @@
     clearTimeout(state.pollTimer);
     clearTimeout(state.worldTimer);
     setStatus(`Showing the world of token "${token}".`);
-    void poll(state.generation);
-    void refreshWorld(state.generation);
+    // Where the world is, asked before the world or its requests are read (that brings it into memory).
+    const generation = state.generation;
+    void showKept().finally(() => {
+      void poll(generation);
+      void refreshWorld(generation);
+    });
     void showConventions();
+  }
+
+  /** Whether the token's world was in memory or on disk (a data dir), or is kept nowhere else. */
+  async function showKept() {
+    try {
+      const kept = await call('GET', '/__mock/kept');
+      $('kept').textContent =
+        kept.kept === 'data dir'
+          ? `Worlds are kept in the data dir; this token's world was ${kept.in_memory ? 'in memory' : 'on disk, and is loaded back now'}.`
+          : kept.kept === 'storage'
+            ? "Worlds are kept in this browser's storage."
+            : 'Worlds live in memory only: a restart, or the memory bounds, lose what a token wrote (--data-dir keeps it).';
+    } catch (error) {
+      $('kept').textContent = `Could not read where worlds are kept: ${error.message}`;
+    }
   }
 
   /** What fills the document's gaps here: the mock's own conventions, or a server's (a twin). */

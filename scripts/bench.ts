@@ -5,7 +5,8 @@
  *      answering the same bytes, then the other hot endpoints (autocannon, 10 connections);
  *   2. flat cost: median latency of first, deep and conversation pages on the default world and
  *      on a 10,000-contact, 1,000,000-message world;
- *   3. start-up time, memory, and the cost of a new token's world;
+ *   3. start-up time, memory, and the cost of a new token's world, then what `--data-dir` costs
+ *      beside it: reads, writes, a restart, loading a shed world back, disk (bench/durable.ts);
  *   4. the contract kit's wall time, both rule sets;
  *   5. what `messaging-contract proxy` adds to each request, in front of the mock;
  *   6. how long `messaging-fixtures --from` takes to record an account, and that it records it whole;
@@ -18,7 +19,7 @@
  *
  * Options: --seconds N (per throughput run, default 5), --rounds N (of the side-by-side
  * comparison, default 5), --skip-large, --skip-contract, --skip-proxy, --skip-record, --skip-honest,
- * --skip-twin, --only proxy|record|bundle|install|honest|twin (that section alone), --proxy-requests N (default 2000),
+ * --skip-twin, --only proxy|record|bundle|install|honest|twin|durable (that section alone), --proxy-requests N (default 2000),
  * --honest-runs N (runs against the mock, default 50), --honest-staging-runs N (against each
  * staging server, default 10),
  * --profile (CPU-profile the mock under the GET /v1/contacts load and print where time goes).
@@ -35,6 +36,7 @@ import v8 from 'node:v8';
 import vm from 'node:vm';
 import { generateWorld } from '../src/seed';
 import { bundleCost, holding, total } from './bench/bundle';
+import { durableSection } from './bench/durable';
 import { honestRuns } from './bench/honest-runs';
 import { twinDistances } from './bench/twin-compare';
 import { installInto, mb, packBoth, scratch } from './bench/install';
@@ -770,9 +772,14 @@ async function main(): Promise<void> {
   say();
   if (
     args.only !== undefined &&
-    !['proxy', 'record', 'bundle', 'install', 'honest', 'twin'].includes(args.only)
+    !['proxy', 'record', 'bundle', 'install', 'honest', 'twin', 'durable'].includes(args.only)
   )
-    throw new Error('--only takes one section: proxy, record, bundle, install, honest or twin');
+    throw new Error('--only takes one section: proxy, record, bundle, install, honest, twin or durable');
+  if (args.only === 'durable') {
+    await durableSection(say, seconds);
+    agent.destroy();
+    return;
+  }
   if (args.only === 'honest' || args.only === 'twin') {
     await (args.only === 'honest' ? honestSection() : twinSection());
     agent.destroy();
@@ -786,6 +793,7 @@ async function main(): Promise<void> {
   if (args.only === undefined) {
     await throughput();
     await scale();
+    await durableSection(say, seconds);
     if (!args['skip-contract']) contractKit();
   }
   if (!args['skip-proxy'] && args.only !== 'record') await proxyCost();

@@ -1,4 +1,4 @@
-import { size } from './errors';
+import { redact, size } from './errors';
 import { SEED_DEFAULTS, seedOf } from './seed-options';
 import { seededWorld } from './seeded-world';
 import type { Simulator } from './simulate';
@@ -13,7 +13,7 @@ import { controlRoutes } from './core/control';
 import { MOCK_CONVENTIONS, type ConventionsLayer } from './core/conventions';
 import { dispatch } from './core/dispatch';
 import { apiRoutes, type Route } from './core/routes';
-import { KeptWorlds, type WorldStorage } from './core/storage';
+import { KeptWorlds, type WorldKeeper, type WorldKeeperOf, type WorldStorage } from './core/storage';
 import type { Latency } from './core/switches';
 
 export type { CoreAnswer } from './core/answer';
@@ -67,6 +67,12 @@ export interface CoreOptions {
    */
   storage?: WorldStorage;
   /**
+   * Keep each token's world elsewhere, as this keeper does (a data dir: src/durable/data-dir.ts);
+   * in place of `storage`. A world shed from memory by the bounds then stays kept, and comes back
+   * on its token's next request.
+   */
+  keeper?: WorldKeeperOf;
+  /**
    * Answer as a real server does where the document says "not shown": the choices of a server
    * profile the contract kit observed (`readProfile` of src/twin/profile.ts). Off by default: the
    * mock's own conventions C1–C20. The file's JSON as parsed; a profile that cannot be read
@@ -106,7 +112,7 @@ export interface Core {
   readonly simulator: Simulator | undefined;
   /** Puts every token's world back to the seeded (or fixture) world. */
   reset(): void;
-  /** Cancels what is pending (simulated replies). */
+  /** Cancels what is pending (simulated replies), and syncs what a data dir has not synced yet. */
   stop(): void;
 }
 
@@ -142,7 +148,9 @@ export function createCore(options: CoreOptions = {}): Core {
   const conventionsLoaded = conventions
     ? undefined
     : import('./twin/layer').then(({ twinConventions }) => inForce(twinConventions(options.conventions!)));
-  const kept = options.storage && new KeptWorlds(options.storage, worldOptions, log);
+  const kept: WorldKeeper | undefined =
+    options.keeper?.(worldOptions, log) ??
+    (options.storage && new KeptWorlds(options.storage, worldOptions, log));
   const authenticate = authenticator(
     options.tokens?.length && options.adminToken !== undefined
       ? [...options.tokens, options.adminToken]
@@ -176,17 +184,25 @@ export function createCore(options: CoreOptions = {}): Core {
   /** What needs the seeded world, built once it is there. */
   function loaded(data: WorldData, c: ConventionsLayer): Loaded {
     const worlds = new Worlds(World.fromData(c.worlds.seeded(data), worldOptions), {
-      restore: kept && ((token) => kept.restore(token)),
+      restore: kept && ((token, fresh) => kept.restore(token, fresh)),
       maxWorlds,
       journalSize,
       maxTotalBytes,
       onShed: ({ token, what, bound, bytes }) =>
         log(
-          `${what} of token ${redact(token)} dropped: least recently used, and ${
+          `${what} of token ${redact(token)} ${what === 'world' && kept?.durable ? 'left memory' : 'dropped'}: least recently used, and ${
             bound === 'worlds'
-              ? `at most ${maxWorlds} tokens keep a world`
+              ? `at most ${maxWorlds} tokens keep a world in memory`
               : `all tokens together hold at most ${size(maxTotalBytes)}`
-          } (${size(bytes)} given back)`,
+          } (${size(bytes)} given back)${
+            what === 'journal'
+              ? ''
+              : kept?.durable
+                ? '; it stays in the data dir, and comes back on its next request'
+                : kept
+                  ? '; its kept copy comes back on its next request'
+                  : "; its changes are lost: --data-dir keeps every token's world on disk"
+          }`,
         ),
     });
     return {
@@ -199,6 +215,7 @@ export function createCore(options: CoreOptions = {}): Core {
       ),
       control: controlRoutes({
         worlds,
+        kept: kept?.durable ? 'data dir' : kept ? 'storage' : 'memory',
         journalSize,
         worldOptions,
         adminToken: options.adminToken,
@@ -269,11 +286,9 @@ export function createCore(options: CoreOptions = {}): Core {
       state?.worlds.resetAll();
       kept?.forgetAll();
     },
-    stop: () => simulator?.stop(),
+    stop: () => {
+      simulator?.stop();
+      kept?.flush?.();
+    },
   };
-}
-
-/** Enough of a token to tell tokens apart in a log, not enough to use it. */
-function redact(token: string): string {
-  return token.length <= 8 ? `${token.slice(0, 2)}…` : `${token.slice(0, 4)}…`;
 }

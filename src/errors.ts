@@ -28,6 +28,8 @@ export const ERROR_STATUS = {
   unsupported_media_type: 415,
   rate_limited: 429,
   internal: 500,
+  /** A write the data dir could not keep (a full disk): nothing of it is applied. */
+  insufficient_storage: 507,
   service_unavailable: 503,
   /** Any other status asked for with `Prefer: code=…`; it carries its own status. */
   simulated_error: 500,
@@ -157,6 +159,11 @@ export function quoteId(id: string): string {
 }
 
 /** A size as messages and log lines say it: `146 kB`, `1.5 MB`, `128 MB`. */
+/** Enough of a token to tell tokens apart in a log, not enough to use it. */
+export function redact(token: string): string {
+  return token.length <= 8 ? `${token.slice(0, 2)}…` : `${token.slice(0, 4)}…`;
+}
+
 export function size(bytes: number): string {
   return bytes < 2 ** 20 ? `${Math.round(bytes / 1024)} kB` : `${Math.round((bytes / 2 ** 20) * 10) / 10} MB`;
 }
@@ -178,6 +185,11 @@ export const errors = {
     new ApiError(
       'world_full',
       `This token's world has grown by ${size(maxBytes)}, the most one world may. Delete records, reset it with POST /__mock/reset, or use another token.`,
+    ),
+  insufficientStorage: (why: string) =>
+    new ApiError(
+      'insufficient_storage',
+      `This write could not be kept on the mock's disk (${why}), so nothing of it was applied; reads still work. Free some space, then send it again.`,
     ),
   fixtureTooLarge: (bytes: number, maxBytes: number) =>
     new ApiError(

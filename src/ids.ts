@@ -36,8 +36,20 @@ export function wordsOf(text: string): Words {
   };
 }
 
-/** Words at random (the Web Crypto API: the same in Node and in browsers), for a world given no seed. */
-export const randomWords: Words = () => globalThis.crypto.getRandomValues(new Uint32Array(1))[0]!;
+/**
+ * Words at random (the Web Crypto API: the same in Node and in browsers), for a world given no seed
+ * or loaded back from where it was kept. Drawn 256 at a time: one call a word cost more than the
+ * write that asked for an id.
+ */
+const pool = new Uint32Array(256);
+let drawn = pool.length;
+export const randomWords: Words = () => {
+  if (drawn === pool.length) {
+    globalThis.crypto.getRandomValues(pool);
+    drawn = 0;
+  }
+  return pool[drawn++]!;
+};
 
 /** A 32-bit FNV-1a hash of ids, added one at a time, as 8 hex digits: a name for a stream of words. */
 export class IdHash {

@@ -7,6 +7,7 @@ import { parseLatency, type Latency } from '../core/switches';
 import { listen } from '../express/server';
 import { readFileSync } from 'node:fs';
 import { readProfile } from '../twin/profile';
+import { FSYNC_MODES, type FsyncMode } from '../durable/data-dir';
 import { budgetLine, budgetProblem, heapFacts } from './budget';
 
 const program = new Command()
@@ -88,6 +89,21 @@ const program = new Command()
       'answer as a real server does where the document says "not shown": a server profile the contract kit observed (messaging-contract --profile-out)',
     ).env('MOCK_CONVENTIONS'),
   )
+  .addOption(
+    new Option(
+      '--data-dir <dir>',
+      "keep every token's world in this directory: each write is kept before its answer goes out (or within 50 ms, --fsync batch), a restart brings every world back, and a world the memory bounds shed stays on disk. The dir remembers the seed, fixtures and conventions it was made with",
+    ).env('MOCK_DATA_DIR'),
+  )
+  .addOption(
+    new Option(
+      '--fsync <mode>',
+      'with --data-dir: sync each write before its answer (always), or every 50 ms (batch)',
+    )
+      .choices(FSYNC_MODES)
+      .default('batch')
+      .env('MOCK_FSYNC'),
+  )
   .addOption(new Option('-q, --quiet', 'no log line per request').default(false))
   .addOption(
     new Option(
@@ -106,6 +122,8 @@ interface CliOptions {
   messages: number;
   fixtures?: string;
   conventions?: string;
+  dataDir?: string;
+  fsync: FsyncMode;
   token: string[];
   adminToken?: string;
   latency: Latency;
@@ -151,32 +169,41 @@ async function main(): Promise<void> {
   const log = (line: string) => console.log(line);
   const tty = process.stderr.isTTY === true;
   const started = Date.now();
-  const running = await listen({
-    port: options.port,
-    host: options.host,
-    seed: options.seed,
-    contacts: options.contacts,
-    messages: options.messages,
-    data,
-    ...(conventions ? { conventions: conventions.profile } : {}),
-    tokens: options.token,
-    adminToken: options.adminToken,
-    latency: options.latency.max > 0 ? options.latency : undefined,
-    simulate: options.simulate,
-    maxWorlds: options.maxWorlds,
-    maxWorldBytes: options.maxWorldMb * 2 ** 20,
-    maxTotalBytes: options.maxTotalMb * 2 ** 20,
-    log,
-    logRequests: !options.quiet,
-    logDashboard: options.logDashboard,
-    color: process.stdout.isTTY === true && !process.env.NO_COLOR,
-    onProgress: (done, total) => {
-      if (total < 100_000) return;
-      const line = `generating the world: ${done.toLocaleString('en')} / ${total.toLocaleString('en')} messages`;
-      if (tty) process.stderr.write(`\r${line}${done === total ? '\n' : ''}`);
-      else console.error(line);
-    },
-  });
+  const dataDir = options.dataDir ? { dataDir: options.dataDir, fsync: options.fsync } : {};
+  let running: Awaited<ReturnType<typeof listen>>;
+  try {
+    running = await listen({
+      ...dataDir,
+      port: options.port,
+      host: options.host,
+      seed: options.seed,
+      contacts: options.contacts,
+      messages: options.messages,
+      data,
+      ...(conventions ? { conventions: conventions.profile } : {}),
+      tokens: options.token,
+      adminToken: options.adminToken,
+      latency: options.latency.max > 0 ? options.latency : undefined,
+      simulate: options.simulate,
+      maxWorlds: options.maxWorlds,
+      maxWorldBytes: options.maxWorldMb * 2 ** 20,
+      maxTotalBytes: options.maxTotalMb * 2 ** 20,
+      log,
+      logRequests: !options.quiet,
+      logDashboard: options.logDashboard,
+      color: process.stdout.isTTY === true && !process.env.NO_COLOR,
+      onProgress: (done, total) => {
+        if (total < 100_000) return;
+        const line = `generating the world: ${done.toLocaleString('en')} / ${total.toLocaleString('en')} messages`;
+        if (tty) process.stderr.write(`\r${line}${done === total ? '\n' : ''}`);
+        else console.error(line);
+      },
+    });
+  } catch (error) {
+    // A data dir made with other options says which: that is the whole message.
+    if (options.dataDir && !(error as NodeJS.ErrnoException).code) fail(`error: ${(error as Error).message}`);
+    throw error;
+  }
   const heap = heapFacts();
   const problem = budgetProblem(
     { maxTotalBytes: options.maxTotalMb * 2 ** 20, maxWorldBytes: options.maxWorldMb * 2 ** 20 },
@@ -221,6 +248,11 @@ async function main(): Promise<void> {
   );
   console.log(`Dashboard:    ${running.url}/__mock/ (requests, world and switches of a token, live)`);
   console.log(`Memory:       ${budgetLine({ maxTotalBytes: options.maxTotalMb * 2 ** 20 }, heap)}`);
+  console.log(
+    options.dataDir
+      ? `Data dir:     ${options.dataDir} (fsync ${options.fsync}): every token's world is kept there, and comes back after a restart`
+      : 'Data dir:     none: every world lives in memory, and a restart or the memory bounds lose what tokens wrote (--data-dir keeps it)',
+  );
   console.log(
     `Try:          curl -H "Authorization: Bearer ${token}" "${running.url}${prefix}/v1/contacts?limit=3"`,
   );

@@ -43,6 +43,16 @@ export async function answerApi(
   } catch (error) {
     answer = refusal(error, request, x.log);
   }
+  // A kept world keeps each write before its answer goes out; one it cannot keep (a full disk) is
+  // not applied: the world is read back from where it is kept on the next request.
+  if (x.kept && request.method !== 'GET' && request.method !== 'HEAD' && worlds.holds(token)) {
+    try {
+      x.kept.save(token, worlds.of(token));
+    } catch (error) {
+      worlds.evict(token);
+      answer = refusal(error, request, x.log);
+    }
+  }
   answer = x.current().conventions.spell(answer, resourceOf(segments), request.origin);
   entry.time = new Date().toISOString();
   entry.status = answer.status;
@@ -55,11 +65,8 @@ export async function answerApi(
   if (entry.body !== undefined) entry.body = bytes.body(entry.body);
   entry.answer = answer.body === '' ? null : bytes.text(answer.body);
   worlds.record(token, entry, bytes.total);
-  if (request.method !== 'GET' && request.method !== 'HEAD') {
-    // A write may have grown the world: count it again against the budget of all worlds.
-    worlds.refresh(token);
-    x.kept?.save(token, worlds.of(token));
-  }
+  // A write may have grown the world: count it again against the budget of all worlds.
+  if (request.method !== 'GET' && request.method !== 'HEAD') worlds.refresh(token);
   return answer;
 }
 

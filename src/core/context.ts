@@ -2,7 +2,7 @@ import type { Worlds } from '../store/worlds';
 import type { ConventionsLayer } from './conventions';
 import type { ControlExchange } from './control';
 import type { Route } from './routes';
-import type { KeptWorlds } from './storage';
+import type { WorldKeeper } from './storage';
 import type { Latency } from './switches';
 
 /**
@@ -16,7 +16,7 @@ export interface CoreContext {
   authenticate(header: string | undefined): string;
   readonly log: (line: string) => void;
   /** Where each token's world is kept between page loads (a browser's localStorage), if anywhere. */
-  readonly kept: KeptWorlds | undefined;
+  readonly kept: WorldKeeper | undefined;
   /** The routes outside /v1 and /__mock: the OpenAPI document. */
   readonly openApi: readonly Route<unknown>[];
   /** Settles once the seeded world (and the simulator) is loaded. */

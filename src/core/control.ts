@@ -35,6 +35,8 @@ export interface ControlOptions {
   changed?: (token: string, all?: boolean) => void;
   /** What fills the gaps of the document: the mock's own conventions, or a server's (a twin's). */
   conventions: ConventionsLayer;
+  /** Where worlds are kept beyond memory: a data dir, a Web Storage, or nowhere. */
+  kept: 'data dir' | 'storage' | 'memory';
 }
 
 const SWITCH_PARAMS = ['latency_ms', 'errors'] as const;
@@ -107,6 +109,21 @@ export function controlRoutes(options: ControlOptions): Route<ControlExchange>[]
           worlds.replace(token, world);
           options.changed?.(token);
           return json(200, world.size);
+        },
+      },
+    },
+    {
+      path: ['__mock', 'kept'],
+      methods: {
+        // Whether the token's world was in memory when asked (this request loads none), and where
+        // worlds are kept beyond memory.
+        GET: async ({ params, token }) => {
+          refuseUnknown(await params(), []);
+          return json(200, {
+            kept: options.kept,
+            in_memory: worlds.holds(token),
+            worlds_in_memory: worlds.count,
+          });
         },
       },
     },

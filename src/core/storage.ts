@@ -14,10 +14,35 @@ export interface WorldStorage {
   key?(index: number): string | null;
 }
 
+/**
+ * Where each token's world is kept beyond memory, the one mechanism for it: a Web Storage
+ * (`storage`, KeptWorlds below), or a data dir on the server's disk (`dataDir`, src/durable/).
+ */
+export interface WorldKeeper {
+  /**
+   * The kept world of `token`, or none (it starts from the seeded world). `fresh` is a copy of the
+   * seeded world, with new ids drawn at random: a kept world's changes are made again on it.
+   */
+  restore(token: string, fresh: () => World): World | undefined;
+  /** After a write of `token`, a reset or a fixture put: keeps what changed. May throw an ApiError. */
+  save(token: string, world: World): void;
+  forget(token: string): void;
+  forgetAll(): void;
+  /** Whether a world that leaves memory is still kept (it comes back on its token's next request). */
+  readonly durable: boolean;
+  /** Makes durable what is not yet (a server closing). */
+  flush?(): void;
+}
+
+/** Makes a keeper, given what worlds are made with and where log lines go (CoreOptions.keeper). */
+export type WorldKeeperOf = (options: WorldOptions, log: (line: string) => void) => WorldKeeper;
+
 const PREFIX = 'messaging-api-mock:world:';
 
 /** Keeps worlds in a WorldStorage as fixture documents, one key per token. */
-export class KeptWorlds {
+export class KeptWorlds implements WorldKeeper {
+  /** A page's storage holds what the page wrote; a storage that refuses costs the kept copy. */
+  readonly durable = false;
   readonly #storage: WorldStorage;
   readonly #options: WorldOptions;
   readonly #log: (line: string) => void;

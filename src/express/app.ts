@@ -11,6 +11,7 @@ import type { Simulator } from '../simulate';
 import type { Worlds } from '../store/worlds';
 import { DASHBOARD_HEADER, dashboardFiles, fromDashboard } from '../dashboard';
 import { requestLog } from './log';
+import { dataDirKeeper, hashOf, openDataDir, type FsyncMode } from '../durable/data-dir';
 
 export interface AppOptions extends CoreOptions {
   /** One line per answered request: method, path, status, milliseconds. Off by default. */
@@ -22,6 +23,14 @@ export interface AppOptions extends CoreOptions {
   logDashboard?: boolean;
   /** Colour the request lines (for a terminal). */
   color?: boolean;
+  /**
+   * Keep every token's world in this directory (`--data-dir`): each write is kept before its
+   * answer goes out (or within the window of `fsync: 'batch'`), a restart brings every world back,
+   * and a world the memory bounds shed stays on disk. Off by default: worlds live in memory only.
+   */
+  dataDir?: string;
+  /** With `dataDir`: sync each write before its answer (`always`), or every 50 ms (`batch`, the default). */
+  fsync?: FsyncMode;
 }
 
 export const APP_DEFAULTS = CORE_DEFAULTS;
@@ -47,6 +56,7 @@ export function createApp(options: AppOptions = {}): Express {
     ...options,
     data: options.data ?? generateWorld(seedOf(options)),
     conventionsOf: twinConventions,
+    ...(options.dataDir === undefined ? {} : { keeper: keeperIn(options.dataDir, options) }),
   });
   const app = express();
   app.disable('x-powered-by');
@@ -77,6 +87,23 @@ export function createApp(options: AppOptions = {}): Express {
   app.use(dashboard());
   app.use(answerWith(core));
   return app;
+}
+
+/**
+ * The keeper of a data dir, once the dir is known to hold worlds made with the same seed, fixture
+ * and profile (openDataDir throws, saying which differ, otherwise).
+ */
+function keeperIn(dir: string, options: AppOptions) {
+  const { seed, contacts, messages } = seedOf(options);
+  const given = options.data !== undefined;
+  openDataDir(dir, {
+    seed: given ? 0 : seed,
+    contacts: given ? options.data!.contacts.length : contacts,
+    messages: given ? options.data!.messages.length : messages,
+    fixtures: given ? hashOf(JSON.stringify(options.data)) : null,
+    conventions: options.conventions === undefined ? null : hashOf(JSON.stringify(options.conventions)),
+  });
+  return dataDirKeeper(dir, options.fsync ?? 'batch');
 }
 
 /**

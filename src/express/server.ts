@@ -63,8 +63,13 @@ export function listen(
         server,
         close: () =>
           new Promise<void>((done) => {
-            (app.locals as unknown as MockLocals).core.stop();
-            server.close(() => done());
+            const { core } = app.locals as unknown as MockLocals;
+            core.stop();
+            // Once the requests in flight are answered, what they wrote is synced too (a data dir).
+            server.close(() => {
+              core.stop();
+              done();
+            });
             server.closeIdleConnections();
           }),
       });

@@ -22,6 +22,7 @@ export function control(): Part {
     paths: {
       '/__mock/reset': { post: reset() },
       '/__mock/state': { get: getState(), put: putState() },
+      '/__mock/kept': { get: kept() },
       '/__mock/conventions': { get: conventions() },
       '/__mock/requests': { get: requests() },
       '/__mock/switches': { get: getSwitches(), put: putSwitches(), delete: deleteSwitches() },
@@ -82,6 +83,29 @@ function putState(): Schema {
         "The fixture makes a world larger than one token's world may hold (--max-world-mb); nothing changed.",
       ),
       ...refusals(STATE_BODY_LIMIT.label),
+    },
+  });
+}
+
+function kept(): Schema {
+  return op('getKept', {
+    summary: "Whether the token's world is in memory, and where worlds are kept beyond it.",
+    description:
+      "`kept`: `data dir` (`--data-dir`: a world the memory bounds shed stays on disk and comes back on its token's next request), `storage` (a browser's Web Storage, the MSW adapter's `storage`) or `memory` (a shed world is lost). `in_memory`: whether the token's world was in memory when asked; this request loads none. `worlds_in_memory`: how many tokens have their world in memory.",
+    responses: {
+      '200': {
+        description: 'Where worlds are kept.',
+        content: json({
+          type: 'object',
+          required: ['kept', 'in_memory', 'worlds_in_memory'],
+          properties: {
+            kept: { enum: ['data dir', 'storage', 'memory'] },
+            in_memory: { type: 'boolean' },
+            worlds_in_memory: { type: 'integer', minimum: 0 },
+          },
+        }),
+      },
+      ...refusals(),
     },
   });
 }

@@ -9,6 +9,8 @@ export class LayeredMap<K, V> {
   #base: ReadonlyMap<K, V>;
   #own = new Map<K, V | typeof DELETED>();
   #size: number;
+  /** The keys written or deleted since the last `takeTouched`, once `track` was called. */
+  #touched: Set<K> | undefined;
 
   constructor(base: ReadonlyMap<K, V> = new Map()) {
     this.#base = base;
@@ -50,14 +52,34 @@ export class LayeredMap<K, V> {
     const own = this.#own.get(key);
     if (own === undefined ? !this.#base.has(key) : own === DELETED) this.#size++;
     this.#own.set(key, value);
+    this.#touched?.add(key);
   }
 
   delete(key: K): boolean {
     if (!this.has(key)) return false;
     this.#size--;
+    this.#touched?.add(key);
     if (this.#base.has(key)) this.#own.set(key, DELETED);
     else this.#own.delete(key);
     return true;
+  }
+
+  /** The keys this map holds a value or a deletion mark of itself. */
+  ownKeys(): K[] {
+    return [...this.#own.keys()];
+  }
+
+  /** From now on, note the keys written or deleted (a world kept on disk logs them). */
+  track(): void {
+    this.#touched ??= new Set();
+  }
+
+  /** The keys written or deleted since the last call (or since `track`). */
+  takeTouched(): K[] {
+    if (this.#touched === undefined || this.#touched.size === 0) return [];
+    const keys = [...this.#touched];
+    this.#touched.clear();
+    return keys;
   }
 
   /**

@@ -29,6 +29,17 @@ export interface WorldData {
   messages: MessageData[];
 }
 
+/**
+ * What the writes of a world changed, record by record (null: deleted), and the ids its deletes
+ * took (with `keepDeleted`): what a world kept on disk logs after each write, and applies again
+ * to the world it started from when it is loaded back (src/durable/).
+ */
+export interface WorldChange {
+  contacts: [string, ContactRecord | null][];
+  messages: [string, MessageRecord | null][];
+  deleted?: string[];
+}
+
 /** A world's content as fromData builds it, before it is wrapped for copying. */
 interface Built {
   /** A hash of every id the data holds (attachments' too), in its order. */
@@ -103,6 +114,8 @@ export class World {
   #contentBytes: number | undefined;
   /** The ids of records deleted (`keepDeleted`). */
   readonly #deleted: Set<string> | undefined;
+  /** The ids deletes took since the last `takeChanges`, once `trackChanges` was called. */
+  #deletedSince: string[] | undefined;
 
   private constructor(options: WorldOptions, from: World | Built) {
     this.#now = options.now ?? systemClock;
@@ -182,15 +195,16 @@ export class World {
 
   /**
    * An independent copy that shares storage until either side writes. Its new ids are drawn from
-   * a stream of its own, named by `stream` (a token): the same for the same name.
+   * a stream of its own, named by `stream` (a token): the same for the same name; null: at random
+   * (a world whose changes are made again on it, which a stream begun again would draw once more).
    */
-  clone(stream = 'copy'): World {
+  clone(stream: string | null = 'copy'): World {
     return new World(
       {
         now: this.#now,
         maxWrittenBytes: this.#maxWritten,
         newId: this.#makeId,
-        idSeed: World.idStream(this.#idSeed, stream),
+        idSeed: stream === null ? undefined : World.idStream(this.#idSeed, stream),
         keepDeleted: this.#deleted !== undefined,
       },
       this,
@@ -236,6 +250,82 @@ export class World {
     const messages: StoredMessage[] = [];
     for (const id of this.#messageList.values()) messages.push(storedMessage(this.#messages.get(id)!));
     return { contacts, messages };
+  }
+
+  /** Whether this world was built from data (a fixture), not copied from another. */
+  get builtFromData(): boolean {
+    return this.#builtFromData;
+  }
+
+  // ---- changes, for a world kept on disk ----
+
+  /** From now on, note what each write changes (`takeChanges`). */
+  trackChanges(): void {
+    this.#contacts.track();
+    this.#messages.track();
+    if (this.#deleted) this.#deletedSince ??= [];
+  }
+
+  /** What the writes since the last call changed (with `trackChanges`), or nothing. */
+  takeChanges(): WorldChange | undefined {
+    const change = this.#changeOf(
+      this.#contacts.takeTouched(),
+      this.#messages.takeTouched(),
+      this.#deletedSince?.splice(0) ?? [],
+    );
+    const empty = change.contacts.length === 0 && change.messages.length === 0 && !change.deleted;
+    return empty ? undefined : change;
+  }
+
+  /** What the writes of this world changed in all, from the world it was copied from or built as. */
+  allChanges(): WorldChange {
+    return this.#changeOf(this.#contacts.ownKeys(), this.#messages.ownKeys(), [...(this.#deleted ?? [])]);
+  }
+
+  /** The records of these ids as they are now (null: deleted), and the ids deletes took. */
+  #changeOf(contacts: string[], messages: string[], deleted: string[]): WorldChange {
+    return {
+      contacts: contacts.map((id) => [id, this.#contacts.get(id) ?? null]),
+      messages: messages.map((id) => [id, this.#messages.get(id) ?? null]),
+      ...(deleted.length > 0 ? { deleted } : {}),
+    };
+  }
+
+  /**
+   * Makes the changes of `takeChanges` again, in the order they were taken: a world loaded back
+   * from disk. Counted as writes (never refused: they were taken once).
+   */
+  applyChanges(change: WorldChange): void {
+    let bytes = 0;
+    for (const [id, record] of change.contacts) {
+      const old = this.#contacts.get(id);
+      if (old !== undefined) {
+        this.#contactLists.all.delete(old.key);
+        this.#activityList(old).delete(old.key);
+      }
+      if (record !== null) {
+        this.#insertContact(record);
+        bytes += contactBytes(record);
+      } else if (old !== undefined) {
+        this.#contacts.delete(id);
+        this.#conversations.delete(old.conversation_id);
+        this.#conversationLists.delete(old.conversation_id);
+      }
+    }
+    for (const [id, record] of change.messages) {
+      const old = this.#messages.get(id);
+      if (old !== undefined) {
+        this.#messageList.delete(old.key);
+        if (this.#conversationLists.has(old.conversation_id))
+          this.#writableConversationList(old.conversation_id).delete(old.key);
+      }
+      if (record !== null) {
+        this.#insertMessage(record);
+        bytes += this.#messageBytes(record);
+      } else if (old !== undefined) this.#messages.delete(id);
+    }
+    for (const id of change.deleted ?? []) this.#deleted?.add(id);
+    this.#charge(bytes + (change.deleted?.length ?? 0) * DELETED_ID_BYTES, true);
   }
 
   // ---- contacts ----
@@ -434,6 +524,7 @@ export class World {
     let added = 0;
     for (const id of ids) {
       this.#deleted.add(id);
+      this.#deletedSince?.push(id);
       added++;
     }
     this.#charge(added * DELETED_ID_BYTES, true);

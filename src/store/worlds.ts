@@ -14,8 +14,11 @@ export interface WorldsOptions {
   maxTotalBytes: number;
   /** Told of each shed, in words, for the log. */
   onShed?: (shed: Shed) => void;
-  /** A token's world kept elsewhere (e.g. in a browser's storage), to start from instead of the seeded one. */
-  restore?: (token: string) => World | undefined;
+  /**
+   * A token's world kept elsewhere (a browser's storage, a data dir), to start from instead of the
+   * seeded one; `fresh` makes a copy of the seeded world whose new ids are drawn at random.
+   */
+  restore?: (token: string, fresh: () => World) => World | undefined;
 }
 
 /** What was given up to stay within the bounds, and why. */
@@ -105,6 +108,23 @@ export class Worlds {
     this.#account(token, session);
   }
 
+  /**
+   * Forgets the world of `token` in memory, as a shed does, but unannounced: a kept world that
+   * could not take its last write (a full disk) is read back from where it is kept.
+   */
+  evict(token: string): void {
+    const session = this.#sessions.get(token);
+    if (session === undefined) return;
+    this.#sessions.delete(token);
+    this.#total -= session.counted;
+    if (this.#last === token) this.#last = undefined;
+  }
+
+  /** Whether `token` has its world in memory now. */
+  holds(token: string): boolean {
+    return this.#sessions.has(token);
+  }
+
   /** Back to the seeded world for every token. */
   resetAll(): void {
     this.#sessions.clear();
@@ -165,7 +185,7 @@ export class Worlds {
   #session(token: string): Session {
     let session = this.#sessions.get(token);
     if (session === undefined) {
-      const restored = this.#options.restore?.(token);
+      const restored = this.#options.restore?.(token, () => this.#seeded.clone(null));
       session = {
         world: restored ?? this.#seeded.clone(token),
         worldBytes: restored?.heldBytes ?? 0,

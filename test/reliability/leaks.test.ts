@@ -4,6 +4,10 @@
  * JSON answer, success or error, carries `Content-Type: application/json; charset=utf-8` and
  * `X-Content-Type-Options: nosniff`. An unexpected exception answers a bare 500 and goes to the log.
  */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { hashOf } from '../../src/durable/data-dir';
 import { ERROR_STATUS } from '../../src/errors';
 import type { World } from '../../src/store/world';
 import {
@@ -138,6 +142,29 @@ describe('Every error code of the catalogue, produced for real', () => {
       expect([code, body.code]).toEqual([code, code]);
       expect([code, errorObjectProblems(body, res.status), headerProblems(res)]).toEqual([code, [], []]);
       seen.add(body.code);
+    }
+    // insufficient_storage: a data dir that cannot take the token's write (a folder stands where
+    // its log goes, as a full disk refuses it: the same 507).
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'leaks-'));
+    const kept = await startServer({ dataDir: dir });
+    const k = client(kept.port);
+    try {
+      // The world is loaded (from no file), then a folder takes the place of its log.
+      await k.send({ method: 'GET', path: '/v1/contacts', headers: AUTH });
+      fs.mkdirSync(path.join(dir, 'worlds', `${hashOf('leaks')}.log`));
+      const res = await k.send({
+        method: 'POST',
+        path: '/v1/contacts',
+        body: Buffer.from('username=full&phone_number=%2B15550100'),
+        headers: { ...AUTH, ...FORM },
+      });
+      const body = JSON.parse(res.text) as { code: string };
+      expect([res.status, errorObjectProblems(body, res.status), headerProblems(res)]).toEqual([507, [], []]);
+      seen.add(body.code);
+    } finally {
+      k.close();
+      await kept.close();
+      fs.rmSync(dir, { recursive: true, force: true });
     }
     // A new code in the catalogue needs a case here. The four answered before Express (by
     // src/express/client-errors.ts answerClientError / answerExpectationFailed) are produced for real in

@@ -1,3 +1,6 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import type { Browser } from 'playwright-core';
 import { listen, type RunningServer } from '../../src/express/server';
 import { findChromium, launch, watchedPage, type WatchedPage } from '../browser/chromium';
@@ -11,7 +14,7 @@ import staging from './staging-like.profile.json';
  */
 const CHROMIUM = findChromium();
 
-describe(`The dashboard shows the conventions in force (${CHROMIUM.description})`, () => {
+describe(`The dashboard shows the conventions in force, and where worlds are kept (${CHROMIUM.description})`, () => {
   let browser: Browser;
   let watched: WatchedPage;
   const servers: RunningServer[] = [];
@@ -57,5 +60,25 @@ describe(`The dashboard shows the conventions in force (${CHROMIUM.description})
     const page = await open(mock);
     await visible(page.locator('#conventions', { hasText: "The mock's own conventions" }), "the mock's own");
     await expect(page.locator('#conventions-taken li').count()).resolves.toBe(0);
+    await visible(page.locator('#kept', { hasText: 'Worlds live in memory only' }), 'where worlds are kept');
+  }, 60_000);
+
+  it('says a world kept in a data dir was on disk before it was opened, and in memory after', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'dashboard-kept-'));
+    const mock = await listen({ port: 0, contacts: 3, messages: 5, dataDir: dir, maxWorlds: 1 });
+    servers.push(mock);
+    // The token wrote, then another token's request took its place in memory.
+    for (const token of ['twin-dashboard', 'another'])
+      await fetch(`${mock.url}/v1/contacts`, {
+        method: 'POST',
+        headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/x-www-form-urlencoded' },
+        body: 'username=kept&phone_number=%2B15550100',
+      });
+    const page = await open(mock);
+    await visible(page.locator('#kept', { hasText: 'was on disk, and is loaded back now' }), 'on disk');
+    await visible(page.locator('#contacts button[data-username="kept"]'), 'the contact it wrote');
+    await page.getByRole('button', { name: 'Open' }).click();
+    await visible(page.locator('#kept', { hasText: "this token's world was in memory" }), 'in memory');
+    fs.rmSync(dir, { recursive: true, force: true });
   }, 60_000);
 });
