@@ -181,6 +181,7 @@ describe('npm run pack: two packages', () => {
           'docs/api.md',
           'docs/architecture.md',
           'docs/contract-kit.md',
+          'docs/deploy.md',
           'docs/fixtures.md',
           'docs/mock.md',
           'docs/msw.md',
