@@ -672,30 +672,23 @@ async function bundleSection(): Promise<void> {
   say();
   say('| app | first chunk, gzipped | minified | loaded later, gzipped |');
   say('|---|---:|---:|---|');
+  // What each later chunk holds, by a source in it: the first that matches names it.
+  const NAMES: [string, string][] = [
+    ['@faker-js', 'the generator with faker'],
+    ['default-world-', 'the default world'],
+    ['chunks/seed-', "the generator's entry"],
+    ['chunks/simulate-', 'the simulator'],
+    ['chunks/openapi-', 'the OpenAPI document'],
+    ['graphql', 'graphql (MSW)'],
+    ['chunks/layer-', "a twin's conventions"],
+    ['chunks/document-', "a twin's OpenAPI document"],
+    ['chunks/chunk-', 'a part those share'],
+  ];
   const later = (chunks: typeof cost.mswAlone.later) =>
     chunks
-      .map((c) => {
-        const what = holding([c], '@faker-js').length
-          ? 'the generator with faker'
-          : holding([c], 'default-world-').length
-            ? 'the default world'
-            : holding([c], 'chunks/seed-').length
-              ? "the generator's entry"
-              : holding([c], 'chunks/simulate-').length
-                ? 'the simulator'
-                : holding([c], 'chunks/openapi-').length
-                  ? 'the OpenAPI document'
-                  : holding([c], 'graphql').length
-                    ? 'graphql (MSW)'
-                    : holding([c], 'chunks/layer-').length
-                      ? "a twin's conventions"
-                      : holding([c], 'chunks/document-').length
-                        ? "a twin's OpenAPI document"
-                        : holding([c], 'chunks/chunk-').length
-                          ? 'a part those share'
-                          : c.file;
-        return `${what} ${kB(c.gzipBytes)}`;
-      })
+      .map(
+        (c) => `${NAMES.find(([part]) => holding([c], part).length > 0)?.[1] ?? c.file} ${kB(c.gzipBytes)}`,
+      )
       .join(', ') || 'none';
   for (const [label, bundle] of [
     ['MSW alone', cost.mswAlone],

@@ -151,6 +151,7 @@ export function createCore(options: CoreOptions = {}): Core {
   const kept: WorldKeeper | undefined =
     options.keeper?.(worldOptions, log) ??
     (options.storage && new KeptWorlds(options.storage, worldOptions, log));
+  const keptIn = kept?.durable ? 'data dir' : kept ? 'storage' : 'memory';
   const authenticate = authenticator(
     options.tokens?.length && options.adminToken !== undefined
       ? [...options.tokens, options.adminToken]
@@ -190,18 +191,18 @@ export function createCore(options: CoreOptions = {}): Core {
       maxTotalBytes,
       onShed: ({ token, what, bound, bytes }) =>
         log(
-          `${what} of token ${redact(token)} ${what === 'world' && kept?.durable ? 'left memory' : 'dropped'}: least recently used, and ${
+          `${what} of token ${redact(token)} ${what === 'world' && keptIn === 'data dir' ? 'left memory' : 'dropped'}: least recently used, and ${
             bound === 'worlds'
               ? `at most ${maxWorlds} tokens keep a world in memory`
               : `all tokens together hold at most ${size(maxTotalBytes)}`
           } (${size(bytes)} given back)${
             what === 'journal'
               ? ''
-              : kept?.durable
-                ? '; it stays in the data dir, and comes back on its next request'
-                : kept
-                  ? '; its kept copy comes back on its next request'
-                  : "; its changes are lost: --data-dir keeps every token's world on disk"
+              : {
+                  'data dir': '; it stays in the data dir, and comes back on its next request',
+                  storage: '; its kept copy comes back on its next request',
+                  memory: "; its changes are lost: --data-dir keeps every token's world on disk",
+                }[keptIn]
           }`,
         ),
     });
@@ -215,7 +216,7 @@ export function createCore(options: CoreOptions = {}): Core {
       ),
       control: controlRoutes({
         worlds,
-        kept: kept?.durable ? 'data dir' : kept ? 'storage' : 'memory',
+        kept: keptIn,
         journalSize,
         worldOptions,
         adminToken: options.adminToken,

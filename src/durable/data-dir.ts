@@ -102,8 +102,9 @@ export function dataDirKeeper(dir: string, fsync: FsyncMode, io: DataDirFs = nod
   return (options, log) => new DataDir(dir, fsync, options, log, io);
 }
 
-/** What a keeper knows of a world it handed out: its log's lines, and the state it started from. */
+/** What a keeper knows of a world it handed out: its file, its log's lines, the state it started from. */
 interface Kept {
+  file: string;
   lines: number;
   state?: WorldData;
 }
@@ -158,9 +159,9 @@ class DataDir implements WorldKeeper {
       state = undefined;
     }
     world.trackChanges();
-    this.#kept.set(world, { lines: lines.length, ...(state ? { state } : {}) });
+    this.#kept.set(world, { file, lines: lines.length, ...(state ? { state } : {}) });
     // A long log is written again as one line of all its world's changes.
-    if (lines.length > COMPACT_AFTER_LINES) this.#compact(token, world);
+    if (lines.length > COMPACT_AFTER_LINES) this.#compact(world);
     return world;
   }
 
@@ -170,14 +171,15 @@ class DataDir implements WorldKeeper {
       // A world this keeper did not hand out: the seeded world again (a reset), or a fixture put.
       world.trackChanges();
       const state = world.builtFromData ? world.toData() : undefined;
-      this.#kept.set(world, { lines: state ? 1 : 0, ...(state ? { state } : {}) });
-      if (state) this.#rewrite(token, [{ state }]);
+      const file = this.#fileOf(token);
+      this.#kept.set(world, { file, lines: state ? 1 : 0, ...(state ? { state } : {}) });
+      if (state) this.#rewrite(file, [{ state }]);
       else this.forget(token);
       return;
     }
     const change = world.takeChanges();
     if (change === undefined) return;
-    this.#append(this.#fileOf(token), [{ change }]);
+    this.#append(kept.file, [{ change }]);
     kept.lines += 1;
   }
 
@@ -291,8 +293,7 @@ class DataDir implements WorldKeeper {
   }
 
   /** Writes a log anew (a fixture put, a compaction): aside first, then renamed over the old one. */
-  #rewrite(token: string, lines: Line[]): void {
-    const file = this.#fileOf(token);
+  #rewrite(file: string, lines: Line[]): void {
     const aside = `${file}.${process.pid}.tmp`;
     try {
       this.#io.writeFileSync(aside, lines.map(encode).join(''));
@@ -313,11 +314,11 @@ class DataDir implements WorldKeeper {
     }
   }
 
-  #compact(token: string, world: World): void {
+  #compact(world: World): void {
     const kept = this.#kept.get(world)!;
     const lines: Line[] = [...(kept.state ? [{ state: kept.state }] : []), { change: world.allChanges() }];
     try {
-      this.#rewrite(token, lines);
+      this.#rewrite(kept.file, lines);
       kept.lines = lines.length;
     } catch {
       // The log as it was still holds every write: compacting can wait for the next load.

@@ -244,11 +244,9 @@ export class Worlds {
   }
 
   #drop(token: string, bound: Shed['bound']): void {
-    const session = this.#sessions.get(token)!;
-    this.#sessions.delete(token);
-    this.#total -= session.counted;
-    if (this.#last === token) this.#last = undefined;
-    this.#options.onShed?.({ token, what: 'world', bound, bytes: session.counted });
+    const bytes = this.#sessions.get(token)!.counted;
+    this.evict(token);
+    this.#options.onShed?.({ token, what: 'world', bound, bytes });
   }
 }
 

@@ -18,6 +18,8 @@ export function twinConventions(profile: Record<string, unknown>): ConventionsLa
   const read = readProfile(profile);
   const c = read.conventions;
   const mock = MOCK_CONVENTIONS;
+  // What the server tells apart of an id that names nothing: read once, asked on every refusal.
+  const [malformed, deleted] = [tellsMalformed(c), tellsDeleted(c)];
   return {
     pathPrefix: c.pathPrefix,
     successStatus: { ...mock.successStatus, ...c.successStatus },
@@ -31,7 +33,7 @@ export function twinConventions(profile: Record<string, unknown>): ConventionsLa
       newId: idMaker(c.ids),
       // Ids of a server's length may be short (a counter's `1001`): a twin's worlds remember the
       // ids their deletes took, so that no id is drawn twice.
-      keepDeleted: tellsDeleted(c) || Object.keys(c.ids).length > 0,
+      keepDeleted: deleted || Object.keys(c.ids).length > 0,
       seeded: (data) => withIds(data, c.ids),
     },
     described: { twin: true, taken: read.taken, not_mirrored: read.notMirrored, in_force: c },
@@ -52,9 +54,9 @@ export function twinConventions(profile: Record<string, unknown>): ConventionsLa
     missing(name, id, world) {
       // A server that refuses an id not of its form, or tells a deleted id from an unknown one.
       const format = c.ids[name];
-      if (format && tellsMalformed(c) && !fitsFormat(format, id))
+      if (format && malformed && !fitsFormat(format, id))
         return errors.invalid('id', `${JSON.stringify(id)} is not of the form of ${name} ids.`);
-      if (tellsDeleted(c) && world.wasDeleted(id)) return errors.deleted(name, id);
+      if (deleted && world.wasDeleted(id)) return errors.deleted(name, id);
       return errors.notFound(name, id);
     },
     list: (kind, world, params, url) => twinList(c, kind, world, params, url),
