@@ -20,6 +20,7 @@
 import { writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { parseArgs } from 'node:util';
+import { soakDurable, soakDurableNginx } from './soak/durable';
 import { soakMock, type SectionResult, type SoakOptions } from './soak/mock';
 import { soakProxy } from './soak/proxy';
 import { soakRecorder } from './soak/recorder';
@@ -28,11 +29,13 @@ const SECTIONS: Record<string, (options: SoakOptions) => Promise<SectionResult>>
   mock: soakMock,
   proxy: soakProxy,
   recorder: soakRecorder,
+  durable: soakDurable,
+  'durable-nginx': soakDurableNginx,
 };
 
 const { values } = parseArgs({
   options: {
-    only: { type: 'string', default: Object.keys(SECTIONS).join(',') },
+    only: { type: 'string', default: 'mock,proxy,recorder,durable' },
     requests: { type: 'string', default: '200000' },
     tokens: { type: 'string', default: '5000' },
     connections: { type: 'string', default: '16' },

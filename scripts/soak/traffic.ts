@@ -15,6 +15,24 @@ export interface TrafficOptions {
   connections: number;
   /** Tokens are `<prefix>-<n>`. */
   prefix: string;
+  /** Told of every request once it ends: its answer, or none (`status` undefined). */
+  observe?: (exchange: Exchange) => void;
+  /** Awaited before each request is sent: a client that waits while the server restarts. */
+  ready?: (method: string) => Promise<void>;
+}
+
+/** One request and what came of it, for an observer. */
+export interface Exchange {
+  method: string;
+  path: string;
+  token: string;
+  body?: string;
+  /** Undefined when no answer came (the connection failed or was cut). */
+  status?: number;
+  answer?: any;
+  /** Date.now() as it was sent and as it ended. */
+  sentAt: number;
+  endedAt: number;
 }
 
 export interface Interval {
@@ -106,11 +124,23 @@ export function traffic(options: TrafficOptions): {
     expected: number[],
     body?: string,
   ): Promise<Answer | undefined> => {
+    await options.ready?.(method);
     sent++;
     const started = process.hrtime.bigint();
+    const sentAt = Date.now();
     const interval = current;
     try {
       const answer = await send(method, path, token, body);
+      options.observe?.({
+        method,
+        path,
+        token,
+        body,
+        status: answer.status,
+        answer: answer.body,
+        sentAt,
+        endedAt: Date.now(),
+      });
       interval.answered++;
       totals.answered++;
       totals.byStatus[answer.status] = (totals.byStatus[answer.status] ?? 0) + 1;
@@ -127,6 +157,7 @@ export function traffic(options: TrafficOptions): {
       }
       return answer;
     } catch (error) {
+      options.observe?.({ method, path, token, body, sentAt, endedAt: Date.now() });
       interval.failures++;
       totals.failures++;
       if (interval.examples.length < 3) interval.examples.push(`${method} ${path} → ${String(error)}`);

@@ -1,8 +1,7 @@
-import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { freePort, NGINX, startNginx } from '../../scripts/nginx';
 import { exited, lost, startMock, write, type Acknowledged } from './ledger';
 
 /**
@@ -13,7 +12,6 @@ import { exited, lost, startMock, write, type Acknowledged } from './ledger';
  * installed the test says so and does not run; in CI (`CI=true`, where .ci/run installs it) a
  * missing nginx fails.
  */
-const NGINX = ['/usr/sbin/nginx', '/usr/bin/nginx'].find((file) => fs.existsSync(file));
 const TOKENS = 400;
 const WRITES = 3;
 
@@ -25,14 +23,6 @@ if (!NGINX) {
   );
 }
 
-const freePort = () =>
-  new Promise<number>((resolve) => {
-    const server = net.createServer().listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-
 const mockOn = async (port: number, dir: string) =>
   (await startMock(port, ['--data-dir', dir, '--fsync', 'always'])).child;
 
@@ -41,52 +31,9 @@ const mockOn = async (port: number, dir: string) =>
     const root = fs.mkdtempSync(path.join(os.tmpdir(), 'nginx-mocks-'));
     const ports = [await freePort(), await freePort(), await freePort()];
     const mocks = await Promise.all(ports.map((port, i) => mockOn(port, path.join(root, `mock-${i}`))));
-    const front = await freePort();
-    const conf = path.join(root, 'nginx.conf');
-    fs.writeFileSync(
-      conf,
-      `worker_processes 1;
-daemon off;
-pid ${root}/nginx.pid;
-error_log ${root}/error.log;
-events { worker_connections 1024; }
-http {
-  access_log off;
-  client_body_temp_path ${root}/body;
-  proxy_temp_path ${root}/proxy;
-  fastcgi_temp_path ${root}/fastcgi;
-  uwsgi_temp_path ${root}/uwsgi;
-  scgi_temp_path ${root}/scgi;
-  upstream mocks {
-    hash $http_authorization consistent;
-${ports.map((port) => `    server 127.0.0.1:${port} max_fails=0;`).join('\n')}
-  }
-  server {
-    listen 127.0.0.1:${front};
-    location / {
-      proxy_pass http://mocks;
-      proxy_next_upstream off;
-      proxy_http_version 1.1;
-      proxy_set_header Connection "";
-    }
-  }
-}
-`,
-    );
-    const checked = spawnSync(NGINX!, ['-t', '-c', conf, '-p', root], { encoding: 'utf8' });
-    expect(checked.status).toBe(0);
-    const nginx = spawn(NGINX!, ['-c', conf, '-p', root]);
-    const url = `http://127.0.0.1:${front}`;
+    const nginx = await startNginx(root, ports);
+    const url = nginx.url;
     try {
-      for (let tries = 0; ; tries++) {
-        try {
-          await fetch(`${url}/openapi.json`);
-          break;
-        } catch (error) {
-          if (tries > 100) throw error;
-          await new Promise((done) => setTimeout(done, 50));
-        }
-      }
       const ledger: Acknowledged[] = [];
       let refused = 0;
       const send = async (token: string, n: number) => {
@@ -112,8 +59,7 @@ ${ports.map((port) => `    server 127.0.0.1:${port} max_fails=0;`).join('\n')}
         lost: [],
       });
     } finally {
-      nginx.kill('SIGTERM');
-      await exited(nginx);
+      await nginx.stop();
       for (const mock of mocks) {
         mock.kill('SIGTERM');
         await exited(mock);
