@@ -53,7 +53,7 @@ async function soak(options: SoakOptions, count: number): Promise<SectionResult>
     const url = new URL(nginx?.url ?? mocks[0]!.url);
     const victim = count > 1 ? 1 : 0;
     say(
-      `durable: ${count === 1 ? 'the mock' : `${count} mocks behind nginx (hash $http_authorization consistent, proxy_next_upstream off)`}, each with --data-dir (--fsync batch) ${BOUNDS.join(' ')}; ` +
+      `${count === 1 ? 'The mock' : `${count} mocks behind nginx (hash $http_authorization consistent, proxy_next_upstream off), each`} with --data-dir (--fsync batch) ${BOUNDS.join(' ')}; ` +
         `${options.requests.toLocaleString('en')} requests from ${options.tokens.toLocaleString('en')} tokens over ${options.connections} connections; ` +
         `SIGKILL of ${count === 1 ? 'the mock' : `mock ${victim}`} once half were sent, then started again on its port and data dir.`,
     );

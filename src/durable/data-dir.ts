@@ -26,7 +26,13 @@ export type FsyncMode = 'always' | 'batch';
 export const FSYNC_MODES: readonly FsyncMode[] = ['always', 'batch'];
 const BATCH_WINDOW_MS = 50;
 
-/** Lines of a log beyond which a world loaded back is written again as one line (its compaction). */
+/**
+ * A log is written again as one line of all its world's changes (its compaction) when a load finds
+ * more lines than this, and as it grows, once it has more lines than this and twice the bytes it
+ * had after its last compaction: a world edited over and over stays small on disk and quick to
+ * load, and a world that only grows is rewritten a number of times that grows with the log of its
+ * size (each write's cost stays constant on average).
+ */
 const COMPACT_AFTER_LINES = 200;
 
 /** What a data dir was made with (`meta.json`): a start with others is refused. */
@@ -102,10 +108,13 @@ export function dataDirKeeper(dir: string, fsync: FsyncMode, io: DataDirFs = nod
   return (options, log) => new DataDir(dir, fsync, options, log, io);
 }
 
-/** What a keeper knows of a world it handed out: its file, its log's lines, the state it started from. */
+/** What a keeper knows of a world it handed out: its file, its log's lines and bytes, the state it started from. */
 interface Kept {
   file: string;
   lines: number;
+  bytes: number;
+  /** Its bytes after its last compaction (or as it was loaded). */
+  compacted: number;
   state?: WorldData;
 }
 
@@ -159,8 +168,14 @@ class DataDir implements WorldKeeper {
       state = undefined;
     }
     world.trackChanges();
-    this.#kept.set(world, { file, lines: lines.length, ...(state ? { state } : {}) });
-    // A long log is written again as one line of all its world's changes.
+    const size = lines.length === 0 ? 0 : (bytes?.length ?? 0);
+    this.#kept.set(world, {
+      file,
+      lines: lines.length,
+      bytes: size,
+      compacted: size,
+      ...(state ? { state } : {}),
+    });
     if (lines.length > COMPACT_AFTER_LINES) this.#compact(world);
     return world;
   }
@@ -172,15 +187,22 @@ class DataDir implements WorldKeeper {
       world.trackChanges();
       const state = world.builtFromData ? world.toData() : undefined;
       const file = this.#fileOf(token);
-      this.#kept.set(world, { file, lines: state ? 1 : 0, ...(state ? { state } : {}) });
-      if (state) this.#rewrite(file, [{ state }]);
-      else this.forget(token);
+      const size = state ? this.#rewrite(file, [{ state }]) : 0;
+      if (!state) this.forget(token);
+      this.#kept.set(world, {
+        file,
+        lines: state ? 1 : 0,
+        bytes: size,
+        compacted: size,
+        ...(state ? { state } : {}),
+      });
       return;
     }
     const change = world.takeChanges();
     if (change === undefined) return;
-    this.#append(kept.file, [{ change }]);
+    kept.bytes += this.#append(kept.file, [{ change }]);
     kept.lines += 1;
+    if (kept.lines > COMPACT_AFTER_LINES && kept.bytes > 2 * kept.compacted) this.#compact(world);
   }
 
   forget(token: string): void {
@@ -268,8 +290,8 @@ class DataDir implements WorldKeeper {
     );
   }
 
-  /** Appends lines to a log, synced as `fsync` says; a write the disk refuses is undone and refused (507). */
-  #append(file: string, lines: Line[]): void {
+  /** Appends lines to a log, synced as `fsync` says, and says how many bytes; a write the disk refuses is undone and refused (507). */
+  #append(file: string, lines: Line[]): number {
     const data = Buffer.from(lines.map(encode).join(''));
     let fd: number | undefined;
     let before = 0;
@@ -290,13 +312,15 @@ class DataDir implements WorldKeeper {
       if (fd !== undefined) this.#io.closeSync(fd);
     }
     if (this.#fsync === 'batch') this.#later(file);
+    return data.length;
   }
 
-  /** Writes a log anew (a fixture put, a compaction): aside first, then renamed over the old one. */
-  #rewrite(file: string, lines: Line[]): void {
+  /** Writes a log anew (a fixture put, a compaction): aside first, then renamed over the old one. Its bytes. */
+  #rewrite(file: string, lines: Line[]): number {
     const aside = `${file}.${process.pid}.tmp`;
+    const data = Buffer.from(lines.map(encode).join(''));
     try {
-      this.#io.writeFileSync(aside, lines.map(encode).join(''));
+      this.#io.writeFileSync(aside, data);
       const fd = this.#io.openSync(aside, 'r');
       try {
         this.#io.fsyncSync(fd);
@@ -304,6 +328,7 @@ class DataDir implements WorldKeeper {
         this.#io.closeSync(fd);
       }
       this.#io.renameSync(aside, file);
+      return data.length;
     } catch (error) {
       try {
         this.#io.unlinkSync(aside);
@@ -318,7 +343,7 @@ class DataDir implements WorldKeeper {
     const kept = this.#kept.get(world)!;
     const lines: Line[] = [...(kept.state ? [{ state: kept.state }] : []), { change: world.allChanges() }];
     try {
-      this.#rewrite(kept.file, lines);
+      kept.bytes = kept.compacted = this.#rewrite(kept.file, lines);
       kept.lines = lines.length;
     } catch {
       // The log as it was still holds every write: compacting can wait for the next load.

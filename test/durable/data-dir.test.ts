@@ -103,6 +103,25 @@ describe('a data dir', () => {
     expect(await exported(after, 'rs')).toBe(await exported(after, 'never-wrote'));
   });
 
+  it('compacts a log as it grows: a contact renamed 1,000 times is a few lines on disk, and comes back as it was', async () => {
+    const before = app();
+    const ada = await createContact(before, { username: 'ada_many' }, 'many');
+    for (let n = 0; n < 1000; n++)
+      await api(before, 'many')
+        .put(`/v1/contacts/${ada.id}`)
+        .type('form')
+        .send({ display_name: `Ada ${n}` })
+        .expect(200);
+    const written = fs.readFileSync(fileOf('many'), 'utf8');
+    const lines = written.split('\n').length - 1;
+    expect(lines).toBeLessThanOrEqual(201);
+    // Each line of the log is one rename; 1,000 of them are much more than it holds.
+    expect(written.length).toBeLessThan((1000 * written.length) / lines / 4);
+    const exportedBefore = await exported(before, 'many');
+    expect(await exported(app(), 'many')).toBe(exportedBefore);
+    expect(exportedBefore).toContain('"display_name":"Ada 999"');
+  });
+
   it('drops a torn last record, saying which token and how many bytes, and keeps the writes before it', async () => {
     const before = app();
     await writeSome(before, 'torn');
