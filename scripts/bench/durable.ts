@@ -252,7 +252,7 @@ export async function durableSection(say: (line?: string) => void, seconds = 5):
     }
     const perWrite = bytes / (WORLDS * WRITES_EACH);
     say(
-      `Disk: ${fmt(perWrite)} bytes a write (a contact created), as its log line; these logs of 100 lines are not compacted (that starts beyond 200).`,
+      `Disk: ${fmt(perWrite)} bytes a write (a contact created), as its log line; these logs hold nothing written over, so they are not compacted.`,
     );
     await bigWorld(root, say);
     say();

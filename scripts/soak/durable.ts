@@ -124,7 +124,7 @@ async function soak(options: SoakOptions, count: number): Promise<SectionResult>
     say(
       `${totals.answered.toLocaleString('en')} answers in ${elapsed.toFixed(0)} s; statuses ${JSON.stringify(totals.byStatus)}; ` +
         `killed after ${sentAtKill.toLocaleString('en')} requests; started again: listening after ${listening} ms, its first answer (a token's world read back from disk) after ${firstAnswer} ms; ` +
-        `${evicted.toLocaleString('en')} times a world left memory for its data dir (each logged) and came back on its token's next request.`,
+        `${evicted.toLocaleString('en')} times a world left memory for its data dir (each logged); the ledger below reads every token back, from memory or from there.`,
     );
     say('');
     say('| ledger | count |');

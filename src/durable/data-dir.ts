@@ -27,11 +27,11 @@ export const FSYNC_MODES: readonly FsyncMode[] = ['always', 'batch'];
 const BATCH_WINDOW_MS = 50;
 
 /**
- * A log is written again as one line of all its world's changes (its compaction) when a load finds
- * more lines than this, and as it grows, once it has more lines than this and twice the bytes it
- * had after its last compaction: a world edited over and over stays small on disk and quick to
- * load, and a world that only grows is rewritten a number of times that grows with the log of its
- * size (each write's cost stays constant on average).
+ * A log is written again as one line of all its world's changes (its compaction) once it has
+ * more lines than this and more than twice as many records as its world has changed: at least
+ * half of what it holds was written over since. A world edited over and over stays small on disk
+ * and quick to load; a world that only grows (whose log holds nothing written over) is left as it
+ * is, as rewriting it would gain only the lines' framing. Checked after each write and on a load.
  */
 const COMPACT_AFTER_LINES = 200;
 
@@ -108,15 +108,16 @@ export function dataDirKeeper(dir: string, fsync: FsyncMode, io: DataDirFs = nod
   return (options, log) => new DataDir(dir, fsync, options, log, io);
 }
 
-/** What a keeper knows of a world it handed out: its file, its log's lines and bytes, the state it started from. */
+/** What a keeper knows of a world it handed out: its file, its log's lines and the records of their changes, the state it started from. */
 interface Kept {
   file: string;
   lines: number;
-  bytes: number;
-  /** Its bytes after its last compaction (or as it was loaded). */
-  compacted: number;
+  records: number;
   state?: WorldData;
 }
+
+const recordsOf = (change: WorldChange) =>
+  change.contacts.length + change.messages.length + (change.deleted?.length ?? 0);
 
 class DataDir implements WorldKeeper {
   readonly durable = true;
@@ -168,15 +169,10 @@ class DataDir implements WorldKeeper {
       state = undefined;
     }
     world.trackChanges();
-    const size = lines.length === 0 ? 0 : (bytes?.length ?? 0);
-    this.#kept.set(world, {
-      file,
-      lines: lines.length,
-      bytes: size,
-      compacted: size,
-      ...(state ? { state } : {}),
-    });
-    if (lines.length > COMPACT_AFTER_LINES) this.#compact(world);
+    const records = lines.reduce((sum, line) => sum + ('change' in line ? recordsOf(line.change) : 0), 0);
+    const kept: Kept = { file, lines: lines.length, records, ...(state ? { state } : {}) };
+    this.#kept.set(world, kept);
+    this.#compactIfWrittenOver(world, kept);
     return world;
   }
 
@@ -187,22 +183,17 @@ class DataDir implements WorldKeeper {
       world.trackChanges();
       const state = world.builtFromData ? world.toData() : undefined;
       const file = this.#fileOf(token);
-      const size = state ? this.#rewrite(file, [{ state }]) : 0;
-      if (!state) this.forget(token);
-      this.#kept.set(world, {
-        file,
-        lines: state ? 1 : 0,
-        bytes: size,
-        compacted: size,
-        ...(state ? { state } : {}),
-      });
+      this.#kept.set(world, { file, lines: state ? 1 : 0, records: 0, ...(state ? { state } : {}) });
+      if (state) this.#rewrite(file, [{ state }]);
+      else this.forget(token);
       return;
     }
     const change = world.takeChanges();
     if (change === undefined) return;
-    kept.bytes += this.#append(kept.file, [{ change }]);
+    this.#append(kept.file, [{ change }]);
     kept.lines += 1;
-    if (kept.lines > COMPACT_AFTER_LINES && kept.bytes > 2 * kept.compacted) this.#compact(world);
+    kept.records += recordsOf(change);
+    this.#compactIfWrittenOver(world, kept);
   }
 
   forget(token: string): void {
@@ -290,8 +281,8 @@ class DataDir implements WorldKeeper {
     );
   }
 
-  /** Appends lines to a log, synced as `fsync` says, and says how many bytes; a write the disk refuses is undone and refused (507). */
-  #append(file: string, lines: Line[]): number {
+  /** Appends lines to a log, synced as `fsync` says; a write the disk refuses is undone and refused (507). */
+  #append(file: string, lines: Line[]): void {
     const data = Buffer.from(lines.map(encode).join(''));
     let fd: number | undefined;
     let before = 0;
@@ -312,15 +303,13 @@ class DataDir implements WorldKeeper {
       if (fd !== undefined) this.#io.closeSync(fd);
     }
     if (this.#fsync === 'batch') this.#later(file);
-    return data.length;
   }
 
-  /** Writes a log anew (a fixture put, a compaction): aside first, then renamed over the old one. Its bytes. */
-  #rewrite(file: string, lines: Line[]): number {
+  /** Writes a log anew (a fixture put, a compaction): aside first, then renamed over the old one. */
+  #rewrite(file: string, lines: Line[]): void {
     const aside = `${file}.${process.pid}.tmp`;
-    const data = Buffer.from(lines.map(encode).join(''));
     try {
-      this.#io.writeFileSync(aside, data);
+      this.#io.writeFileSync(aside, lines.map(encode).join(''));
       const fd = this.#io.openSync(aside, 'r');
       try {
         this.#io.fsyncSync(fd);
@@ -328,7 +317,6 @@ class DataDir implements WorldKeeper {
         this.#io.closeSync(fd);
       }
       this.#io.renameSync(aside, file);
-      return data.length;
     } catch (error) {
       try {
         this.#io.unlinkSync(aside);
@@ -339,12 +327,14 @@ class DataDir implements WorldKeeper {
     }
   }
 
-  #compact(world: World): void {
-    const kept = this.#kept.get(world)!;
-    const lines: Line[] = [...(kept.state ? [{ state: kept.state }] : []), { change: world.allChanges() }];
+  #compactIfWrittenOver(world: World, kept: Kept): void {
+    if (kept.lines <= COMPACT_AFTER_LINES || kept.records <= 2 * world.changedRecords) return;
+    const change = world.allChanges();
+    const lines: Line[] = [...(kept.state ? [{ state: kept.state }] : []), { change }];
     try {
-      kept.bytes = kept.compacted = this.#rewrite(kept.file, lines);
+      this.#rewrite(kept.file, lines);
       kept.lines = lines.length;
+      kept.records = recordsOf(change);
     } catch {
       // The log as it was still holds every write: compacting can wait for the next load.
     }

@@ -69,6 +69,11 @@ export class LayeredMap<K, V> {
     return [...this.#own.keys()];
   }
 
+  /** How many keys `ownKeys` would list. */
+  get ownSize(): number {
+    return this.#own.size;
+  }
+
   /** From now on, note the keys written or deleted (a world kept on disk logs them). */
   track(): void {
     this.#touched ??= new Set();

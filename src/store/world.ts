@@ -277,6 +277,11 @@ export class World {
     return empty ? undefined : change;
   }
 
+  /** How many records `allChanges` holds (each id of its three lists). */
+  get changedRecords(): number {
+    return this.#contacts.ownSize + this.#messages.ownSize + (this.#deleted?.size ?? 0);
+  }
+
   /** What the writes of this world changed in all, from the world it was copied from or built as. */
   allChanges(): WorldChange {
     return this.#changeOf(this.#contacts.ownKeys(), this.#messages.ownKeys(), [...(this.#deleted ?? [])]);

@@ -122,6 +122,14 @@ describe('a data dir', () => {
     expect(exportedBefore).toContain('"display_name":"Ada 999"');
   });
 
+  it('leaves the log of a world that only grows as it was written: nothing in it was written over', async () => {
+    const before = app();
+    for (let n = 0; n < 250; n++) await createContact(before, { username: `grows_${n}` }, 'grows');
+    expect(fs.readFileSync(fileOf('grows'), 'utf8').split('\n').length - 1).toBe(250);
+    const exportedBefore = await exported(before, 'grows');
+    expect(await exported(app(), 'grows')).toBe(exportedBefore);
+  });
+
   it('drops a torn last record, saying which token and how many bytes, and keeps the writes before it', async () => {
     const before = app();
     await writeSome(before, 'torn');
