@@ -1,4 +1,8 @@
+import fs from 'node:fs';
+import path from 'node:path';
 import { bundleCost, holding, total, type BundleCost } from '../scripts/bench/bundle';
+
+const root = path.join(__dirname, '..');
 
 /**
  * The browser bundle of an app with MSW's setupWorker and messaging-api-mock/msw, as Vite builds
@@ -38,6 +42,22 @@ it("loads a twin's conventions (src/twin/) only with a server profile, and its O
     expect([part, holding(first, part).map((c) => c.file)]).toEqual([part, []]);
     expect([part, holding(later, part).length]).toEqual([part, 1]);
   }
+});
+
+it('never loads the data dir (src/durable/): worlds in a browser are kept by Web Storage', () => {
+  // The CommonJS build is a file per module: a bundle of it names each module it took.
+  const { first, later } = cost.withMockCommonJs;
+  expect(holding([...first, ...later], 'dist/durable/').map((c) => c.file)).toEqual([]);
+  expect(holding(first, 'dist/core/').length).toBeGreaterThan(0);
+  // The ES build is bundled already: none of its files holds the data dir's code.
+  const marker = 'dropped a torn last record';
+  expect(fs.readFileSync(path.join(root, 'dist', 'durable', 'data-dir.js'), 'utf8')).toContain(marker);
+  const esm = fs.readdirSync(path.join(root, 'dist', 'esm'), { recursive: true, encoding: 'utf8' });
+  const holdingIt = esm.filter(
+    (file) =>
+      file.endsWith('.mjs') && fs.readFileSync(path.join(root, 'dist', 'esm', file), 'utf8').includes(marker),
+  );
+  expect(holdingIt).toEqual([]);
 });
 
 it('the measure catches a bundle that takes faker in whole: the adapter through require, as before the ES modules', () => {

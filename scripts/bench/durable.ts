@@ -73,6 +73,66 @@ const percentile = (values: number[], p: number) => {
 
 const fmt = (n: number) => Math.round(n).toLocaleString('en');
 
+/**
+ * A token's log in a data dir of one token, watched write by write: the bytes each write appended,
+ * and the writes after which it was smaller (compacted). Call `step` after each acknowledged write.
+ */
+function logGrowth(dir: string) {
+  const sizeNow = () => {
+    const name = fs.readdirSync(path.join(dir, 'worlds')).find((file) => file.endsWith('.log'));
+    return name ? fs.statSync(path.join(dir, 'worlds', name)).size : 0;
+  };
+  let size = 0;
+  let appended = 0;
+  let steps = 0;
+  let compactions = 0;
+  return {
+    step() {
+      const now = sizeNow();
+      if (now > size) appended += now - size;
+      else compactions++;
+      size = now;
+      steps++;
+    },
+    /** Bytes as appended (a write that compacted appended as much as the others, on average), on disk now, and compactions. */
+    figures: () => ({
+      asWritten: (appended / Math.max(1, steps - compactions)) * steps,
+      onDisk: size,
+      compactions,
+    }),
+  };
+}
+
+/** A world edited over and over: 2,000 edits and reactions on ten messages of the seeded world. */
+async function editedWorld(root: string, say: (line?: string) => void): Promise<void> {
+  const dir = path.join(root, 'edited');
+  const mock = await startMock(['--data-dir', dir]);
+  try {
+    const auth = { Authorization: 'Bearer edited' };
+    const page = (await (await fetch(`${mock.url}/v1/messages?limit=10`, { headers: auth })).json()) as {
+      data: { id: string }[];
+    };
+    const growth = logGrowth(dir);
+    const EDITS = 2000;
+    for (let n = 0; n < EDITS; n++) {
+      const res = await fetch(`${mock.url}/v1/messages/${page.data[n % page.data.length]!.id}`, {
+        method: 'PUT',
+        headers: { ...auth, 'Content-Type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ message: `edited ${n}`, 'reactions[heart][]': `u${n % 7}` }),
+      });
+      if (res.status !== 200) throw new Error(`an edit answered ${res.status}`);
+      await res.arrayBuffer();
+      growth.step();
+    }
+    const { asWritten, onDisk, compactions } = growth.figures();
+    say(
+      `A world edited over and over (${fmt(EDITS)} edits with reactions of ten seeded messages): ${fmt(asWritten / EDITS)} bytes a write as appended (${fmt(asWritten / 1024)} kB in all); compacted ${compactions} times, its log holds ${fmt(onDisk / 1024)} kB.`,
+    );
+  } finally {
+    await stop(mock.child);
+  }
+}
+
 const BIG_MESSAGES = 1_000_000;
 const BIG_WRITES = 10_000;
 
@@ -114,14 +174,7 @@ async function bigWorld(root: string, say: (line?: string) => void): Promise<voi
     (m: { id: string }) => m.id,
   ) as string[];
   let sent = 0;
-  // The log's growth write by write: what each write appended, and the writes that compacted it.
-  const logOf = () => {
-    const name = fs.readdirSync(path.join(dir, 'worlds')).find((file) => file.endsWith('.log'));
-    return name ? fs.statSync(path.join(dir, 'worlds', name)).size : 0;
-  };
-  let appended = 0;
-  let compactions = 0;
-  let size = 0;
+  const growth = logGrowth(dir);
   for (let n = 0; n < BIG_WRITES; n++) {
     const r = n % 10;
     const contact = contacts[n % contacts.length]!;
@@ -140,13 +193,9 @@ async function bigWorld(root: string, say: (line?: string) => void): Promise<voi
     } else if (r === 8 && seeded.length > 1) {
       await send(first.url, 'DELETE', `/v1/messages/${seeded.pop()!}`);
     } else await send(first.url, 'PUT', `/v1/contacts/${contact.id}`, { display_name: `Renamed ${n}` });
-    const now = logOf();
-    if (now > size) appended += now - size;
-    else compactions++;
-    size = now;
+    growth.step();
   }
-  // A write that compacted the log appended a line as long as the others, on average.
-  const asWritten = (appended / (BIG_WRITES - compactions)) * BIG_WRITES;
+  const { asWritten, compactions } = growth.figures();
   const exportBytes = (await (await fetch(`${first.url}/__mock/state`, { headers: auth })).arrayBuffer())
     .byteLength;
   await stop(first.child);
@@ -160,7 +209,7 @@ async function bigWorld(root: string, say: (line?: string) => void): Promise<voi
     say(
       `The ${fmt(BIG_MESSAGES)}-message world changed by ${fmt(BIG_WRITES)} writes of one token (${fmt(sent)} messages sent, seeded messages edited, reacted to and deleted, contacts renamed): ` +
         `after a restart, that token's first answer ${fmt(restarted.ms + loaded)} ms after the process started: ${fmt(restarted.ms)} ms to listen (the seeded world generated), then ${fmt(loaded)} ms for its log read and applied (at the first start, before any write: ${fmt(first.ms)} ms, then ${fmt(coldAnswer)} ms). ` +
-        `Disk: ${fmt(asWritten / BIG_WRITES)} bytes a write as its line was appended (${fmt(asWritten / 1024)} kB in all); compacted ${compactions} times as it grew, the log holds ${fmt(logBytes / 1024)} kB (${fmt(logBytes / BIG_WRITES)} bytes a write), beside ${fmt(exportBytes / 2 ** 20)} MB for the world's export: the seeded world is not written.`,
+        `Disk: ${fmt(asWritten / BIG_WRITES)} bytes a write as its line was appended (${fmt(asWritten / 1024)} kB in all); compacted ${compactions} times as it grew (it is, once at least half of it was written over), the log holds ${fmt(logBytes / 1024)} kB (${fmt(logBytes / BIG_WRITES)} bytes a write), beside ${fmt(exportBytes / 2 ** 20)} MB for the world's export: the seeded world is not written.`,
     );
   } finally {
     await stop(restarted.child);
@@ -254,6 +303,7 @@ export async function durableSection(say: (line?: string) => void, seconds = 5):
     say(
       `Disk: ${fmt(perWrite)} bytes a write (a contact created), as its log line; these logs hold nothing written over, so they are not compacted.`,
     );
+    await editedWorld(root, say);
     await bigWorld(root, say);
     say();
   } finally {

@@ -17,9 +17,11 @@ import { World, type WorldChange, type WorldData, type WorldOptions } from '../s
  * - a bad line with whole lines after it (a damaged file) sets the file aside (`.damaged-<time>`),
  *   logged, and the token starts again from the seeded world; every other world is served.
  * `fsync`: `always` syncs each write before its answer goes out; `batch` syncs the files written
- * within BATCH_WINDOW_MS together, so that a crash loses at most that window's writes. A write the
- * disk refuses (full) is undone in the file and refused with 507; the core then forgets the
- * token's world in memory, which is read back from here (without that write) on its next request.
+ * within BATCH_WINDOW_MS together, in the background, so that a crash of the machine loses at
+ * most the writes of the last window and of the sync under way (a crash of the process loses
+ * none: each is in its file before its answer). A write the disk refuses (full) is undone in the
+ * file and refused with 507; the core then forgets the token's world in memory, which is read
+ * back from here (without that write) on its next request.
  * docs/reliability.md says what is kept and what is not (journals and switches stay in memory).
  */
 export type FsyncMode = 'always' | 'batch';
@@ -56,6 +58,9 @@ export type DataDirFs = Pick<
   | 'writeSync'
   | 'fsyncSync'
   | 'closeSync'
+  | 'open'
+  | 'fsync'
+  | 'close'
   | 'fstatSync'
   | 'ftruncateSync'
   | 'readFileSync'
@@ -209,7 +214,7 @@ class DataDir implements WorldKeeper {
       if (name.endsWith('.log')) this.#io.unlinkSync(path.join(this.#worlds, name));
   }
 
-  /** Syncs what the window holds now (a server closing). */
+  /** Syncs what the window holds now, before it returns (a server closing). */
   flush(): void {
     if (this.#timer) clearTimeout(this.#timer);
     this.#timer = undefined;
@@ -343,8 +348,29 @@ class DataDir implements WorldKeeper {
   #later(file: string): void {
     this.#unsynced.add(file);
     if (this.#timer) return;
-    this.#timer = setTimeout(() => this.flush(), BATCH_WINDOW_MS);
+    this.#timer = setTimeout(() => this.#syncWindow(), BATCH_WINDOW_MS);
     this.#timer.unref?.();
+  }
+
+  /**
+   * Syncs the files the window wrote on libuv's thread pool, so that the event loop goes on
+   * answering while the disk works (`batch` answered those writes once they were in the file).
+   */
+  #syncWindow(): void {
+    this.#timer = undefined;
+    const files = [...this.#unsynced];
+    this.#unsynced.clear();
+    for (const file of files)
+      this.#io.open(file, 'r', (opened, fd) => {
+        if (opened) return; // A file forgotten since (a reset) needs no sync.
+        this.#io.fsync(fd, (error) => {
+          if (error)
+            this.#log(
+              `${file}: the disk refused to sync it (${error.code ?? error.message}); its writes are in the file, but a crash of the machine may lose them`,
+            );
+          this.#io.close(fd, () => undefined);
+        });
+      });
   }
 }
 

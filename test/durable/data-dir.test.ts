@@ -263,6 +263,57 @@ describe('a full disk', () => {
   });
 });
 
+describe('--fsync', () => {
+  /** A core on a data dir whose syncs are noted: those that hold the event loop, and those in the background. */
+  const noting = (mode: 'always' | 'batch') => {
+    const synced = { blocking: 0, inTheBackground: [] as number[] };
+    const io = {
+      ...fs,
+      fsyncSync: ((fd: number) => {
+        synced.blocking++;
+        fs.fsyncSync(fd);
+      }) as typeof fs.fsyncSync,
+      fsync: ((fd: number, done: (error: NodeJS.ErrnoException | null) => void) => {
+        synced.inTheBackground.push(fd);
+        fs.fsync(fd, done);
+      }) as typeof fs.fsync,
+    };
+    fs.mkdirSync(path.join(dir, 'worlds'), { recursive: true });
+    const core = createCore({ contacts: 4, messages: 10, keeper: dataDirKeeper(dir, mode, io) });
+    const write = (n: number) =>
+      core.handle({
+        method: 'POST',
+        url: '/v1/contacts',
+        headers: { authorization: 'Bearer sync', 'content-type': 'application/x-www-form-urlencoded' },
+        body: `username=s${n}&phone_number=%2B15550100`,
+      });
+    return { core, synced, write };
+  };
+
+  it('always: syncs each write before its answer', async () => {
+    const { core, synced, write } = noting('always');
+    await core.ready;
+    for (let n = 0; n < 3; n++) expect((await write(n)).status).toBe(201);
+    expect(synced.blocking).toBe(3);
+  });
+
+  it('batch: answers once the write is in its file, and syncs the files of the window in the background', async () => {
+    const { core, synced, write } = noting('batch');
+    await core.ready;
+    for (let n = 0; n < 3; n++) expect((await write(n)).status).toBe(201);
+    expect(synced.blocking).toBe(0);
+    expect(
+      fs.readFileSync(path.join(dir, 'worlds', `${hashOf('sync')}.log`), 'utf8').split('\n'),
+    ).toHaveLength(4);
+    // The window closes: the file is synced, once a window (the three writes took one or a few).
+    while (synced.inTheBackground.length === 0) await new Promise((done) => setTimeout(done, 10));
+    await new Promise((done) => setTimeout(done, 100));
+    expect(synced.blocking).toBe(0);
+    expect(synced.inTheBackground.length).toBeGreaterThanOrEqual(1);
+    expect(synced.inTheBackground.length).toBeLessThanOrEqual(3);
+  });
+});
+
 describe('without a data dir', () => {
   it('says in the log that a shed world is lost, and points at --data-dir', async () => {
     const log: string[] = [];
