@@ -45,34 +45,34 @@ describe("the durable soak's ledger", () => {
     return exchange.answer as { id: string; conversation_id: string };
   };
 
-  it('passes a mock that kept every acknowledged write, deletes and cascades included', async () => {
-    const ledger = new Ledger();
-    const token = 'ledger-honest';
-    await seen(ledger, 'GET', '/v1/contacts?limit=100', token);
-    const contact = await seen(
+  const created = (ledger: Ledger, token: string, username: string, phone: string) =>
+    seen(
       ledger,
       'POST',
       '/v1/contacts',
       token,
-      'username=kept&phone_number=%2B15550100',
+      new URLSearchParams({ username, phone_number: phone }).toString(),
     );
-    const other = await seen(ledger, 'POST', '/v1/contacts', token, 'username=gone&phone_number=%2B15550101');
-    const message = await seen(
+
+  const sent = (ledger: Ledger, token: string, to: { conversation_id: string }, message: string) =>
+    seen(
       ledger,
       'POST',
       '/v1/messages',
       token,
-      `conversation_id=${contact.conversation_id}&message=hi`,
+      new URLSearchParams({ conversation_id: to.conversation_id, message }).toString(),
     );
+
+  it('passes a mock that kept every acknowledged write, deletes and cascades included', async () => {
+    const ledger = new Ledger();
+    const token = 'ledger-honest';
+    await seen(ledger, 'GET', '/v1/contacts?limit=100', token);
+    const contact = await created(ledger, token, 'kept', '+15550100');
+    const other = await created(ledger, token, 'gone', '+15550101');
+    const message = await sent(ledger, token, contact, 'hi');
     await seen(ledger, 'PUT', `/v1/messages/${message.id}`, token, 'message=edited&reactions[heart][]=ann');
     await seen(ledger, 'PUT', `/v1/contacts/${contact.id}`, token, 'display_name=Kept');
-    const orphan = await seen(
-      ledger,
-      'POST',
-      '/v1/messages',
-      token,
-      `conversation_id=${other.conversation_id}&message=bye`,
-    );
+    const orphan = await sent(ledger, token, other, 'bye');
     await seen(ledger, 'DELETE', `/v1/contacts/${other.id}`, token);
     const counts = await ledger.check(url);
     expect(counts).toMatchObject({
@@ -89,27 +89,9 @@ describe("the durable soak's ledger", () => {
   it('names a write the mock lost, one it changed, and a delete it undid', async () => {
     const ledger = new Ledger();
     const token = 'ledger-broken';
-    const lostOne = await seen(
-      ledger,
-      'POST',
-      '/v1/contacts',
-      token,
-      'username=lost&phone_number=%2B15550102',
-    );
-    const changedOne = await seen(
-      ledger,
-      'POST',
-      '/v1/contacts',
-      token,
-      'username=changed&phone_number=%2B15550103',
-    );
-    const undone = await seen(
-      ledger,
-      'POST',
-      '/v1/contacts',
-      token,
-      'username=undone&phone_number=%2B15550104',
-    );
+    const lostOne = await created(ledger, token, 'lost', '+15550102');
+    const changedOne = await created(ledger, token, 'changed', '+15550103');
+    const undone = await created(ledger, token, 'undone', '+15550104');
     // Behind the ledger's back: the first is gone, the second renamed, and the third's delete
     // acknowledged without being applied.
     await send('DELETE', `/v1/contacts/${lostOne.id}`, token);
@@ -132,20 +114,8 @@ describe("the durable soak's ledger", () => {
   it('does not judge a record whose last write got no answer, nor the messages of a contact so deleted', async () => {
     const ledger = new Ledger();
     const token = 'ledger-unanswered';
-    const contact = await seen(
-      ledger,
-      'POST',
-      '/v1/contacts',
-      token,
-      'username=maybe&phone_number=%2B15550105',
-    );
-    const message = await seen(
-      ledger,
-      'POST',
-      '/v1/messages',
-      token,
-      `conversation_id=${contact.conversation_id}&message=hi`,
-    );
+    const contact = await created(ledger, token, 'maybe', '+15550105');
+    const message = await sent(ledger, token, contact, 'hi');
     // The delete went out and no answer came (the mock killed under it); here it was applied.
     await send('DELETE', `/v1/contacts/${contact.id}`, token);
     ledger.observe({ method: 'DELETE', path: `/v1/contacts/${contact.id}`, token, sentAt: 0, endedAt: 0 });
