@@ -160,6 +160,15 @@ describe('messaging-mock (the CLI)', () => {
       ['--fixtures', 'no/such/world.json'],
       /^error: --fixtures no\/such\/world\.json: there is no such file \(looked for \/\S+\/no\/such\/world\.json\)\./,
     ],
+    [
+      ['--fsync', 'always'],
+      /^error: --fsync always needs --data-dir \(or MOCK_DATA_DIR\): without one, nothing is written to disk\./,
+    ],
+    [['--fsync', 'sometimes'], /--fsync.*'sometimes' is invalid\. Allowed choices are always, batch/],
+    [
+      ['--data-dir', __filename],
+      /^error: --data-dir \S+cli\.test\.ts cannot be used: a file stands where a folder must be/,
+    ],
   ])('refuses %j with a clear message and exit code 1', (args, message) => {
     // A mock that starts instead of refusing would run on: the timeout ends it, and the test fails.
     const result = spawnSync(process.execPath, [BIN, ...args], { encoding: 'utf8', timeout: 15_000 });

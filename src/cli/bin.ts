@@ -149,6 +149,12 @@ async function main(): Promise<void> {
     if (program.getOptionValueSource('messages') === 'default') options.messages = 0;
     else fail(`error: --messages ${options.messages} needs at least one contact, and --contacts is 0.`);
   }
+  if (!options.dataDir && program.getOptionValueSource('fsync') !== 'default') {
+    const from = program.getOptionValueSource('fsync') === 'env' ? 'MOCK_FSYNC' : '--fsync';
+    fail(
+      `error: ${from} ${options.fsync} needs --data-dir (or MOCK_DATA_DIR): without one, nothing is written to disk.`,
+    );
+  }
   let data: AppOptions['data'];
   if (options.fixtures) {
     try {

@@ -81,11 +81,18 @@ export const hashOf = (text: string | Buffer): string => createHash('sha256').up
  * what differs, and what to do, when the dir was made with another seed, fixture or profile.
  */
 export function openDataDir(dir: string, madeWith: MadeWith, io: DataDirFs = nodeFs): void {
-  io.mkdirSync(path.join(dir, 'worlds'), { recursive: true });
   const metaFile = path.join(dir, META);
-  if (!io.existsSync(metaFile)) {
-    io.writeFileSync(metaFile, `${JSON.stringify({ format: FORMAT, madeWith }, null, 2)}\n`);
-    return;
+  try {
+    io.mkdirSync(path.join(dir, 'worlds'), { recursive: true });
+    if (!io.existsSync(metaFile)) {
+      io.writeFileSync(metaFile, `${JSON.stringify({ format: FORMAT, madeWith }, null, 2)}\n`);
+      return;
+    }
+  } catch (error) {
+    const { code, message } = error as NodeJS.ErrnoException;
+    throw new Error(
+      `--data-dir ${dir} cannot be used: ${code === 'ENOTDIR' || code === 'EEXIST' ? 'a file stands where a folder must be (the dir, a folder on its path, or its worlds/)' : message}. Give a directory this process may write in (it is made if missing).`,
+    );
   }
   let meta: { format?: unknown; madeWith?: Partial<MadeWith> };
   try {
