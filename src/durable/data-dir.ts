@@ -227,12 +227,7 @@ class DataDir implements WorldKeeper {
     this.#timer = undefined;
     for (const file of this.#unsynced) {
       try {
-        const fd = this.#io.openSync(file, 'r');
-        try {
-          this.#io.fsyncSync(fd);
-        } finally {
-          this.#io.closeSync(fd);
-        }
+        this.#syncNow(file);
       } catch {
         // A file forgotten since (a reset) needs no sync.
       }
@@ -302,7 +297,11 @@ class DataDir implements WorldKeeper {
       fd = this.#io.openSync(file, 'a');
       before = this.#io.fstatSync(fd).size;
       this.#io.writeSync(fd, data);
-      if (this.#fsync === 'always') this.#io.fsyncSync(fd);
+      if (this.#fsync === 'always') {
+        this.#io.fsyncSync(fd);
+        // A new file's name is in its folder: synced too, or a crash of the machine may lose it.
+        if (before === 0) this.#syncNow(this.#worlds);
+      }
     } catch (error) {
       if (fd !== undefined)
         try {
@@ -314,21 +313,24 @@ class DataDir implements WorldKeeper {
     } finally {
       if (fd !== undefined) this.#io.closeSync(fd);
     }
-    if (this.#fsync === 'batch') this.#later(file);
+    if (this.#fsync === 'batch') {
+      this.#later(file);
+      if (before === 0) this.#later(this.#worlds);
+    }
   }
 
-  /** Writes a log anew (a fixture put, a compaction): aside first, then renamed over the old one. */
+  /**
+   * Writes a log anew (a fixture put, a compaction): aside first, synced, then renamed over the old
+   * one, and the rename synced in its folder, so that the writes appended to the new file after it
+   * are never left behind an old name by a crash of the machine.
+   */
   #rewrite(file: string, lines: Line[]): void {
     const aside = `${file}.${process.pid}.tmp`;
     try {
       this.#io.writeFileSync(aside, lines.map(encode).join(''));
-      const fd = this.#io.openSync(aside, 'r');
-      try {
-        this.#io.fsyncSync(fd);
-      } finally {
-        this.#io.closeSync(fd);
-      }
+      this.#syncNow(aside);
       this.#io.renameSync(aside, file);
+      this.#syncNow(path.dirname(file));
     } catch (error) {
       try {
         this.#io.unlinkSync(aside);
@@ -336,6 +338,16 @@ class DataDir implements WorldKeeper {
         // Never written.
       }
       throw errors.insufficientStorage((error as NodeJS.ErrnoException).code ?? (error as Error).message);
+    }
+  }
+
+  /** Syncs a file, or a folder's names, to the disk before it returns. */
+  #syncNow(name: string): void {
+    const fd = this.#io.openSync(name, 'r');
+    try {
+      this.#io.fsyncSync(fd);
+    } finally {
+      this.#io.closeSync(fd);
     }
   }
 
