@@ -390,12 +390,27 @@ function sessionOrder(steps: Step[]): string | undefined {
   return at[0]! < at[1]! ? 'the first sent first' : 'the last sent first';
 }
 
+/**
+ * Whether the session's two messages carry the same `created_at` (sent within one tick of the
+ * server's clock, where its order of ties decides which comes first); undefined where not shown.
+ */
+function sentTogether(steps: Step[]): boolean | undefined {
+  const times = steps
+    .filter((s) => s.name.startsWith('send a message'))
+    .map((s) => fieldOf(s.answer, 'created_at'));
+  return times.length !== 2 || times.includes(undefined) ? undefined : times[0] === times[1];
+}
+
 export interface Comparison {
   steps: { name: string; request: string; differences: string[] }[];
   /** The forms of the ids the whole session showed, where they differ. */
   ids: string[];
-  /** The order the conversation's list shows the two messages in; `unexplained`: not compared. */
-  order: { server?: string; twin?: string; unexplained?: true };
+  /**
+   * The order the conversation's list shows the two messages in. Not compared: `unexplained`, or
+   * `apartOnOneSide` (sent within one tick of the clock on one side only: its order of ties there,
+   * newest first on the other).
+   */
+  order: { server?: string; twin?: string; unexplained?: true; apartOnOneSide?: true };
 }
 
 /**
@@ -454,7 +469,9 @@ export function compareSessions(
     ids: idDifferences(server, twin),
     order: unordered.has('messages')
       ? { unexplained: true }
-      : { server: sessionOrder(server), twin: sessionOrder(twin) },
+      : sentTogether(server) !== sentTogether(twin)
+        ? { apartOnOneSide: true }
+        : { server: sessionOrder(server), twin: sessionOrder(twin) },
   };
 }
 
@@ -478,6 +495,10 @@ export function comparisonLines(comparison: Comparison): string[] {
   if (comparison.order.unexplained)
     lines.push(
       "list order: not compared (the twin says no field explains its server's order of messages: which comes first is the server's hash)",
+    );
+  if (comparison.order.apartOnOneSide)
+    lines.push(
+      "list order: not compared (the session's two messages have the same created_at on one side and not on the other: a tie's order there, the newest first here; run again)",
     );
   const differing = comparison.steps.filter((s) => s.differences.length > 0).length;
   lines.push(

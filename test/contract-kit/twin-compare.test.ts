@@ -117,6 +117,51 @@ describe('twin compare, a list no field orders', () => {
   });
 });
 
+describe("twin compare, the order of the session's two messages", () => {
+  const answer = (body: unknown) => ({
+    status: 200,
+    contentType: 'application/json',
+    body,
+    text: JSON.stringify(body),
+  });
+  const T = 1_796_000_000;
+  /** A session that sent two messages at these times and listed them in this order (ids). */
+  const session = (times: [number, number], listed: [string, string]): Step[] => [
+    {
+      name: 'send a message',
+      request: 'POST /v1/messages',
+      answer: answer({ id: 'm1', created_at: times[0] }),
+    },
+    {
+      name: 'send a message again',
+      request: 'POST /v1/messages',
+      answer: answer({ id: 'm2', created_at: times[1] }),
+    },
+    {
+      name: "list the contact's conversation",
+      request: 'GET /v1/messages?conversation_id=c',
+      answer: answer({ has_more: false, data: listed.map((id) => ({ id })) }),
+    },
+  ];
+
+  it('compares it where both sides sent the two within one tick, or both not, and names a difference', () => {
+    const tie = compareSessions(session([T, T], ['m1', 'm2']), session([T + 60, T + 60], ['m2', 'm1']));
+    expect(tie.order).toEqual({ server: 'the first sent first', twin: 'the last sent first' });
+    expect(comparisonLines(tie).at(-1)).toMatch(/the list order differs\.$/);
+    const apart = compareSessions(session([T, T + 1], ['m2', 'm1']), session([T + 60, T + 61], ['m2', 'm1']));
+    expect(differs(apart)).toBe(false);
+  });
+
+  it('does not compare it where one side sent them within one tick and the other not: a tie there, newest first here', () => {
+    const compared = compareSessions(session([T, T], ['m1', 'm2']), session([T + 60, T + 61], ['m2', 'm1']));
+    expect(compared.order).toEqual({ apartOnOneSide: true });
+    expect(differs(compared)).toBe(false);
+    expect(comparisonLines(compared).join('\n')).toMatch(
+      /list order: not compared \(the session's two messages have the same created_at on one side/,
+    );
+  });
+});
+
 describe('twin compare against the twin of every staging server', () => {
   it("finds the twin apart from a strict server once its input rules are taken out of the twin's profile", async () => {
     const [result] = await twinDistances('strict input formats', () => {}, false, ['inputRules']);
