@@ -1,6 +1,7 @@
 /**
- * The mock as a process, as `npm start` runs it: the built `dist/cli/bin.js` on an ephemeral port,
- * quiet, its errors on this process's stderr. Resolves once it prints its URL (within 20 s).
+ * The mock as a process, as `npm start` runs it: the built `dist/cli/bin.js` on an ephemeral port
+ * (or the one given), quiet, its errors on this process's stderr. Resolves once it prints its URL
+ * (within 20 s).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
@@ -17,6 +18,10 @@ export interface MockProcess {
 export interface MockProcessOptions {
   /** `--latency MS`: the mock waits that long before every answer (a server that far away). */
   latency?: string;
+  /** The port to listen on (0, the default: any free one). */
+  port?: number;
+  /** Any other options of the CLI (`--data-dir …`). */
+  args?: string[];
 }
 
 export function startMock(options: MockProcessOptions = {}): Promise<MockProcess> {
@@ -25,9 +30,10 @@ export function startMock(options: MockProcessOptions = {}): Promise<MockProcess
     [
       path.join(root, 'dist', 'cli', 'bin.js'),
       '--port',
-      '0',
+      String(options.port ?? 0),
       '--quiet',
       ...(options.latency ? ['--latency', options.latency] : []),
+      ...(options.args ?? []),
     ],
     { cwd: root, stdio: ['ignore', 'pipe', 'inherit'] },
   );

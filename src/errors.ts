@@ -158,12 +158,12 @@ export function quoteId(id: string): string {
   return id.length <= 64 ? `'${id}'` : `'${id.slice(0, 64)}…' (${id.length} characters)`;
 }
 
-/** A size as messages and log lines say it: `146 kB`, `1.5 MB`, `128 MB`. */
 /** Enough of a token to tell tokens apart in a log, not enough to use it. */
 export function redact(token: string): string {
   return token.length <= 8 ? `${token.slice(0, 2)}…` : `${token.slice(0, 4)}…`;
 }
 
+/** A size as messages and log lines say it: `146 kB`, `1.5 MB`, `128 MB`. */
 export function size(bytes: number): string {
   return bytes < 2 ** 20 ? `${Math.round(bytes / 1024)} kB` : `${Math.round((bytes / 2 ** 20) * 10) / 10} MB`;
 }

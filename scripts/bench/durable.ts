@@ -9,38 +9,22 @@
  * (`--big-world`: the million-message world alone).
  */
 import autocannon from 'autocannon';
-import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
+import { startMock as startProcess, type MockProcess } from '../mock-process';
 
-const BIN = path.join(__dirname, '..', '..', 'dist', 'cli', 'bin.js');
 const WORLDS = 1000;
 const WRITES_EACH = 100;
 const ROUNDS = 5;
 
-function startMock(args: string[]): Promise<{ child: ChildProcess; url: string; ms: number }> {
+/** The built CLI with these options, and how long it took to listen (ms). */
+async function startMock(args: string[]): Promise<MockProcess & { ms: number }> {
   const started = performance.now();
-  const child = spawn(process.execPath, [BIN, '--port', '0', '--quiet', ...args]);
-  return new Promise((resolve, reject) => {
-    let output = '';
-    child.stdout!.on('data', (chunk: Buffer) => {
-      output += chunk.toString();
-      const found = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(output);
-      if (found && /Try:.*\n/.test(output))
-        resolve({ child, url: found[1]!, ms: performance.now() - started });
-    });
-    child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    child.on('exit', (code) => reject(new Error(`the mock exited with ${code}: ${output}`)));
-  });
+  const mock = await startProcess({ args });
+  return { ...mock, ms: performance.now() - started };
 }
-
-const stop = (child: ChildProcess) =>
-  new Promise<void>((resolve) => {
-    child.on('exit', () => resolve());
-    child.kill('SIGTERM');
-  });
 
 async function rate(url: string, seconds: number, write: boolean): Promise<number> {
   const options: autocannon.Options = {
@@ -130,7 +114,7 @@ async function editedWorld(root: string, say: (line?: string) => void): Promise<
       `A world edited over and over (${fmt(EDITS)} edits with reactions of ten seeded messages): ${fmt(asWritten / EDITS)} bytes a write as appended (${fmt(asWritten / 1024)} kB in all); compacted ${compactions} times, its log holds ${fmt(onDisk / 1024)} kB.`,
     );
   } finally {
-    await stop(mock.child);
+    await mock.close();
   }
 }
 
@@ -199,7 +183,7 @@ async function bigWorld(root: string, say: (line?: string) => void): Promise<voi
   const { asWritten, compactions } = growth.figures();
   const exportBytes = (await (await fetch(`${first.url}/__mock/state`, { headers: auth })).arrayBuffer())
     .byteLength;
-  await stop(first.child);
+  await first.close();
   const logFile = fs.readdirSync(path.join(dir, 'worlds')).find((name) => name.endsWith('.log'))!;
   const logBytes = fs.statSync(path.join(dir, 'worlds', logFile)).size;
   const restarted = await startMock(args);
@@ -213,7 +197,7 @@ async function bigWorld(root: string, say: (line?: string) => void): Promise<voi
         `Disk: ${fmt(asWritten / BIG_WRITES)} bytes a write as its line was appended (${fmt(asWritten / 1024)} kB in all); compacted ${compactions} times as it grew (it is, once at least half of it was written over), the log holds ${fmt(logBytes / 1024)} kB (${fmt(logBytes / BIG_WRITES)} bytes a write), beside ${fmt(exportBytes / 2 ** 20)} MB for the world's export: the seeded world is not written.`,
     );
   } finally {
-    await stop(restarted.child);
+    await restarted.close();
   }
 }
 
@@ -248,7 +232,7 @@ export async function durableSection(say: (line?: string) => void, seconds = 3):
           runs.get(label)!.reads.push(await rate(mock.url, seconds, false));
           runs.get(label)!.writes.push(await rate(mock.url, seconds, true));
         } finally {
-          await stop(mock.child);
+          await mock.close();
         }
       }
     const memory = runs.get('in memory')!;
@@ -273,7 +257,7 @@ export async function durableSection(say: (line?: string) => void, seconds = 3):
             await post(first.url, token, { username: `u${n}`, phone_number: '+15550100' });
         }),
       );
-    await stop(first.child);
+    await first.close();
     const files = fs.readdirSync(path.join(dir, 'worlds'));
     const bytes = files.reduce((sum, name) => sum + fs.statSync(path.join(dir, 'worlds', name)).size, 0);
     const restarted = await startMock(['--data-dir', dir, '--max-worlds', '100']);
@@ -301,7 +285,7 @@ export async function durableSection(say: (line?: string) => void, seconds = 3):
         `Loading a world back from disk on its token's request (${fmt(loads.length)} worlds of ${WRITES_EACH} writes): p50 ${loads.length ? percentile(loads, 50).toFixed(1) : '-'} ms, p99 ${percentile(loads, 99).toFixed(1)} ms.`,
       );
     } finally {
-      await stop(restarted.child);
+      await restarted.close();
     }
     const perWrite = bytes / (WORLDS * WRITES_EACH);
     say(

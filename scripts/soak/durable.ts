@@ -4,10 +4,8 @@ import path from 'node:path';
 import { freePort, NGINX, startNginx, type Nginx } from '../nginx';
 import { Ledger } from './ledger';
 import type { SectionResult, SoakOptions } from './mock';
-import { startListening, type Started } from './process';
+import { MOCK_BIN, startListening, type Started } from './process';
 import { traffic, type Exchange } from './traffic';
-
-const BIN = path.join(__dirname, '..', '..', 'dist', 'cli', 'bin.js');
 
 /** The bounds the issue's soak asks for: most worlds leave memory for the data dir, and come back. */
 const BOUNDS = ['--max-total-mb', '8', '--max-world-mb', '4'];
@@ -39,7 +37,7 @@ async function soak(options: SoakOptions, count: number): Promise<SectionResult>
   let evicted = 0;
   const start = (port: number, i: number) =>
     startListening(
-      [BIN, '--port', String(port), '--quiet', '--data-dir', path.join(root, `mock-${i}`), ...BOUNDS],
+      [MOCK_BIN, '--port', String(port), '--quiet', '--data-dir', path.join(root, `mock-${i}`), ...BOUNDS],
       `mock ${i}`,
       (line) => {
         if (/^world of token .* left memory/.test(line)) evicted++;

@@ -1,7 +1,6 @@
 import os from 'node:os';
-import path from 'node:path';
 import { CORE_DEFAULTS } from '../../src/create-core';
-import { rssMb, startListening } from './process';
+import { MOCK_BIN, rssMb, startListening } from './process';
 import { percentile, traffic, type TrafficOptions } from './traffic';
 
 export interface SoakOptions {
@@ -42,8 +41,6 @@ function lastFullCollection(lines: readonly string[]): { live: number; committed
 /** How long the process idles after the traffic before its RSS is read for the verdict. */
 const QUIET_SECONDS = 20;
 
-const BIN = path.join(__dirname, '..', '..', 'dist', 'cli', 'bin.js');
-
 /**
  * The mock with its default options, under a heap limit such as a machine of 1 GB gives V8
  * (`--max-old-space-size=256`), loaded with the traffic of many tokens. It passes when no answer
@@ -57,7 +54,7 @@ export async function soakMock(options: SoakOptions): Promise<SectionResult> {
   let shedWorlds = 0;
   const mock = await startListening(
     // --trace-gc: each full collection prints the live heap it left, which the verdict reads.
-    [`--max-old-space-size=${options.heapMb}`, '--trace-gc', BIN, '--port', '0', '--quiet'],
+    [`--max-old-space-size=${options.heapMb}`, '--trace-gc', MOCK_BIN, '--port', '0', '--quiet'],
     'the mock',
     (line) => {
       if (line.startsWith('journal of token')) shedJournals++;

@@ -1,5 +1,9 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import path from 'node:path';
+
+/** The mock's built CLI, as `npm start` runs it. */
+export const MOCK_BIN = path.join(__dirname, '..', '..', 'dist', 'cli', 'bin.js');
 
 /** A process the soak started, that prints `listening on <url>` once it is ready. */
 export interface Started {

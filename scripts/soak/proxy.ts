@@ -1,11 +1,10 @@
 import os from 'node:os';
 import path from 'node:path';
 import type { SectionResult, SoakOptions } from './mock';
-import { rssMb, startListening } from './process';
+import { MOCK_BIN, rssMb, startListening } from './process';
 import { percentile, traffic } from './traffic';
 
 const root = path.join(__dirname, '..', '..');
-const MOCK_BIN = path.join(root, 'dist', 'cli', 'bin.js');
 const PROXY_BIN = path.join(root, 'dist', 'contract-tests', 'bin', 'messaging-contract.js');
 
 /**

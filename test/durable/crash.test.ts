@@ -1,7 +1,8 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { exited, lost, startMock, write, type Acknowledged } from './ledger';
+import { startMock } from '../../scripts/mock-process';
+import { exited, lost, write, type Acknowledged } from './ledger';
 
 /**
  * The CLI with `--data-dir`, killed with SIGKILL while clients write: every write it acknowledged
@@ -12,7 +13,7 @@ describe.each(['always', 'batch'])('--data-dir with --fsync %s, killed mid-traff
   it('loses no acknowledged write', async () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'crash-'));
     const args = ['--data-dir', dir, '--fsync', fsync];
-    const first = await startMock(0, args);
+    const first = await startMock({ args });
     const ledger: Acknowledged[] = [];
     let killed = false;
     const client = async (token: string) => {
@@ -27,7 +28,7 @@ describe.each(['always', 'batch'])('--data-dir with --fsync %s, killed mid-traff
     await exited(first.child);
     await Promise.all(clients);
 
-    const second = await startMock(0, args);
+    const second = await startMock({ args });
     try {
       expect({ acknowledged: ledger.length >= 60, lost: await lost(second.url, ledger) }).toEqual({
         acknowledged: true,

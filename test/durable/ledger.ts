@@ -1,26 +1,9 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import path from 'node:path';
+import type { ChildProcess } from 'node:child_process';
 
 /**
- * What the durability tests share: the CLI as a user runs it (the built entry), and a client-side
- * ledger of the writes the mock acknowledged, read back after a crash.
+ * What the durability tests share: a client-side ledger of the writes the mock acknowledged, read
+ * back after a crash (the mock itself is the built CLI, scripts/mock-process.ts).
  */
-const BIN = path.join(__dirname, '..', '..', 'dist', 'cli', 'bin.js');
-
-/** The mock on `port` (0: any) with a data dir, once it listens: its process and URL. */
-export function startMock(port: number, args: string[]): Promise<{ child: ChildProcess; url: string }> {
-  const child = spawn(process.execPath, [BIN, '--port', String(port), '--quiet', ...args]);
-  return new Promise((resolve, reject) => {
-    let output = '';
-    child.stdout!.on('data', (chunk: Buffer) => {
-      output += chunk.toString();
-      const found = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(output);
-      if (found && /Try:.*\n/.test(output)) resolve({ child, url: found[1]! });
-    });
-    child.on('exit', (code) => reject(new Error(`the mock exited with ${code}: ${output}`)));
-  });
-}
-
 export const exited = (child: ChildProcess) =>
   new Promise<void>((resolve) =>
     child.exitCode !== null || child.signalCode !== null ? resolve() : child.on('exit', () => resolve()),

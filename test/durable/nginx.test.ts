@@ -2,7 +2,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { freePort, NGINX, startNginx } from '../../scripts/nginx';
-import { exited, lost, startMock, write, type Acknowledged } from './ledger';
+import { startMock } from '../../scripts/mock-process';
+import { exited, lost, write, type Acknowledged } from './ledger';
 
 /**
  * Three mocks, each with its own data dir, behind nginx from the Debian package, routing by the
@@ -24,7 +25,7 @@ if (!NGINX) {
 }
 
 const mockOn = async (port: number, dir: string) =>
-  (await startMock(port, ['--data-dir', dir, '--fsync', 'always'])).child;
+  (await startMock({ port, args: ['--data-dir', dir, '--fsync', 'always'] })).child;
 
 (NGINX ? describe : describe.skip)('three mocks behind nginx, routed by Authorization', () => {
   it('keeps every acknowledged write of 400 tokens through a SIGKILL and restart of one mock', async () => {
